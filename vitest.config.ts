@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['tests/**/*.test.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    // Integration suites open real sockets and spawn real processes; two cores.
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
