@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import type { ErrorCode } from '../errors.js';
+
+/** One request line of the local API (predecessor-compatible, plus `progress` and `auth`). */
+export const requestFrame = z.object({
+  id: z.unknown().optional(),
+  method: z.string({ error: 'method must be a string naming a tool or local method' }).min(1, 'method must not be empty'),
+  params: z.record(z.string(), z.unknown(), { error: 'params must be a JSON object' }).nullish(),
+  progress: z.boolean().optional(),
+  auth: z.string().optional(),
+});
+
+export type RequestFrame = z.infer<typeof requestFrame>;
+
+export interface ResponseOk {
+  type: 'response';
+  id: unknown;
+  ok: true;
+  result: unknown;
+}
+
+export interface ResponseError {
+  type: 'response';
+  id: unknown;
+  ok: false;
+  /** A plain string, so the predecessor's clients keep working. */
+  error: string;
+  code: ErrorCode;
+  details?: Record<string, unknown>;
+}
+
+export type ResponseFrame = ResponseOk | ResponseError;
+
+export interface EventFrame {
+  type: 'event';
+  event: string;
+  data: unknown;
+}
+
+export interface ProgressFrame {
+  type: 'progress';
+  id: unknown;
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** Sent to a subscriber that fell behind: these events were not pushed; replay them with `events`. */
+export interface GapFrame {
+  type: 'gap';
+  dropped: number;
+  fromSeq: number;
+  toSeq: number;
+  streamId: string;
+}
+
+export type ServerFrame = ResponseFrame | EventFrame | ProgressFrame | GapFrame;
+
+/** Subscribable streams: the event categories plus `surface` (tool list changes). */
+export const SUBSCRIPTION_TOPICS = ['hello', 'chat', 'game', 'mark', 'sample', 'error', 'other', 'surface'] as const;
+
+export const subscribeParams = z.object({
+  events: z.union([z.array(z.string()), z.string()], { error: 'events must be a list of categories, e.g. ["chat","game"], or "*"' })
+    .transform((v) => (typeof v === 'string' ? v.split(',') : v).map((s) => s.trim()).filter(Boolean))
+    .pipe(z.array(z.enum([...SUBSCRIPTION_TOPICS, '*'], { error: `unknown category; use one of ${[...SUBSCRIPTION_TOPICS, '*'].join(', ')}` }))),
+});
+
+export const cancelParams = z.object({
+  id: z.unknown().refine((v) => v !== undefined && v !== null, 'id of the request to cancel is required'),
+});

@@ -1,0 +1,280 @@
+import net from 'node:net';
+import { timingSafeEqual } from 'node:crypto';
+import { McbridgeError, toMcbridgeError } from '../errors.js';
+import type { RecordedEvent } from '../events/event-log.js';
+import type { Host } from '../host.js';
+import { describeZodError } from '../host.js';
+import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../lines.js';
+import type { Logger } from '../log.js';
+import { isLoopback } from '../net.js';
+import {
+  cancelParams, requestFrame, subscribeParams, SUBSCRIPTION_TOPICS, type GapFrame, type RequestFrame, type ServerFrame,
+} from './frames.js';
+
+export const DEFAULT_API_HOST = '127.0.0.1';
+export const DEFAULT_API_PORT = 8765;
+/** A subscriber this far behind gets no more pushes until it drains; then a `gap` frame. */
+const SUBSCRIBER_HIGH_WATER = 8 * 1024 * 1024;
+
+export interface LocalApiOptions {
+  host?: string;
+  port?: number;
+  /** Required on every request when set; required to bind a non-loopback address. */
+  token?: string;
+  /** Bind a non-loopback address (the API runs console commands). */
+  allowRemote?: boolean;
+  maxLineBytes?: number;
+  log: Logger;
+  /** `stop` was called by a client. */
+  onStop?: () => void;
+}
+
+interface Connection {
+  socket: net.Socket;
+  topics: Set<string>;
+  inFlight: Map<string, AbortController>;
+  gap: { dropped: number; fromSeq: number; toSeq: number } | null;
+}
+
+function idKey(id: unknown): string {
+  return JSON.stringify(id ?? null);
+}
+
+function tokensMatch(given: string | undefined, expected: string): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * The local JSON-lines API: one request object per line in, response, progress, event
+ * and gap frames out. Requests on one connection run concurrently; `cancel` aborts one.
+ */
+export class LocalApiServer {
+  private readonly server: net.Server;
+  private readonly connections = new Set<Connection>();
+  private readonly unsubscribeLog: () => void;
+  private readonly onSurface: () => void;
+  private boundPort: number | null = null;
+  private readonly bindHost: string;
+
+  constructor(private readonly host: Host, private readonly options: LocalApiOptions) {
+    this.bindHost = options.host ?? DEFAULT_API_HOST;
+    this.server = net.createServer((socket) => this.accept(socket));
+    this.unsubscribeLog = host.events.subscribe((event) => this.push(event.category, event));
+    this.onSurface = () => this.pushSurface();
+    host.on('surface', this.onSurface);
+    host.addStatusSection('api', () => ({
+      host: this.bindHost,
+      port: this.boundPort,
+      clients: this.connections.size,
+      subscribers: [...this.connections].filter((c) => c.topics.size > 0).length,
+      auth: options.token ? 'token' : 'none',
+    }));
+  }
+
+  /** Bind; refuses a non-loopback address unless allowed and protected by a token. */
+  async listen(): Promise<{ host: string; port: number }> {
+    if (!isLoopback(this.bindHost)) {
+      if (!this.options.allowRemote) {
+        throw new McbridgeError('invalid_params', `refusing to bind the local API to ${this.bindHost}: it runs console commands. ` +
+          'Bind 127.0.0.1, or pass --allow-remote together with --api-token <secret> to expose it deliberately.');
+      }
+      if (!this.options.token) {
+        throw new McbridgeError('invalid_params', `refusing to bind the local API to ${this.bindHost} without a token: pass --api-token <secret> (or set MCBRIDGE_API_TOKEN).`);
+      }
+    }
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen({ host: this.bindHost, port: this.options.port ?? DEFAULT_API_PORT }, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = this.server.address() as net.AddressInfo;
+    this.boundPort = address.port;
+    return { host: this.bindHost, port: address.port };
+  }
+
+  get port(): number | null {
+    return this.boundPort;
+  }
+
+  async close(): Promise<void> {
+    this.unsubscribeLog();
+    this.host.off('surface', this.onSurface);
+    for (const conn of this.connections) {
+      for (const controller of conn.inFlight.values()) controller.abort();
+      conn.socket.destroy();
+    }
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private accept(socket: net.Socket): void {
+    socket.setNoDelay(true);
+    const conn: Connection = { socket, topics: new Set(), inFlight: new Map(), gap: null };
+    this.connections.add(conn);
+    const maxLineBytes = this.options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    const splitter = new LineSplitter({
+      maxLineBytes,
+      onLine: (line) => this.onLine(conn, line),
+      onOverflow: (bytes) => this.send(conn, errorFrame(null, new McbridgeError(
+        'invalid_request', `request line of ${bytes} bytes exceeds the ${maxLineBytes}-byte limit; send smaller params`,
+      ))),
+    });
+    socket.on('data', (chunk: Buffer) => splitter.push(chunk));
+    socket.on('drain', () => this.flushGap(conn));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      this.connections.delete(conn);
+      // A client that goes away cancels what it asked for (its WAITs stop).
+      for (const controller of conn.inFlight.values()) controller.abort();
+    });
+  }
+
+  private onLine(conn: Connection, line: string): void {
+    if (line.trim() === '') return;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch (err) {
+      this.send(conn, errorFrame(null, new McbridgeError('invalid_request', `the request is not valid JSON (${(err as Error).message}); send one JSON object per line, e.g. {"id":1,"method":"status"}`)));
+      return;
+    }
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+      this.send(conn, errorFrame(null, new McbridgeError('invalid_request', 'the request must be a JSON object, e.g. {"id":1,"method":"status","params":{}}')));
+      return;
+    }
+    const id = (raw as { id?: unknown }).id ?? null;
+    const parsed = requestFrame.safeParse(raw);
+    if (!parsed.success) {
+      const paramsOnly = parsed.error.issues.every((i) => i.path[0] === 'params');
+      this.send(conn, errorFrame(id, new McbridgeError(paramsOnly ? 'invalid_params' : 'invalid_request', describeZodError(parsed.error, 'request'))));
+      return;
+    }
+    const frame = parsed.data;
+    if (this.options.token && !tokensMatch(frame.auth, this.options.token)) {
+      this.send(conn, errorFrame(id, new McbridgeError('unauthorized', 'this daemon requires a token: send it as "auth" in every request (mcbridge --api-token, or MCBRIDGE_API_TOKEN)')));
+      return;
+    }
+    void this.dispatch(conn, id, frame);
+  }
+
+  private async dispatch(conn: Connection, id: unknown, frame: RequestFrame): Promise<void> {
+    const params = frame.params ?? {};
+    try {
+      switch (frame.method) {
+        case 'ping':
+          return this.reply(conn, id, { pong: true, connected: this.host.link.connected });
+        case 'subscribe':
+        case 'unsubscribe':
+          return this.reply(conn, id, this.subscribe(conn, frame.method, params));
+        case 'tools':
+          return this.reply(conn, id, this.host.manifest());
+        case 'cancel':
+          return this.reply(conn, id, this.cancel(conn, params));
+        case 'stop':
+          this.reply(conn, id, { stopping: true });
+          setTimeout(() => this.options.onStop?.(), 50);
+          return;
+        default:
+          return await this.callTool(conn, id, frame, params);
+      }
+    } catch (err) {
+      this.send(conn, errorFrame(id, toMcbridgeError(err)));
+    }
+  }
+
+  private async callTool(conn: Connection, id: unknown, frame: RequestFrame, params: Record<string, unknown>): Promise<void> {
+    const key = idKey(id);
+    if (conn.inFlight.has(key)) {
+      throw new McbridgeError('invalid_request', `a request with id ${key} is already in flight on this connection; use a new id`);
+    }
+    const controller = new AbortController();
+    conn.inFlight.set(key, controller);
+    try {
+      const result = await this.host.call(frame.method, params, {
+        signal: controller.signal,
+        onProgress: frame.progress ? (p) => this.send(conn, { type: 'progress', id, ...p }) : undefined,
+      });
+      this.reply(conn, id, result);
+    } finally {
+      conn.inFlight.delete(key);
+    }
+  }
+
+  private subscribe(conn: Connection, method: 'subscribe' | 'unsubscribe', params: Record<string, unknown>): { subscribed: string[] } {
+    const parsed = subscribeParams.safeParse(params);
+    if (!parsed.success) throw new McbridgeError('invalid_params', `invalid params for '${method}': ${describeZodError(parsed.error)}`);
+    const topics = parsed.data.events.includes('*') ? ['*'] : parsed.data.events;
+    for (const topic of topics) {
+      if (method === 'subscribe') conn.topics.add(topic);
+      else if (topic === '*') conn.topics.clear();
+      else conn.topics.delete(topic);
+    }
+    return { subscribed: [...conn.topics].sort() };
+  }
+
+  private cancel(conn: Connection, params: Record<string, unknown>): { cancelled: boolean } {
+    const parsed = cancelParams.safeParse(params);
+    if (!parsed.success) throw new McbridgeError('invalid_params', `invalid params for 'cancel': ${describeZodError(parsed.error)}`);
+    const controller = conn.inFlight.get(idKey(parsed.data.id));
+    if (!controller) return { cancelled: false };
+    controller.abort();
+    return { cancelled: true };
+  }
+
+  private reply(conn: Connection, id: unknown, result: unknown): void {
+    this.send(conn, { type: 'response', id, ok: true, result: result ?? null });
+  }
+
+  private send(conn: Connection, frame: ServerFrame): void {
+    if (!conn.socket.destroyed) conn.socket.write(JSON.stringify(frame) + '\n');
+  }
+
+  // ---- pushes --------------------------------------------------------------------
+
+  private push(category: string, event: RecordedEvent): void {
+    let line: string | undefined;
+    for (const conn of this.connections) {
+      if (!conn.topics.has(category) && !conn.topics.has('*')) continue;
+      if (conn.gap || conn.socket.writableLength > SUBSCRIBER_HIGH_WATER) {
+        // Never block the link or the other subscribers on a slow reader.
+        if (conn.gap) {
+          conn.gap.dropped += 1;
+          conn.gap.toSeq = event.seq;
+        } else {
+          conn.gap = { dropped: 1, fromSeq: event.seq, toSeq: event.seq };
+        }
+        continue;
+      }
+      line ??= JSON.stringify({ type: 'event', event: category, data: event }) + '\n';
+      conn.socket.write(line);
+    }
+  }
+
+  private flushGap(conn: Connection): void {
+    if (!conn.gap) return;
+    const frame: GapFrame = { type: 'gap', ...conn.gap, streamId: this.host.events.streamId };
+    conn.gap = null;
+    this.send(conn, frame);
+  }
+
+  private pushSurface(): void {
+    let line: string | undefined;
+    for (const conn of this.connections) {
+      if (!conn.topics.has('surface') && !conn.topics.has('*')) continue;
+      line ??= JSON.stringify({ type: 'event', event: 'surface', data: this.host.manifest() }) + '\n';
+      if (!conn.socket.destroyed) conn.socket.write(line);
+    }
+  }
+}
+
+function errorFrame(id: unknown, error: McbridgeError): ServerFrame {
+  const frame: ServerFrame = { type: 'response', id, ok: false, error: error.message, code: error.code };
+  if (error.details) frame.details = error.details;
+  return frame;
+}
+
+export { SUBSCRIPTION_TOPICS };

@@ -1,0 +1,52 @@
+/**
+ * Every refusal mcbridge makes carries a machine `code` from this closed set and a
+ * human message that says what to do. Front-ends pass both through unchanged.
+ */
+export const ERROR_CODES = [
+  'invalid_request', // the frame itself is not a request (not JSON, not an object, no method)
+  'unauthorized', // the daemon requires a token and the request did not carry the right one
+  'invalid_params', // the method exists but its params do not validate
+  'unknown_method', // no tool or local method by that name
+  'unsupported_capability', // the connected mod does not advertise what the tool needs
+  'tool_disabled', // hidden by policy or read-only mode
+  'not_connected', // no live link to the mod
+  'timeout', // the mod (or a wait) did not answer in time
+  'cancelled', // the caller cancelled the request
+  'mod_error', // the mod answered with an error reply
+  'unavailable', // the daemon cannot serve this now (e.g. shutting down)
+  'internal', // a bug: a handler threw something unexpected
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export class McbridgeError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'McbridgeError';
+    this.code = code;
+    this.details = details;
+  }
+
+  toJSON(): { code: ErrorCode; error: string; details?: Record<string, unknown> } {
+    return this.details === undefined
+      ? { code: this.code, error: this.message }
+      : { code: this.code, error: this.message, details: this.details };
+  }
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
+}
+
+/** Anything thrown, as a typed error; unknown throwables become `internal`. */
+export function toMcbridgeError(err: unknown): McbridgeError {
+  if (err instanceof McbridgeError) return err;
+  if (err instanceof Error && err.name === 'AbortError') {
+    return new McbridgeError('cancelled', 'the request was cancelled');
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new McbridgeError('internal', `internal error: ${message}`);
+}

@@ -1,0 +1,256 @@
+import { randomBytes } from 'node:crypto';
+import { McbridgeError } from '../errors.js';
+import { categorize, type EventCategory } from './categories.js';
+
+export interface RecordedEvent extends Record<string, unknown> {
+  type: string;
+  seq: number;
+  streamId: string;
+  eventId: string;
+  category: EventCategory;
+  receivedAt: number;
+  contextId?: string;
+}
+
+/** A position in the stream: everything with a greater `seq` is unseen. */
+export interface Cursor {
+  streamId?: string | undefined;
+  seq: number;
+}
+
+export interface EventQuery {
+  /** Last seq the caller has seen; omitted means "the newest `limit` events". */
+  since?: Cursor | undefined;
+  limit?: number | undefined;
+  filter?: ((event: RecordedEvent) => boolean) | undefined;
+}
+
+export interface EventPage {
+  events: RecordedEvent[];
+  /** Feed back as `since` to get exactly the events not seen yet. */
+  next: number;
+  streamId: string;
+  /** Events the caller never saw are not in this page: `evicted` by the ring, or cut by `limit` (`truncated`). */
+  dropped: boolean;
+  evicted: number;
+  truncated: boolean;
+  /** The cursor came from another daemon run: replay restarted at the oldest buffered event. */
+  streamReset?: true;
+}
+
+export interface WaitForOptions {
+  since?: Cursor | undefined;
+  timeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export type EventListener = (event: RecordedEvent) => void;
+
+export const DEFAULT_EVENT_LIMIT = 200;
+export const DEFAULT_BUFFER = 1000;
+
+/**
+ * The bounded event ring. `seq` grows by one per event for the whole daemon run, so a
+ * cursor is just the last seq seen and the ring is addressed by arithmetic. Listeners
+ * are called synchronously and must not block; a throwing listener is isolated.
+ */
+export class EventLog {
+  readonly streamId: string;
+  readonly capacity: number;
+  private readonly ring: Array<RecordedEvent | undefined>;
+  private start = 0; // ring index of the oldest event
+  private count = 0;
+  private seq = 0;
+  private evictedTotal = 0;
+  private readonly listeners = new Set<EventListener>();
+  private readonly byCategory: Record<string, number> = {};
+
+  constructor(options: { capacity?: number; streamId?: string } = {}) {
+    const capacity = options.capacity ?? DEFAULT_BUFFER;
+    if (!Number.isInteger(capacity) || capacity < 1) {
+      throw new McbridgeError('invalid_params', `the event buffer must hold at least 1 event, got ${capacity}`);
+    }
+    this.capacity = capacity;
+    this.ring = new Array(capacity);
+    this.streamId = options.streamId ?? randomBytes(16).toString('hex');
+  }
+
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  /** Seq of the oldest buffered event (lastSeq + 1 when empty). */
+  get oldestSeq(): number {
+    return this.seq - this.count + 1;
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  stats(): { buffered: number; capacity: number; lastSeq: number; oldestSeq: number; evicted: number; streamId: string; byCategory: Record<string, number> } {
+    return {
+      buffered: this.count,
+      capacity: this.capacity,
+      lastSeq: this.seq,
+      oldestSeq: this.oldestSeq,
+      evicted: this.evictedTotal,
+      streamId: this.streamId,
+      byCategory: { ...this.byCategory },
+    };
+  }
+
+  record(raw: Record<string, unknown>): RecordedEvent {
+    this.seq += 1;
+    const type = typeof raw.type === 'string' ? raw.type : 'unknown';
+    const event: RecordedEvent = {
+      ...raw,
+      type,
+      seq: this.seq,
+      streamId: this.streamId,
+      eventId: `${this.streamId}:${this.seq}`,
+      category: categorize(type),
+      receivedAt: Date.now(),
+    };
+    const contextId = raw.contextId ?? raw.context_id;
+    if (typeof contextId === 'string' && contextId) event.contextId = contextId;
+
+    if (this.count === this.capacity) {
+      this.start = (this.start + 1) % this.capacity;
+      this.count -= 1;
+      this.evictedTotal += 1;
+    }
+    this.ring[(this.start + this.count) % this.capacity] = event;
+    this.count += 1;
+    this.byCategory[event.category] = (this.byCategory[event.category] ?? 0) + 1;
+
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A subscriber's bug must not stop the stream for the others.
+      }
+    }
+    return event;
+  }
+
+  subscribe(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The buffered event with this seq, if still there. */
+  at(seq: number): RecordedEvent | undefined {
+    const offset = seq - this.oldestSeq;
+    if (offset < 0 || offset >= this.count) return undefined;
+    return this.ring[(this.start + offset) % this.capacity];
+  }
+
+  /** Resolve a cursor against this run: a foreign stream or a seq from the future restarts at 0. */
+  private position(since: Cursor): { seq: number; reset: boolean } {
+    const foreign = since.streamId !== undefined && since.streamId !== this.streamId;
+    if (foreign || since.seq > this.seq) return { seq: 0, reset: true };
+    return { seq: Math.max(0, since.seq), reset: false };
+  }
+
+  query(q: EventQuery = {}): EventPage {
+    const limit = q.limit ?? DEFAULT_EVENT_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new McbridgeError('invalid_params', `limit must be a positive integer, got ${limit}`);
+    }
+    const filter = q.filter ?? (() => true);
+
+    if (q.since === undefined) {
+      // A tail view: the newest `limit` matching events, oldest first.
+      const picked: RecordedEvent[] = [];
+      let truncated = false;
+      for (let seq = this.seq; seq >= this.oldestSeq; seq -= 1) {
+        const event = this.at(seq)!;
+        if (!filter(event)) continue;
+        if (picked.length === limit) {
+          truncated = true;
+          break;
+        }
+        picked.push(event);
+      }
+      picked.reverse();
+      return { events: picked, next: this.seq, streamId: this.streamId, dropped: truncated, evicted: 0, truncated };
+    }
+
+    const { seq: after, reset } = this.position(q.since);
+    const first = Math.max(after + 1, this.oldestSeq);
+    const evicted = Math.max(0, this.oldestSeq - (after + 1));
+    const events: RecordedEvent[] = [];
+    let next = this.seq;
+    let truncated = false;
+    for (let seq = first; seq <= this.seq; seq += 1) {
+      const event = this.at(seq)!;
+      if (!filter(event)) continue;
+      if (events.length === limit) {
+        truncated = true;
+        next = events[events.length - 1]!.seq;
+        break;
+      }
+      events.push(event);
+    }
+    const page: EventPage = {
+      events,
+      next,
+      streamId: this.streamId,
+      dropped: evicted > 0 || truncated,
+      evicted,
+      truncated,
+    };
+    if (reset) page.streamReset = true;
+    return page;
+  }
+
+  /**
+   * The first event after `since` (default: now) that matches. Buffered events are
+   * checked first, so nothing that arrived between a call and its wait is missed.
+   */
+  waitFor(match: (event: RecordedEvent) => boolean, options: WaitForOptions = {}): Promise<RecordedEvent> {
+    const { signal, timeoutMs } = options;
+    if (options.since !== undefined) {
+      const { seq: after } = this.position(options.since);
+      for (let seq = Math.max(after + 1, this.oldestSeq); seq <= this.seq; seq += 1) {
+        const event = this.at(seq)!;
+        if (match(event)) return Promise.resolve(event);
+      }
+    }
+    if (signal?.aborted) return Promise.reject(new McbridgeError('cancelled', 'the wait was cancelled'));
+    return new Promise((resolve, reject) => {
+      const cleanup = () => {
+        unsubscribe();
+        if (timer) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const unsubscribe = this.subscribe((event) => {
+        if (!match(event)) return;
+        cleanup();
+        resolve(event);
+      });
+      const onAbort = () => {
+        cleanup();
+        reject(new McbridgeError('cancelled', 'the wait was cancelled'));
+      };
+      const timer = timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            cleanup();
+            reject(new McbridgeError('timeout', `no matching event within ${timeoutMs} ms`, { timeoutMs }));
+          }, timeoutMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+}
+
+/** Accept `12`, `"12"` or `"<streamId>:12"` as a cursor. */
+export function parseCursor(value: number | string): Cursor {
+  if (typeof value === 'number') return { seq: value };
+  const match = /^(?:([0-9a-zA-Z_-]+):)?(\d+)$/.exec(value.trim());
+  if (!match) {
+    throw new McbridgeError('invalid_params', `since must be a seq number or an eventId "<streamId>:<seq>", got ${JSON.stringify(value)}`);
+  }
+  return { streamId: match[1], seq: Number(match[2]) };
+}

@@ -1,0 +1,350 @@
+import { EventEmitter } from 'node:events';
+import { z } from 'zod';
+import { McbridgeError, toMcbridgeError } from './errors.js';
+import { EventLog, type RecordedEvent } from './events/event-log.js';
+import { DEFAULT_CAPS, normalizeCaps } from './link/caps.js';
+import type { Vantage } from './link/discovery.js';
+import { ModLink, type ModLinkOptions } from './link/mod-link.js';
+import { silentLogger, type Logger } from './log.js';
+import { formatIssuePath, validatePlugin } from './registry/define.js';
+import type { ToolPolicy } from './registry/policy.js';
+import { ToolRegistry, type CapsView, type RegisteredTool } from './registry/registry.js';
+import type {
+  EventsView, HostView, Manifest, Plugin, PluginContext, PluginInfo, PluginSource, Surface, ToolContext,
+} from './registry/types.js';
+import { VERSION } from './version.js';
+
+export interface PluginEntry {
+  plugin: Plugin;
+  source?: PluginSource;
+  options?: unknown;
+}
+
+export type LinkSettings = Omit<ModLinkOptions, 'vantage' | 'log' | 'onEvent'>;
+
+export interface HostOptions {
+  vantage?: Vantage;
+  link?: LinkSettings;
+  /** Event ring capacity. */
+  buffer?: number;
+  log?: Logger;
+  policy?: ToolPolicy;
+  plugins?: PluginEntry[];
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+}
+
+interface PluginRecord {
+  plugin: Plugin;
+  source: PluginSource;
+  config: unknown;
+  tools: string[];
+  state: 'loaded' | 'failed';
+  error?: string;
+  stopController: AbortController;
+}
+
+/** Zod's issues, as one sentence that names each field. */
+export function describeZodError(error: z.ZodError, subject = 'params'): string {
+  return error.issues
+    .map((issue) => {
+      const path = formatIssuePath(issue.path);
+      return `${path ? `'${path}'` : subject}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+/**
+ * The host: it owns the mod link, the event log and the tool registry, loads plugins,
+ * and runs tool calls with a context. Front-ends talk to it and to nothing else.
+ */
+export class Host extends EventEmitter {
+  readonly vantage: Vantage;
+  readonly log: Logger;
+  readonly events: EventLog;
+  readonly link: ModLink;
+  readonly registry: ToolRegistry;
+  private readonly records = new Map<string, PluginRecord>();
+  private readonly statusSections = new Map<string, () => unknown>();
+  private readonly startedAt = Date.now();
+  private started = false;
+  private lastSurfaceKey = '';
+
+  constructor(options: HostOptions = {}) {
+    super();
+    this.vantage = options.vantage ?? 'server';
+    this.log = options.log ?? silentLogger();
+    this.events = new EventLog({ capacity: options.buffer });
+    this.registry = new ToolRegistry(options.policy);
+    this.link = new ModLink({
+      ...options.link,
+      vantage: this.vantage,
+      log: this.log.child({ part: 'link' }),
+      onEvent: (event) => this.events.record(event),
+    });
+    // CAPS and connection changes change what is available: a new surface revision.
+    this.link.on('caps', () => this.surfaceMayHaveChanged());
+    this.link.on('state', () => this.surfaceMayHaveChanged());
+    this.registry.on('change', () => this.emit('surface', this.manifest()));
+    for (const entry of options.plugins ?? []) this.use(entry.plugin, entry);
+  }
+
+  /** Load a plugin: validate it and its options, then register its tools. */
+  use(candidate: Plugin, entry: { source?: PluginSource; options?: unknown } = {}): void {
+    const source = entry.source ?? 'config';
+    const plugin = validatePlugin(candidate, source);
+    if (this.records.has(plugin.name)) {
+      throw new McbridgeError('invalid_params', `plugin '${plugin.name}' is loaded twice; list it once`);
+    }
+    let config: unknown = entry.options;
+    if (plugin.options) {
+      const parsed = plugin.options.safeParse(entry.options ?? {});
+      if (!parsed.success) {
+        throw new McbridgeError('invalid_params', `options of plugin '${plugin.name}' are invalid: ${describeZodError(parsed.error, 'options')}`);
+      }
+      config = parsed.data;
+    }
+    const tools = this.registry.registerPlugin(plugin).map((t) => t.name);
+    const record: PluginRecord = { plugin, source, config, tools, state: 'loaded', stopController: new AbortController() };
+    this.records.set(plugin.name, record);
+    if (this.started) void this.setupPlugin(record);
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    for (const record of this.records.values()) await this.setupPlugin(record);
+    this.link.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.link.stop();
+    for (const record of [...this.records.values()].reverse()) {
+      record.stopController.abort();
+      for (const service of record.plugin.services ?? []) {
+        try {
+          await service.stop?.();
+        } catch (err) {
+          this.log.warn({ plugin: record.plugin.name, service: service.name, err: (err as Error).message }, 'service failed to stop');
+        }
+      }
+      try {
+        await record.plugin.dispose?.();
+      } catch (err) {
+        this.log.warn({ plugin: record.plugin.name, err: (err as Error).message }, 'plugin dispose failed');
+      }
+    }
+  }
+
+  /** A plugin whose setup or service start throws is reported and left out; the rest keep serving. */
+  private async setupPlugin(record: PluginRecord): Promise<void> {
+    const { plugin } = record;
+    const ctx = this.pluginContext(record);
+    try {
+      await plugin.setup?.(ctx);
+      for (const service of plugin.services ?? []) await service.start(ctx);
+    } catch (err) {
+      record.state = 'failed';
+      record.error = (err as Error).message ?? String(err);
+      this.registry.unregisterPlugin(plugin.name);
+      record.tools = [];
+      this.log.error({ plugin: plugin.name, err: record.error }, `plugin '${plugin.name}' failed to start and was left out`);
+    }
+  }
+
+  private pluginContext(record: PluginRecord): PluginContext {
+    return {
+      log: this.log.child({ plugin: record.plugin.name }),
+      config: record.config,
+      events: this.eventsView(record.stopController.signal),
+      host: this.view(),
+      call: (tool, args) => this.call(tool, args ?? {}, { signal: record.stopController.signal }),
+      signal: record.stopController.signal,
+    };
+  }
+
+  addStatusSection(name: string, section: () => unknown): void {
+    this.statusSections.set(name, section);
+  }
+
+  // ---- the surface ---------------------------------------------------------------
+
+  /** The caps used for filtering: live, last known, or the documented default. */
+  capsView(): CapsView {
+    const status = this.link.status();
+    const instance = status.instance;
+    if (status.connected) {
+      return { caps: this.link.caps, source: this.link.caps ? 'mod' : 'unknown', vantage: this.vantage, instance };
+    }
+    if (status.capsSource !== null || this.link.caps !== null) {
+      return { caps: this.link.caps, source: 'last-known', vantage: this.vantage, instance };
+    }
+    return { caps: normalizeCaps([...DEFAULT_CAPS[this.vantage]]), source: 'default', vantage: this.vantage, instance };
+  }
+
+  surface(): Surface {
+    const view = this.capsView();
+    const supported: string[] = [];
+    const unsupported: Surface['unsupported'] = [];
+    for (const tool of this.registry.list()) {
+      const a = this.registry.availability(tool, view);
+      if (a.available) supported.push(tool.name);
+      else unsupported.push({ name: a.name, available: false, missing: a.missing, reason: a.reason, ...(a.dependency ? { dependency: a.dependency } : {}) });
+    }
+    const surface: Surface = {
+      vantage: this.vantage,
+      instance: view.instance,
+      capsSource: view.source,
+      modCapabilities: view.caps ? [...view.caps].sort() : null,
+      supported,
+      unsupported,
+    };
+    if (view.caps === null) surface.note = 'the mod did not advertise capabilities; the bridge is not filtering its surface';
+    return surface;
+  }
+
+  manifest(): Manifest {
+    const view = this.capsView();
+    return {
+      revision: this.registry.revision,
+      vantage: this.vantage,
+      capsSource: view.source,
+      connected: this.link.connected,
+      tools: this.registry.manifestTools(view),
+    };
+  }
+
+  private surfaceMayHaveChanged(): void {
+    const m = this.manifest();
+    const key = JSON.stringify([m.connected, m.capsSource, m.tools.map((t) => [t.name, t.available])]);
+    if (key === this.lastSurfaceKey) return;
+    this.lastSurfaceKey = key;
+    this.registry.bump();
+  }
+
+  plugins(): PluginInfo[] {
+    return [...this.records.values()].map((r) => {
+      const info: PluginInfo = { name: r.plugin.name, version: r.plugin.version, source: r.source, tools: r.tools, state: r.state };
+      if (r.error) info.error = r.error;
+      return info;
+    });
+  }
+
+  status(): Record<string, unknown> {
+    const link = this.link.status();
+    const manifest = this.manifest();
+    const out: Record<string, unknown> = {
+      version: VERSION,
+      connected: link.connected,
+      state: link.state,
+      vantage: this.vantage,
+      instance: link.instance,
+      mod: link.mod,
+      discovery: link.discovery,
+      capabilities: link.capabilities,
+      capsSource: manifest.capsSource,
+      hello: link.hello,
+      lastError: link.lastError,
+      link: { connectedAt: link.connectedAt, inFlight: link.inFlight, queued: link.queued, owed: link.owed, stats: link.stats },
+      events: this.events.stats(),
+      tools: { total: manifest.tools.length, available: manifest.tools.filter((t) => t.available).length, revision: manifest.revision },
+      plugins: this.plugins().map((p) => ({ name: p.name, state: p.state, ...(p.error ? { error: p.error } : {}) })),
+      uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000 * 1000) / 1000,
+    };
+    for (const [name, section] of this.statusSections) out[name] = section();
+    for (const record of this.records.values()) {
+      for (const service of record.plugin.services ?? []) {
+        if (service.status) out[`${record.plugin.name}:${service.name}`] = service.status();
+      }
+    }
+    return out;
+  }
+
+  view(): HostView {
+    return {
+      status: () => this.status(),
+      surface: () => this.surface(),
+      manifest: () => this.manifest(),
+      plugins: () => this.plugins(),
+    };
+  }
+
+  private eventsView(signal: AbortSignal): EventsView {
+    const log = this.events;
+    return {
+      get streamId() {
+        return log.streamId;
+      },
+      get lastSeq() {
+        return log.lastSeq;
+      },
+      query: (q) => log.query(q),
+      waitFor: (match: (e: RecordedEvent) => boolean, options = {}) => log.waitFor(match, { ...options, signal }),
+      stats: () => log.stats(),
+    };
+  }
+
+  // ---- calls ---------------------------------------------------------------------
+
+  /** Run a tool by name: gate by policy and CAPS, validate params, run with a context. */
+  async call(name: string, args: unknown, options: CallOptions = {}): Promise<unknown> {
+    const tool = this.registry.get(name);
+    if (!tool) {
+      throw new McbridgeError('unknown_method', `unknown method '${name}'. Call "tools" (or run \`mcbridge tools\`) for the methods this daemon serves.`, { method: name });
+    }
+    const refusal = this.registry.refusal(tool, this.capsView());
+    if (refusal) throw refusal;
+    const parsed = tool.spec.input.safeParse(args ?? {});
+    if (!parsed.success) {
+      throw new McbridgeError('invalid_params', `invalid params for '${name}': ${describeZodError(parsed.error)}`, {
+        issues: parsed.error.issues.map((i) => ({ path: formatIssuePath(i.path), message: i.message })),
+      });
+    }
+    const signal = options.signal ?? new AbortController().signal;
+    if (signal.aborted) throw new McbridgeError('cancelled', `the call to '${name}' was cancelled`);
+    try {
+      const result = await tool.spec.run(parsed.data, this.toolContext(tool, signal, options));
+      return this.checkOutput(tool, result);
+    } catch (err) {
+      if (signal.aborted && !(err instanceof McbridgeError && err.code === 'cancelled')) {
+        throw new McbridgeError('cancelled', `the call to '${name}' was cancelled`);
+      }
+      const error = toMcbridgeError(err);
+      if (error.code === 'internal') this.log.error({ tool: name, err }, `tool '${name}' failed unexpectedly`);
+      throw error;
+    }
+  }
+
+  private checkOutput(tool: RegisteredTool, result: unknown): unknown {
+    if (!tool.spec.output) return result;
+    const parsed = tool.spec.output.safeParse(result);
+    if (parsed.success) return parsed.data;
+    throw new McbridgeError('internal', `tool '${tool.name}' returned a result that does not match its output schema: ${describeZodError(parsed.error, 'result')}`);
+  }
+
+  private toolContext(tool: RegisteredTool, signal: AbortSignal, options: CallOptions): ToolContext {
+    const record = this.records.get(tool.plugin);
+    const link = this.link;
+    return {
+      request: (line, opts = {}) => link.request(line, { ...opts, signal }),
+      call: (other, args) => this.call(other, args ?? {}, { signal, onProgress: options.onProgress }),
+      events: this.eventsView(signal),
+      caps: link.caps,
+      vantage: this.vantage,
+      signal,
+      progress: (progress, total, message) => {
+        options.onProgress?.({
+          progress,
+          ...(total !== undefined ? { total } : {}),
+          ...(message !== undefined ? { message } : {}),
+        });
+      },
+      log: this.log.child({ plugin: tool.plugin, tool: tool.name }),
+      config: record?.config,
+      host: this.view(),
+    };
+  }
+}
