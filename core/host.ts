@@ -10,7 +10,7 @@ import { formatIssuePath, validatePlugin } from './registry/define.js';
 import type { ToolPolicy } from './registry/policy.js';
 import { ToolRegistry, type CapsView, type RegisteredTool } from './registry/registry.js';
 import type {
-  EventsView, HostView, Manifest, Plugin, PluginContext, PluginInfo, PluginSource, Surface, ToolContext,
+  EventsView, HostView, Manifest, Plugin, PluginContext, PluginInfo, PluginSource, Service, Surface, ToolContext,
 } from './registry/types.js';
 import { VERSION } from './version.js';
 
@@ -45,6 +45,7 @@ interface PluginRecord {
   state: 'loaded' | 'failed';
   error?: string;
   stopController: AbortController;
+  started: Service[];
 }
 
 /** Zod's issues, as one sentence that names each field. */
@@ -108,7 +109,7 @@ export class Host extends EventEmitter {
       config = parsed.data;
     }
     const tools = this.registry.registerPlugin(plugin).map((t) => t.name);
-    const record: PluginRecord = { plugin, source, config, tools, state: 'loaded', stopController: new AbortController() };
+    const record: PluginRecord = { plugin, source, config, tools, state: 'loaded', stopController: new AbortController(), started: [] };
     this.records.set(plugin.name, record);
     if (this.started) void this.setupPlugin(record);
   }
@@ -123,19 +124,24 @@ export class Host extends EventEmitter {
   async stop(): Promise<void> {
     await this.link.stop();
     for (const record of [...this.records.values()].reverse()) {
-      record.stopController.abort();
-      for (const service of record.plugin.services ?? []) {
-        try {
-          await service.stop?.();
-        } catch (err) {
-          this.log.warn({ plugin: record.plugin.name, service: service.name, err: (err as Error).message }, 'service failed to stop');
-        }
-      }
+      if (record.state === 'loaded') await this.stopPlugin(record);
+    }
+  }
+
+  /** Stop the services a plugin started (newest first), then dispose it. */
+  private async stopPlugin(record: PluginRecord): Promise<void> {
+    record.stopController.abort();
+    for (const service of record.started.splice(0).reverse()) {
       try {
-        await record.plugin.dispose?.();
+        await service.stop?.();
       } catch (err) {
-        this.log.warn({ plugin: record.plugin.name, err: (err as Error).message }, 'plugin dispose failed');
+        this.log.warn({ plugin: record.plugin.name, service: service.name, err: (err as Error).message }, 'service failed to stop');
       }
+    }
+    try {
+      await record.plugin.dispose?.();
+    } catch (err) {
+      this.log.warn({ plugin: record.plugin.name, err: (err as Error).message }, 'plugin dispose failed');
     }
   }
 
@@ -145,10 +151,17 @@ export class Host extends EventEmitter {
     const ctx = this.pluginContext(record);
     try {
       await plugin.setup?.(ctx);
-      for (const service of plugin.services ?? []) await service.start(ctx);
+      for (const service of plugin.services ?? []) {
+        await service.start(ctx);
+        record.started.push(service);
+      }
     } catch (err) {
       record.state = 'failed';
-      record.error = (err as Error).message ?? String(err);
+      // Whatever this plugin already started stops with it.
+      await this.stopPlugin(record);
+      // `throw undefined` / `Promise.reject()` must not crash start() for every other plugin.
+      const message = (err as { message?: unknown } | null | undefined)?.message;
+      record.error = typeof message === 'string' ? message : String(err);
       this.registry.unregisterPlugin(plugin.name);
       record.tools = [];
       this.log.error({ plugin: plugin.name, err: record.error }, `plugin '${plugin.name}' failed to start and was left out`);

@@ -148,6 +148,10 @@ export class EventLog {
 
   /** Resolve a cursor against this run: a foreign stream or a seq from the future restarts at 0. */
   private position(since: Cursor): { seq: number; reset: boolean } {
+    if (!Number.isInteger(since.seq)) {
+      // A fractional or NaN seq would address the ring between slots and page out holes.
+      throw new McbridgeError('invalid_params', `since must be a whole seq number, got ${since.seq}`);
+    }
     const foreign = since.streamId !== undefined && since.streamId !== this.streamId;
     if (foreign || since.seq > this.seq) return { seq: 0, reset: true };
     return { seq: Math.max(0, since.seq), reset: false };
@@ -212,7 +216,12 @@ export class EventLog {
   waitFor(match: (event: RecordedEvent) => boolean, options: WaitForOptions = {}): Promise<RecordedEvent> {
     const { signal, timeoutMs } = options;
     if (options.since !== undefined) {
-      const { seq: after } = this.position(options.since);
+      let after: number;
+      try {
+        ({ seq: after } = this.position(options.since));
+      } catch (err) {
+        return Promise.reject(err);
+      }
       for (let seq = Math.max(after + 1, this.oldestSeq); seq <= this.seq; seq += 1) {
         const event = this.at(seq)!;
         if (match(event)) return Promise.resolve(event);
@@ -247,7 +256,10 @@ export class EventLog {
 
 /** Accept `12`, `"12"` or `"<streamId>:12"` as a cursor. */
 export function parseCursor(value: number | string): Cursor {
-  if (typeof value === 'number') return { seq: value };
+  if (typeof value === 'number') {
+    if (Number.isInteger(value) && value >= 0) return { seq: value };
+    throw new McbridgeError('invalid_params', `since must be a seq number or an eventId "<streamId>:<seq>", got ${value}`);
+  }
   const match = /^(?:([0-9a-zA-Z_-]+):)?(\d+)$/.exec(value.trim());
   if (!match) {
     throw new McbridgeError('invalid_params', `since must be a seq number or an eventId "<streamId>:<seq>", got ${JSON.stringify(value)}`);
