@@ -1,0 +1,139 @@
+import { Command, CommanderError, Option } from 'commander';
+import { startDaemon } from '../daemon.js';
+import { DEFAULT_API_HOST, DEFAULT_API_PORT } from '../api/server.js';
+import { resolvePort } from '../link/discovery.js';
+import { DEFAULT_SERVER_PORT } from '../link/discovery.js';
+import { createLogger } from '../log.js';
+import { startSim } from '../sim/index.js';
+import { VERSION } from '../version.js';
+import { callCommand } from './call.js';
+import { describeError, EXIT, exitCodeFor } from './exit.js';
+import {
+  parseList, parseNonNegativeInt, parsePort, parsePositiveInt, parseSeconds, parseVantage, type GlobalOptions,
+} from './options.js';
+import { toolsCommand } from './tools.js';
+import { watchCommand } from './watch.js';
+
+function vantageOption(): Option {
+  return new Option('--vantage <vantage>', 'server (default) or client; client only for an explicit client endpoint')
+    .argParser(parseVantage)
+    .default('server');
+}
+
+function discoveryOptions(cmd: Command): Command {
+  return cmd
+    .addOption(vantageOption())
+    .option('--server-dir <dir>', 'game directory holding mc-agent-server/ (or set MC_AGENT_SERVER_DIR)')
+    .option('--port-file <file>', 'the exact port.txt to read (or set MC_AGENT_PORT_FILE)')
+    .option('--mod-port <port>', 'the mod port itself', (v) => parsePort(v, false));
+}
+
+export function buildProgram(): Command {
+  const program = new Command('mcbridge')
+    .description('Minecraft Agent Toolkit: one link to the mc-agent-interface mod, served as a local JSON-lines API, MCP and this CLI')
+    .version(VERSION)
+    .option('--api-host <host>', 'daemon API address', DEFAULT_API_HOST)
+    .option('--api-port <port>', 'daemon API port (0 = any free port, for run)', (v) => parsePort(v), DEFAULT_API_PORT)
+    .option('--api-token <token>', 'token the daemon requires (or set MCBRIDGE_API_TOKEN)')
+    .option('--log-level <level>', 'pino level for stderr logs: fatal, error, warn, info, debug, trace, silent')
+    .showHelpAfterError()
+    .exitOverride();
+
+  const globals = (): GlobalOptions => {
+    const o = program.opts<GlobalOptions>();
+    return { ...o, apiToken: o.apiToken ?? (process.env.MCBRIDGE_API_TOKEN || undefined) };
+  };
+
+  discoveryOptions(program.command('run').description('run the daemon in the foreground (logs on stderr)'))
+    .option('--sim', 'run on an in-process simulated mod instead of a game')
+    .option('--mod-host <host>', 'address of the mod', '127.0.0.1')
+    .option('--buffer <n>', 'events kept for replay', parsePositiveInt, 1000)
+    .option('--read-only', 'hide every tool that can change the game')
+    .option('--allow-remote', 'allow a non-loopback --api-host (requires --api-token)')
+    .action(async (opts) => {
+      const g = globals();
+      const log = createLogger({ level: g.logLevel });
+      const daemon = await startDaemon({
+        vantage: opts.vantage,
+        sim: opts.sim === true,
+        buffer: opts.buffer,
+        policy: { readOnly: opts.readOnly === true },
+        link: { modHost: opts.modHost, modPort: opts.modPort, portFile: opts.portFile, serverDir: opts.serverDir },
+        api: { host: g.apiHost, port: g.apiPort, token: g.apiToken, allowRemote: opts.allowRemote === true },
+        log,
+      });
+      const shutdown = () => void daemon.stop();
+      process.once('SIGINT', shutdown);
+      process.once('SIGTERM', shutdown);
+      await daemon.stopped;
+      log.info('stopped');
+    });
+
+  program.command('call')
+    .description('call one tool or method and print its result as JSON')
+    .argument('<method>', 'tool name, e.g. state, entities, command')
+    .argument('[params]', 'params as a JSON object, e.g. \'{"radius": 16}\'')
+    .option('--timeout <seconds>', 'give up (and cancel) after this long', parseSeconds)
+    .option('--progress', 'print progress lines on stderr')
+    .action(async (method: string, params: string | undefined, opts) => callCommand(method, params, opts, globals()));
+
+  program.command('watch')
+    .description('print pushed events, one frame per line, until interrupted')
+    .option('--events <list>', 'categories: hello,chat,game,mark,sample,error,other or *', parseList, ['*'])
+    .option('--since <seq>', 'first replay buffered events after this seq', parseNonNegativeInt)
+    .action(async (opts) => watchCommand(opts, globals()));
+
+  discoveryOptions(program.command('discover').description('print where the daemon would find the mod, without starting anything'))
+    .action((opts) => {
+      const resolution = resolvePort({ vantage: opts.vantage, modPort: opts.modPort, portFile: opts.portFile, serverDir: opts.serverDir });
+      const { vantage, port, source, checked, error, resolved } = resolution;
+      process.stdout.write(JSON.stringify({ vantage, port, source, error, checked, resolved }, null, 2) + '\n');
+      if (!resolved) process.exitCode = EXIT.failed;
+    });
+
+  program.command('tools')
+    .description('list the tools available now, and why the others are hidden')
+    .option('--json', 'print the full manifest')
+    .action(async (opts) => toolsCommand(opts, globals()));
+
+  program.command('sim')
+    .description('run a simulated mod (server vantage by default) that a daemon can discover')
+    .addOption(vantageOption())
+    .option('--dir <dir>', 'game directory to write mc-agent-server/port.txt into', '.')
+    .option('--port <port>', `port to listen on (0 = any; default: ${DEFAULT_SERVER_PORT} or the next free one)`, (v) => parsePort(v))
+    .option('--seed <n>', 'seed for the deterministic world', parseNonNegativeInt)
+    .action(async (opts) => {
+      const log = createLogger({ level: globals().logLevel });
+      const sim = await startSim({
+        vantage: opts.vantage,
+        dir: opts.dir,
+        ...(opts.port !== undefined ? { port: opts.port } : { basePort: opts.vantage === 'client' ? 25580 : DEFAULT_SERVER_PORT }),
+        ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+      });
+      process.stdout.write(JSON.stringify({ vantage: opts.vantage, port: sim.port, dir: sim.dir, portFile: sim.portFile }) + '\n');
+      log.info({ port: sim.port, portFile: sim.portFile }, `simulated ${opts.vantage}-vantage mod listening on 127.0.0.1:${sim.port}`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await sim.stop();
+    });
+
+  return program;
+}
+
+/** Parse and run; never throws, returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+      return EXIT.usage;
+    }
+    process.stderr.write(describeError(err) + '\n');
+    return exitCodeFor(err);
+  }
+}

@@ -1,0 +1,76 @@
+import { LocalApiServer } from './api/server.js';
+import { Host, type LinkSettings, type PluginEntry } from './host.js';
+import type { Vantage } from './link/discovery.js';
+import type { Logger } from './log.js';
+import type { ToolPolicy } from './registry/policy.js';
+import { builtinPlugins } from '../plugins/index.js';
+import { startSim, type SimulatedMod } from './sim/index.js';
+
+export interface DaemonOptions {
+  vantage?: Vantage;
+  link?: LinkSettings;
+  buffer?: number;
+  policy?: ToolPolicy;
+  api?: { host?: string; port?: number; token?: string; allowRemote?: boolean };
+  /** Run an in-process simulated mod and connect to it instead of discovering a game. */
+  sim?: boolean | { dir?: string; seed?: number };
+  /** Plugins beyond the built-ins (config, npm). */
+  plugins?: PluginEntry[];
+  log: Logger;
+}
+
+export interface Daemon {
+  host: Host;
+  api: LocalApiServer;
+  apiAddress: { host: string; port: number };
+  sim: SimulatedMod | null;
+  /** Resolves when a client called `stop` or `stop()` ran. */
+  stopped: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Assemble and start a daemon: host, built-in plugins, local API, optional simulated mod. */
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const vantage = options.vantage ?? 'server';
+  let sim: SimulatedMod | null = null;
+  let link = options.link ?? {};
+  if (options.sim) {
+    const simOptions = typeof options.sim === 'object' ? options.sim : {};
+    sim = await startSim({ vantage, port: 0, ...simOptions });
+    link = { ...link, modPort: sim.port };
+    options.log.info({ port: sim.port, dir: sim.dir }, `simulated ${vantage}-vantage mod listening on 127.0.0.1:${sim.port}`);
+  }
+  const host = new Host({
+    vantage,
+    link,
+    buffer: options.buffer,
+    log: options.log,
+    policy: options.policy,
+    plugins: [...builtinPlugins.map((plugin) => ({ plugin, source: 'built-in' as const })), ...(options.plugins ?? [])],
+  });
+
+  let resolveStopped!: () => void;
+  const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
+  let stopping: Promise<void> | null = null;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      await api.close();
+      await host.stop();
+      await sim?.stop();
+      resolveStopped();
+    })();
+    return stopping;
+  };
+
+  const api = new LocalApiServer(host, { ...options.api, log: options.log.child({ part: 'api' }), onStop: () => void stop() });
+  let apiAddress: { host: string; port: number };
+  try {
+    apiAddress = await api.listen();
+  } catch (err) {
+    await sim?.stop();
+    throw err;
+  }
+  await host.start();
+  options.log.info({ api: apiAddress, vantage }, `mcbridge daemon listening on ${apiAddress.host}:${apiAddress.port}`);
+  return { host, api, apiAddress, sim, stopped, stop };
+}

@@ -1,0 +1,532 @@
+/**
+ * The simulated `mc-agent-interface` mod: a real loopback TCP server speaking the legacy
+ * JSON-lines protocol of mod-protocol.md over a small deterministic world. Used by the daemon's
+ * tests, by `mcbridge run --sim`, and by plugin authors as a testkit. See core/sim/README.md.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { ChatContexts, type ChatVariant, type PendingChat } from './chat-context.js';
+import { CLIENT_CAPABILITIES, ClientState, emitClientChat, matchClientVerb, planClientVerb, sampleTick, type ClientHost } from './client-vantage.js';
+import { normaliseId } from './entity-types.js';
+import { errorReply, textEvent, type Plan, type Reply } from './host.js';
+import { javaTrim } from './java-text.js';
+import { toJavaJson } from './json.js';
+import { JavaLineReader } from './line-reader.js';
+import { SeededRandom } from './random.js';
+import { SerialQueue } from './serial-queue.js';
+import { matchServerVerb, planServerVerb, SERVER_CAPABILITIES } from './server-vantage.js';
+import { parseSnbtCompound } from './snbt.js';
+import { summonEntity } from './summon.js';
+import { parseUuid } from './uuid.js';
+import { canonicalVerb, VERB_CAPABILITY, type VerbMatch } from './verbs.js';
+import { defaultWorld, OVERWORLD, World, type EntitySpec, type PlayerSpec, type SimEntity, type WorldSpec } from './world.js';
+
+export { dbl, flt, toJavaJson } from './json.js';
+export { orderHash, snapshotNameProblem } from './snapshot.js';
+export { CLIENT_CAPABILITIES } from './client-vantage.js';
+export { SERVER_CAPABILITIES } from './server-vantage.js';
+export { defaultWorld, STEVE_UUID, RESTING_VY, OVERWORLD, THE_NETHER, THE_END, World } from './world.js';
+export type { EntitySpec, GameMode, PlayerSpec, SimEntity, ViewOverride, WorldSpec } from './world.js';
+export type { ChatVariant, PendingChat } from './chat-context.js';
+
+export type Vantage = 'server' | 'client';
+export type LineEnding = '\n' | '\r\n';
+/** Milliseconds before each queued (server-thread) verb runs: one number, or per verb (`{ STATE: 500, '*': 0 }`). */
+export type ReplyDelay = number | Record<string, number>;
+
+export interface SimOptions {
+  vantage?: Vantage;
+  /** Bind address; the mod only ever binds loopback. */
+  host?: string;
+  /** Exact port; 0 (the default) lets the OS choose. */
+  port?: number;
+  /** Like the mod: try basePort … basePort+19. Used when `port` is not given. */
+  basePort?: number;
+  /** Game directory. Default: a fresh temp dir, removed again by stop(). */
+  dir?: string;
+  /** Mod version on the wire (hello, CAPS, STATE, PLAYER, meta). Default "0.8.0". */
+  version?: string;
+  capabilities?: string[];
+  /** Seeds every generated UUID and context id. Default 1. */
+  seed?: number;
+  /** Ticks per second of the automatic tick loop. Default 20. */
+  tps?: number;
+  /** false: no timer; call sim.tick(n) to advance. Default true. */
+  autoTick?: boolean;
+  lineEnding?: LineEnding;
+  /** Write one event line before the greeting on each new connection (true: the startup hello event). */
+  eventBeforeHello?: boolean | Reply;
+  replyDelayMs?: ReplyDelay;
+  /** Verbs (canonical or alias) that are read but never answered, e.g. to test timeouts. */
+  silentVerbs?: string[];
+  /** Replaces parts of defaultWorld(). */
+  world?: Partial<WorldSpec>;
+  /** Online players; `[]` for an empty server. Overrides world.players. */
+  players?: PlayerSpec[];
+  /** Non-player entities. Overrides world.entities. */
+  entities?: EntitySpec[];
+  contextCacheSize?: number;
+  contextTtlSeconds?: number;
+  /** Wall clock for `millis` and context ages. Default Date.now; see also advanceClock(). */
+  now?: () => number;
+  /** Client vantage: whether a world is open. Default true. */
+  inWorld?: boolean;
+  /** Client vantage: `host:port` of the multiplayer server, or null for single player. */
+  connectedServer?: string | null;
+  /** Client vantage: the local player's name. Default: the first online player. */
+  localPlayer?: string;
+}
+
+export interface ChatOptions {
+  variant?: ChatVariant;
+  /** receipt_expired: how old the receipt is when broadcast. Default 61 000 ms. */
+  receiptAgeMs?: number;
+}
+
+const DEFAULT_VERSION = '0.8.0';
+
+/** One accepted socket. Writes never wait; a failed write drops the client, as in the mod. */
+class Connection {
+  open = true;
+
+  constructor(
+    readonly socket: net.Socket,
+    private readonly lineEnding: () => LineEnding,
+  ) {}
+
+  sendLine(line: string): void {
+    if (!this.open || this.socket.destroyed) return;
+    this.socket.write(line + this.lineEnding());
+  }
+
+  send(reply: Reply): void {
+    this.sendLine(toJavaJson(reply));
+  }
+}
+
+interface PendingWait {
+  conn: Connection;
+  remaining: number;
+}
+
+export class SimulatedMod {
+  readonly vantage: Vantage;
+  readonly host: string;
+  readonly version: string;
+  readonly dir: string;
+  /** `<dir>/mc-agent-server` or `<dir>/mc-agent`. */
+  readonly modDir: string;
+  readonly portFile: string;
+  readonly eventsFile: string;
+  readonly samplesFile: string;
+  readonly snapshotsDir: string;
+  /** Absolute, not normalised, ending in `/.` like the mod reports it. */
+  readonly worldDir: string;
+  readonly world: World;
+  readonly client: ClientState;
+  /** Every request line received, trimmed (empty ones too), in order. */
+  readonly received: string[] = [];
+
+  lineEnding: LineEnding;
+  eventBeforeHello: boolean | Reply;
+  replyDelayMs: ReplyDelay;
+  silentVerbs: string[];
+
+  /** Context cache, receipts and chat seq of this server start (replaced by restart()). */
+  contexts: ChatContexts;
+  private caps: string[];
+  private readonly random: SeededRandom;
+  private readonly clock: () => number;
+  private clockOffset = 0;
+  private readonly ownsDir: boolean;
+  private server: net.Server | null = null;
+  private boundPort = 0;
+  private readonly clients = new Set<Connection>();
+  private readonly serverThread = new SerialQueue();
+  private clientQueue: { match: VerbMatch; plan: Extract<Plan, { kind: 'task' }>; conn: Connection }[] = [];
+  private waits: PendingWait[] = [];
+  private tickTimer: NodeJS.Timeout | null = null;
+  private running = false;
+
+  constructor(private readonly options: SimOptions = {}) {
+    this.vantage = options.vantage ?? 'server';
+    this.host = options.host ?? '127.0.0.1';
+    this.version = options.version ?? DEFAULT_VERSION;
+    this.ownsDir = options.dir === undefined;
+    this.dir = path.resolve(options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'mcbridge-sim-')));
+    this.modDir = path.join(this.dir, this.vantage === 'server' ? 'mc-agent-server' : 'mc-agent');
+    this.portFile = path.join(this.modDir, 'port.txt');
+    this.eventsFile = path.join(this.modDir, 'events.jsonl');
+    this.samplesFile = path.join(this.modDir, 'samples.jsonl');
+    this.snapshotsDir = path.join(this.modDir, 'snapshots');
+    this.random = new SeededRandom(options.seed ?? 1);
+    this.clock = options.now ?? Date.now;
+    const spec: WorldSpec = { ...defaultWorld(), ...options.world };
+    if (options.players) spec.players = options.players;
+    if (options.entities) spec.entities = options.entities;
+    this.world = new World(spec, this.random);
+    this.world.tickRate = options.tps ?? 20;
+    this.worldDir = `${path.join(this.dir, this.world.levelName)}${path.sep}.`;
+    this.client = new ClientState(options.inWorld ?? true, options.connectedServer ?? null, options.localPlayer ?? null);
+    this.caps = [...(options.capabilities ?? (this.vantage === 'server' ? SERVER_CAPABILITIES : CLIENT_CAPABILITIES))];
+    this.lineEnding = options.lineEnding ?? '\n';
+    this.eventBeforeHello = options.eventBeforeHello ?? false;
+    this.replyDelayMs = options.replyDelayMs ?? 0;
+    this.silentVerbs = [...(options.silentVerbs ?? [])];
+    this.contexts = this.newChatContexts();
+  }
+
+  // ---- lifecycle -------------------------------------------------------------------------
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  /** Open connections right now. */
+  get connections(): number {
+    return this.clients.size;
+  }
+
+  get capabilities(): readonly string[] {
+    return this.caps;
+  }
+
+  /** Changes what new hellos and CAPS advertise; verbs of withdrawn capabilities become unknown. */
+  setCapabilities(capabilities: readonly string[]): void {
+    this.caps = [...capabilities];
+  }
+
+  /** Binds, writes port.txt, emits the startup `hello` event and starts ticking. */
+  async start(port?: number): Promise<void> {
+    fs.mkdirSync(this.modDir, { recursive: true });
+    if (this.vantage === 'server') fs.mkdirSync(path.join(this.dir, this.world.levelName), { recursive: true });
+    if (!fs.existsSync(this.samplesFile)) fs.writeFileSync(this.samplesFile, '');
+    this.boundPort = await this.bind(port);
+    this.running = true;
+    try {
+      fs.writeFileSync(this.portFile, String(this.boundPort));
+    } catch (err) {
+      this.emit({ type: 'portfile_error', millis: this.millis(), message: String(err) });
+    }
+    const text =
+      this.vantage === 'server'
+        ? `mc-agent-interface server started port=${this.boundPort} dir=${this.modDir}`
+        : `mc-agent-interface started port=${this.boundPort}`;
+    this.emit(textEvent('hello', this.millis(), text));
+    if (this.options.autoTick ?? true) this.scheduleTick();
+  }
+
+  /** Server stop + start: clients hung up, WAITs dropped, context cache, chat seq and tick reset. */
+  async restart(options: { port?: number } = {}): Promise<void> {
+    await this.shutdown();
+    this.contexts = this.newChatContexts();
+    Object.assign(this.world, { tick: 0, frozen: false, stepTicks: 0, saveEnabled: true, tickRate: this.options.tps ?? 20 });
+    this.world.reassignIds();
+    await this.start(options.port);
+  }
+
+  /** Drops every current connection; the sim keeps listening. */
+  hangUp(): void {
+    for (const conn of [...this.clients]) this.drop(conn);
+  }
+
+  async stop(): Promise<void> {
+    await this.shutdown();
+    if (this.ownsDir) fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private async shutdown(): Promise<void> {
+    this.running = false;
+    if (this.tickTimer) clearTimeout(this.tickTimer);
+    this.tickTimer = null;
+    this.serverThread.clear();
+    this.clientQueue = [];
+    this.waits = [];
+    this.hangUp();
+    const server = this.server;
+    this.server = null;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private newChatContexts(): ChatContexts {
+    return new ChatContexts(this.world, {
+      capacity: this.options.contextCacheSize ?? 256,
+      ttlMillis: (this.options.contextTtlSeconds ?? 300) * 1000,
+      now: () => this.millis(),
+      random: this.random,
+    });
+  }
+
+  private listenOn(port: number): Promise<net.Server> {
+    return new Promise((resolve, reject) => {
+      const server = net.createServer((socket) => this.accept(socket));
+      server.once('error', reject);
+      server.listen({ port, host: this.host, exclusive: true }, () => {
+        server.off('error', reject);
+        server.on('error', () => {}); // accept errors must never crash the host process
+        resolve(server);
+      });
+    });
+  }
+
+  private async bind(port?: number): Promise<number> {
+    const exact = port ?? this.options.port;
+    const candidates =
+      exact !== undefined || this.options.basePort === undefined
+        ? [exact ?? 0]
+        : Array.from({ length: 20 }, (_, i) => this.options.basePort! + i);
+    for (const candidate of candidates) {
+      try {
+        this.server = await this.listenOn(candidate);
+        return (this.server.address() as net.AddressInfo).port;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || candidates.length === 1) throw err;
+      }
+    }
+    const message = this.vantage === 'server' ? 'no free server port' : 'no free bridge port';
+    this.emit({ type: 'bind_error', millis: this.millis(), message });
+    throw new Error(`${message} in ${candidates[0]}..${candidates[candidates.length - 1]}`);
+  }
+
+  // ---- connections -------------------------------------------------------------------------
+
+  /** Exactly the mod's concatenated greeting: fixed field order, no millis, no event flag. */
+  greeting(): string {
+    const caps = this.caps.map((c) => JSON.stringify(c)).join(',');
+    return (
+      `{"type":"hello","mod":"mc-agent-interface","version":${JSON.stringify(this.version)},"protocol":1,` +
+      `"minecraft":"26.2","port":${this.boundPort},"instance":"${this.vantage}","capabilities":[${caps}]}`
+    );
+  }
+
+  private startupEventText(): string {
+    return this.vantage === 'server'
+      ? `mc-agent-interface server started port=${this.boundPort} dir=${this.modDir}`
+      : `mc-agent-interface started port=${this.boundPort}`;
+  }
+
+  private accept(socket: net.Socket): void {
+    socket.setNoDelay(true);
+    const conn = new Connection(socket, () => this.lineEnding);
+    // The mod adds the client to the broadcast list before writing the greeting (the race of §1.4).
+    this.clients.add(conn);
+    if (this.eventBeforeHello) {
+      const early = this.eventBeforeHello === true ? textEvent('hello', this.millis(), this.startupEventText()) : this.eventBeforeHello;
+      conn.sendLine(toJavaJson(withEventFlag(early)));
+    }
+    conn.sendLine(this.greeting());
+    const reader = new JavaLineReader((line) => this.onLine(conn, line));
+    socket.on('data', (chunk: Buffer) => reader.push(chunk));
+    socket.on('end', () => {
+      reader.end();
+      this.drop(conn);
+    });
+    socket.on('error', () => this.drop(conn));
+    socket.on('close', () => this.drop(conn));
+  }
+
+  private drop(conn: Connection): void {
+    if (!this.clients.delete(conn)) return;
+    conn.open = false;
+    conn.socket.destroy();
+    this.waits = this.waits.filter((w) => w.conn !== conn);
+  }
+
+  private verbEnabled(verb: string): boolean {
+    const capability = VERB_CAPABILITY[verb];
+    return capability === undefined || this.caps.includes(capability);
+  }
+
+  private onLine(conn: Connection, raw: string): void {
+    const line = javaTrim(raw);
+    this.received.push(line);
+    if (line === '') return;
+    try {
+      const match = this.vantage === 'server' ? matchServerVerb(line) : matchClientVerb(line);
+      if (!match || !this.verbEnabled(match.verb)) {
+        conn.send(errorReply(this.millis(), `unknown command: ${line}`));
+        return;
+      }
+      if (this.silentVerbs.some((v) => canonicalVerb(v) === match.verb)) return;
+      const plan = this.vantage === 'server' ? planServerVerb(this.vantageHost(), match) : planClientVerb(this.vantageHost(), match);
+      this.execute(conn, match, plan);
+    } catch (err) {
+      conn.send(errorReply(this.millis(), `task failed: java.lang.RuntimeException: ${(err as Error).message}`));
+    }
+  }
+
+  private execute(conn: Connection, match: VerbMatch, plan: Plan): void {
+    switch (plan.kind) {
+      case 'now':
+        conn.send(plan.reply);
+        plan.then?.();
+        return;
+      case 'wait':
+        this.waits.push({ conn, remaining: plan.ticks });
+        return;
+      case 'task':
+        if (this.vantage === 'client') this.clientQueue.push({ match, plan, conn });
+        else this.runOnServerThread(conn, match, plan);
+        return;
+    }
+  }
+
+  private runOnServerThread(conn: Connection, match: VerbMatch, plan: Extract<Plan, { kind: 'task' }>): void {
+    this.serverThread.submit(this.delayFor(match.verb), () => {
+      if (!conn.open) return;
+      try {
+        const reply = plan.run();
+        if (reply) conn.send(reply);
+        plan.then?.();
+      } catch (err) {
+        conn.send(errorReply(this.millis(), `task failed: java.lang.RuntimeException: ${(err as Error).message}`));
+      }
+    });
+  }
+
+  private delayFor(verb: string): number {
+    const delay = this.replyDelayMs;
+    if (typeof delay === 'number') return delay;
+    for (const [key, ms] of Object.entries(delay)) if (canonicalVerb(key) === verb) return ms;
+    return delay['*'] ?? 0;
+  }
+
+  // ---- ticks -------------------------------------------------------------------------------
+
+  private scheduleTick(): void {
+    this.tickTimer = setTimeout(() => {
+      this.tickTimer = null;
+      if (!this.running) return;
+      this.tickOnce();
+      this.scheduleTick();
+    }, 1000 / this.world.tickRate);
+    this.tickTimer.unref();
+  }
+
+  /** Advances n ticks at once (for `autoTick: false` tests; also works alongside the timer). */
+  tick(n = 1): void {
+    for (let i = 0; i < n; i++) this.tickOnce();
+  }
+
+  private tickOnce(): void {
+    if (this.vantage === 'client') {
+      // Client requests queued since the last tick run now (the mod's client-tick queue).
+      for (const item of this.clientQueue.splice(0)) this.runOnServerThread(item.conn, item.match, item.plan);
+    }
+    this.world.advanceTick();
+    if (this.vantage === 'client') sampleTick(this.vantageHost());
+    // END_SERVER_TICK: every pending WAIT counts down (also while frozen; see README).
+    const due: PendingWait[] = [];
+    for (const wait of this.waits) if (--wait.remaining <= 0) due.push(wait);
+    this.waits = this.waits.filter((w) => w.remaining > 0);
+    for (const wait of due) wait.conn.send({ type: 'wait_ack', millis: this.millis(), detail: 'ticks=0' });
+  }
+
+  // ---- events and scripting ----------------------------------------------------------------
+
+  /** Sim clock: `now` option (default Date.now) plus advanceClock() offsets. */
+  millis(): number {
+    return this.clock() + this.clockOffset;
+  }
+
+  /** Moves the sim clock forward, e.g. past the context TTL. */
+  advanceClock(ms: number): void {
+    this.clockOffset += ms;
+  }
+
+  /** Pushes an event (`event:true` is added) to events.jsonl and every connection, in order. */
+  emit(event: Reply): void {
+    const line = toJavaJson(withEventFlag(event));
+    try {
+      fs.appendFileSync(this.eventsFile, `${line}\n`);
+    } catch {
+      // The file is a side channel; a missing directory must not stop the broadcast.
+    }
+    for (const conn of this.clients) conn.sendLine(line);
+  }
+
+  /** A player's chat message, receipt to broadcast, in one go. Returns the pushed event. */
+  chat(playerName: string, text: string, options: ChatOptions = {}): Reply | null {
+    if (this.vantage === 'client') {
+      const sender = this.world.findPlayerByName(playerName, true);
+      return sender ? emitClientChat(this.vantageHost() as ClientHost, sender, text) : null;
+    }
+    const event = this.contexts.chat(playerName, text, options.variant ?? 'receipt', options.receiptAgeMs);
+    if (this.caps.includes('events:chat')) this.emit(event);
+    return event;
+  }
+
+  /** Two-step chat (server): the receipt now, the broadcast later, e.g. to reorder seqs. */
+  receiveChat(playerName: string, text: string): PendingChat {
+    return this.contexts.receive(playerName, text);
+  }
+
+  broadcastChat(pending: PendingChat): Reply {
+    const event = this.contexts.broadcast(pending);
+    if (this.caps.includes('events:chat')) this.emit(event);
+    return event;
+  }
+
+  addPlayer(spec: PlayerSpec): SimEntity {
+    return this.world.addPlayer(spec);
+  }
+
+  /** Logs a player out (by name, any case, or UUID). */
+  removePlayer(nameOrUuid: string): boolean {
+    const uuid = parseUuid(nameOrUuid);
+    const player = (uuid ? this.world.players.find((p) => p.uuid === uuid) : undefined) ?? this.world.findPlayerByName(nameOrUuid);
+    if (!player) return false;
+    this.world.removeEntity(player);
+    return true;
+  }
+
+  /** Adds an entity; with `nbt` (SNBT compound) it goes through the same path as `/summon`. */
+  summon(spec: EntitySpec & { nbt?: string }): SimEntity {
+    if (spec.nbt === undefined) return this.world.addEntity(spec);
+    const { tag } = parseSnbtCompound(spec.nbt);
+    return summonEntity(this.world, normaliseId(spec.type), [spec.x, spec.y, spec.z], normaliseId(spec.dimension ?? OVERWORLD), tag);
+  }
+
+  setBlock(x: number, y: number, z: number, block: string, dimension = OVERWORLD): void {
+    this.world.setBlock(normaliseId(dimension), x, y, z, block);
+  }
+
+  private vantageHost(): ClientHost {
+    const sim = this;
+    return {
+      world: sim.world,
+      version: sim.version,
+      port: sim.boundPort,
+      modDir: sim.modDir,
+      worldDir: sim.worldDir,
+      snapshotsDir: sim.snapshotsDir,
+      chat: sim.contexts,
+      client: sim.client,
+      millis: () => sim.millis(),
+      capabilities: () => sim.caps,
+      has: (capability) => sim.caps.includes(capability),
+      emit: (event) => sim.emit(event),
+      connectionCount: () => sim.clients.size,
+      appendSample: (line) => fs.appendFileSync(sim.samplesFile, `${line}\n`),
+    };
+  }
+}
+
+function withEventFlag(event: Reply): Reply {
+  const { event: _flag, ...rest } = event;
+  return { ...rest, event: true };
+}
+
+/** Creates and starts a simulated mod. Remember `await sim.stop()`. */
+export async function startSim(options: SimOptions = {}): Promise<SimulatedMod> {
+  const sim = new SimulatedMod(options);
+  try {
+    await sim.start();
+  } catch (err) {
+    await sim.stop();
+    throw err;
+  }
+  return sim;
+}

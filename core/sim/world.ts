@@ -1,0 +1,369 @@
+/**
+ * The deterministic world behind the sim: dimensions, entities in tick (insertion) order, online
+ * players in join order, a sparse block map over a flat floor, the tick counter, world time and
+ * the vanilla tick/save/weather switches. No physics: positions change only through commands
+ * and helpers, so every reply is reproducible.
+ */
+import { normaliseId, typeInfo } from './entity-types.js';
+import type { SeededRandom } from './random.js';
+import type { Tag } from './snbt.js';
+import { parseUuid } from './uuid.js';
+
+export type GameMode = 'survival' | 'creative' | 'adventure' | 'spectator';
+export const GAME_MODES: readonly GameMode[] = ['survival', 'creative', 'adventure', 'spectator'];
+
+export const OVERWORLD = 'minecraft:overworld';
+export const THE_NETHER = 'minecraft:the_nether';
+export const THE_END = 'minecraft:the_end';
+
+export type BlockFace = 'down' | 'up' | 'north' | 'south' | 'west' | 'east';
+
+/** Pins what a player is looking at, instead of the ray cast from its yaw and pitch. */
+export type ViewOverride =
+  | { type: 'block'; pos: [number, number, number]; block?: string; face?: BlockFace }
+  | { type: 'entity'; uuid: string }
+  | { type: 'miss' };
+
+export interface SimPlayerInfo {
+  name: string;
+  gameMode: GameMode;
+  view: ViewOverride | null;
+}
+
+export interface SimEntity {
+  id: number;
+  uuid: string;
+  type: string;
+  dimension: string;
+  x: number;
+  y: number;
+  z: number;
+  vx: number;
+  vy: number;
+  vz: number;
+  yaw: number;
+  pitch: number;
+  onGround: boolean;
+  invulnerable: boolean;
+  /** 0 for non-living entities. */
+  health: number;
+  maxHealth: number;
+  customName: string | null;
+  tags: string[];
+  /** Only for `minecraft:item`. */
+  item: { id: string; count: number } | null;
+  /** NBT keys from `summon` that the sim does not model, written back into snapshots. */
+  extraNbt: Map<string, Tag>;
+  vehicle: SimEntity | null;
+  passengers: SimEntity[];
+  removed: boolean;
+  player: SimPlayerInfo | null;
+}
+
+export interface EntitySpec {
+  type: string;
+  uuid?: string;
+  x: number;
+  y: number;
+  z: number;
+  dimension?: string;
+  vx?: number;
+  vy?: number;
+  vz?: number;
+  yaw?: number;
+  pitch?: number;
+  health?: number;
+  onGround?: boolean;
+  invulnerable?: boolean;
+  customName?: string;
+  tags?: string[];
+  item?: { id: string; count: number };
+  /** UUID of an existing entity to ride. */
+  vehicle?: string;
+}
+
+export interface PlayerSpec {
+  name: string;
+  uuid?: string;
+  x: number;
+  y: number;
+  z: number;
+  dimension?: string;
+  gameMode?: GameMode;
+  yaw?: number;
+  pitch?: number;
+  health?: number;
+  view?: ViewOverride;
+}
+
+export interface BlockSpec {
+  dimension?: string;
+  x: number;
+  y: number;
+  z: number;
+  block: string;
+}
+
+export interface WorldSpec {
+  levelName: string;
+  dimensions: string[];
+  dayTime: number;
+  gameTime: number;
+  /** World spawn: where console commands run from and where killed players respawn. */
+  spawn: { x: number; y: number; z: number };
+  /** Every block at or below this y is the dimension's floor block (stone, netherrack, end stone). */
+  floorY: number;
+  entities: EntitySpec[];
+  players: PlayerSpec[];
+  blocks: BlockSpec[];
+}
+
+export const STEVE_UUID = '5c0ad0c4-3f6b-4a8e-9d21-7b4f6e2a1c93';
+
+/** Motion of a living entity standing on the ground (gravity, once per tick, then drag). */
+export const RESTING_VY = -0.0784000015258789;
+
+/**
+ * The world every sim starts with unless told otherwise. Entities load before Steve joins, so
+ * Steve comes last in tick order. Steve looks north and 45° down at the stone floor block
+ * (0, 63, -2).
+ */
+export function defaultWorld(): WorldSpec {
+  return {
+    levelName: 'world',
+    dimensions: [OVERWORLD, THE_NETHER, THE_END],
+    dayTime: 1000,
+    gameTime: 1000,
+    spawn: { x: 0, y: 64, z: 0 },
+    floorY: 63,
+    entities: [
+      { type: 'minecraft:pig', uuid: '1f6a3c2e-8b4d-4f7a-9e05-3c2b1a0f9e8d', x: 3.5, y: 64, z: 2.5, yaw: 90 },
+      { type: 'minecraft:cow', uuid: '2a7b4d3f-9c5e-4a8b-8f16-4d3c2b1a0f9e', x: -4.5, y: 64, z: 3.5, yaw: 0 },
+      { type: 'minecraft:zombie', uuid: '3b8c5e4a-0d6f-4b9c-a027-5e4d3c2b1a0f', x: 6.5, y: 64, z: -5.5, yaw: -90 },
+      { type: 'minecraft:chicken', uuid: '4c9d6f5b-1e7a-4cad-b138-6f5e4d3c2b1a', x: 1.5, y: 64, z: 6.5, yaw: 180 },
+      {
+        type: 'minecraft:item',
+        uuid: '5d0e7a6c-2f8b-4dbe-8249-7a6f5e4d3c2b',
+        x: 2.25,
+        y: 64,
+        z: -1.75,
+        item: { id: 'minecraft:diamond', count: 1 },
+      },
+    ],
+    players: [{ name: 'Steve', uuid: STEVE_UUID, x: 0.5, y: 64, z: 0.5, gameMode: 'survival', yaw: 180, pitch: 45 }],
+    blocks: [],
+  };
+}
+
+const FLOOR_BLOCKS: Record<string, string> = {
+  [OVERWORLD]: 'minecraft:stone',
+  [THE_NETHER]: 'minecraft:netherrack',
+  [THE_END]: 'minecraft:end_stone',
+};
+
+export class World {
+  readonly levelName: string;
+  readonly dimensions: string[];
+  readonly spawn: { x: number; y: number; z: number };
+  readonly floorY: number;
+  /** Tick order: spawn/join order across all dimensions. */
+  readonly entities: SimEntity[] = [];
+  /** Online players in join order (the "first player" of the protocol). */
+  readonly players: SimEntity[] = [];
+  private readonly blocks = new Map<string, string>();
+  private nextEntityId = 1;
+
+  /** Server ticks since this server start (STATE `tick`); keeps counting while frozen, as vanilla's does. */
+  tick = 0;
+  gameTime: number;
+  dayTime: number;
+  frozen = false;
+  /** Ticks `tick step` still has to run while frozen. */
+  stepTicks = 0;
+  tickRate = 20;
+  saveEnabled = true;
+  saves = 0;
+  weather: 'clear' | 'rain' | 'thunder' = 'clear';
+  readonly forcedChunks = new Map<string, Set<string>>();
+
+  constructor(
+    spec: WorldSpec,
+    private readonly random: SeededRandom,
+  ) {
+    this.levelName = spec.levelName;
+    this.dimensions = [...spec.dimensions];
+    this.spawn = { ...spec.spawn };
+    this.floorY = spec.floorY;
+    this.dayTime = spec.dayTime;
+    this.gameTime = spec.gameTime;
+    for (const block of spec.blocks) this.setBlock(block.dimension ?? OVERWORLD, block.x, block.y, block.z, block.block);
+    for (const entity of spec.entities) this.addEntity(entity);
+    for (const player of spec.players) this.addPlayer(player);
+  }
+
+  /** One server tick. World time only moves when the game runs (or steps) — `tick freeze` stops it. */
+  advanceTick(): void {
+    this.tick++;
+    const runs = !this.frozen || this.stepTicks > 0;
+    if (this.frozen && this.stepTicks > 0) this.stepTicks--;
+    if (runs) {
+      this.gameTime++;
+      this.dayTime++;
+    }
+  }
+
+  hasDimension(dimension: string): boolean {
+    return this.dimensions.includes(dimension);
+  }
+
+  private freshUuid(wanted: string | undefined): string {
+    if (wanted !== undefined) {
+      const uuid = parseUuid(wanted);
+      if (!uuid) throw new Error(`not a UUID: ${wanted}`);
+      if (this.findByUuid(uuid)) throw new Error(`duplicate UUID: ${uuid}`);
+      return uuid;
+    }
+    let uuid = this.random.uuid();
+    while (this.findByUuid(uuid)) uuid = this.random.uuid();
+    return uuid;
+  }
+
+  private checkDimension(dimension: string): string {
+    const id = normaliseId(dimension);
+    if (!this.hasDimension(id)) throw new Error(`no such dimension: ${dimension}`);
+    return id;
+  }
+
+  addEntity(spec: EntitySpec): SimEntity {
+    const type = normaliseId(spec.type);
+    const info = typeInfo(type);
+    const onGround = spec.onGround ?? true;
+    const entity: SimEntity = {
+      id: this.nextEntityId++,
+      uuid: this.freshUuid(spec.uuid),
+      type,
+      dimension: this.checkDimension(spec.dimension ?? OVERWORLD),
+      x: spec.x,
+      y: spec.y,
+      z: spec.z,
+      vx: spec.vx ?? 0,
+      vy: spec.vy ?? (info.living && onGround ? RESTING_VY : 0),
+      vz: spec.vz ?? 0,
+      yaw: spec.yaw ?? 0,
+      pitch: spec.pitch ?? 0,
+      onGround,
+      invulnerable: spec.invulnerable ?? false,
+      health: info.living ? (spec.health ?? info.maxHealth) : 0,
+      maxHealth: info.living ? info.maxHealth : 0,
+      customName: spec.customName ?? null,
+      tags: [...(spec.tags ?? [])],
+      item: type === 'minecraft:item' ? (spec.item ?? { id: 'minecraft:stone', count: 1 }) : null,
+      extraNbt: new Map(),
+      vehicle: null,
+      passengers: [],
+      removed: false,
+      player: null,
+    };
+    this.entities.push(entity);
+    if (spec.vehicle !== undefined) {
+      const vehicle = this.findByUuid(parseUuid(spec.vehicle) ?? spec.vehicle);
+      if (!vehicle) throw new Error(`no vehicle with UUID ${spec.vehicle}`);
+      this.mount(entity, vehicle);
+    }
+    return entity;
+  }
+
+  addPlayer(spec: PlayerSpec): SimEntity {
+    if (this.findPlayerByName(spec.name, true)) throw new Error(`player ${spec.name} is already online`);
+    const entity = this.addEntity({
+      type: 'minecraft:player',
+      uuid: spec.uuid,
+      x: spec.x,
+      y: spec.y,
+      z: spec.z,
+      dimension: spec.dimension,
+      yaw: spec.yaw,
+      pitch: spec.pitch,
+      health: spec.health,
+    });
+    entity.player = { name: spec.name, gameMode: spec.gameMode ?? 'survival', view: spec.view ?? null };
+    this.players.push(entity);
+    return entity;
+  }
+
+  mount(passenger: SimEntity, vehicle: SimEntity): void {
+    this.dismount(passenger);
+    passenger.vehicle = vehicle;
+    vehicle.passengers.push(passenger);
+    passenger.dimension = vehicle.dimension;
+    passenger.x = vehicle.x;
+    passenger.y = vehicle.y;
+    passenger.z = vehicle.z;
+  }
+
+  dismount(passenger: SimEntity): void {
+    const vehicle = passenger.vehicle;
+    if (!vehicle) return;
+    vehicle.passengers = vehicle.passengers.filter((p) => p !== passenger);
+    passenger.vehicle = null;
+  }
+
+  /** Removes an entity (kill, discard, player leaving); its passengers stay, dismounted. */
+  removeEntity(entity: SimEntity): void {
+    if (entity.removed) return;
+    this.dismount(entity);
+    for (const passenger of [...entity.passengers]) this.dismount(passenger);
+    entity.removed = true;
+    this.entities.splice(this.entities.indexOf(entity), 1);
+    const playerIndex = this.players.indexOf(entity);
+    if (playerIndex >= 0) this.players.splice(playerIndex, 1);
+  }
+
+  findByUuid(uuid: string): SimEntity | undefined {
+    const wanted = uuid.toLowerCase();
+    return this.entities.find((e) => e.uuid === wanted);
+  }
+
+  /** Exact name first, then case-insensitive (how PLAYER resolves names). */
+  findPlayerByName(name: string, exactOnly = false): SimEntity | undefined {
+    const exact = this.players.find((p) => p.player!.name === name);
+    if (exact || exactOnly) return exact;
+    const lower = name.toLowerCase();
+    return this.players.find((p) => p.player!.name.toLowerCase() === lower);
+  }
+
+  entitiesIn(dimension: string): SimEntity[] {
+    return this.entities.filter((e) => e.dimension === dimension);
+  }
+
+  /** The first online player's dimension, else the overworld (the "primary level"). */
+  primaryDimension(): string {
+    return this.players[0]?.dimension ?? OVERWORLD;
+  }
+
+  firstPlayerIn(dimension: string): SimEntity | undefined {
+    return this.players.find((p) => p.dimension === dimension);
+  }
+
+  displayName(entity: SimEntity): string {
+    if (entity.player) return entity.player.name;
+    if (entity.customName !== null) return entity.customName;
+    if (entity.item) return typeInfo(entity.item.id).name;
+    return typeInfo(entity.type).name;
+  }
+
+  blockAt(dimension: string, x: number, y: number, z: number): string {
+    const placed = this.blocks.get(`${dimension} ${x} ${y} ${z}`);
+    if (placed !== undefined) return placed;
+    return y <= this.floorY ? (FLOOR_BLOCKS[dimension] ?? 'minecraft:stone') : 'minecraft:air';
+  }
+
+  setBlock(dimension: string, x: number, y: number, z: number, block: string): void {
+    this.blocks.set(`${dimension} ${x} ${y} ${z}`, normaliseId(block));
+  }
+
+  /** Entity ids are runtime ids: a new server start hands out new ones (same tick order). */
+  reassignIds(): void {
+    for (const entity of this.entities) entity.id = this.nextEntityId++;
+  }
+}

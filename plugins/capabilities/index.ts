@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { definePlugin, defineTool, HOST_API_VERSION } from '../../core/index.js';
+
+export const capabilitiesPlugin = definePlugin({
+  name: 'capabilities',
+  version: '1.0.0',
+  apiVersion: HOST_API_VERSION,
+  tools: [
+    defineTool({
+      name: 'capabilities',
+      description:
+        'What the connected mod advertises (raw CAPS) and the toolkit surface it allows: every tool, supported or not, ' +
+        'with the missing capability and the reason. Asks the mod again when it is connected, so the answer is current.',
+      input: z.object({}).strict(),
+      annotations: { readOnly: true, idempotent: true },
+      run: async (_args, ctx) => {
+        let caps: Record<string, unknown> | null = null;
+        let refreshError: string | undefined;
+        const connected = (ctx.host.status().connected as boolean) === true;
+        if (connected) {
+          try {
+            caps = await ctx.request('CAPS');
+          } catch (err) {
+            refreshError = (err as Error).message;
+          }
+        }
+        const surface = ctx.host.surface();
+        return {
+          ...(caps ?? { type: 'capabilities' }),
+          connected,
+          instance: surface.instance,
+          modCapabilities: surface.modCapabilities,
+          ...(refreshError ? { refreshError } : {}),
+          surface,
+        };
+      },
+    }),
+  ],
+});
+
+export default capabilitiesPlugin;

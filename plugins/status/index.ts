@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { definePlugin, defineTool, HOST_API_VERSION } from '../../core/index.js';
+
+export const statusPlugin = definePlugin({
+  name: 'status',
+  version: '1.0.0',
+  apiVersion: HOST_API_VERSION,
+  tools: [
+    defineTool({
+      name: 'status',
+      description:
+        'Health of the bridge: whether the game (mod) is connected, which port and vantage, the last connection error, ' +
+        'buffered event counters and uptime. Costs nothing and never touches the game; call it first when something fails.',
+      input: z.object({}).strict(),
+      annotations: { readOnly: true, idempotent: true },
+      run: async (_args, ctx) => ctx.host.status(),
+    }),
+  ],
+});
+
+export default statusPlugin;
