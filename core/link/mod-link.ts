@@ -125,6 +125,8 @@ export class ModLink extends EventEmitter {
   private owed: { line: string; replies: readonly string[]; timer: NodeJS.Timeout } | null = null;
   private sideActive = 0;
   private sideWaiters: Array<() => void> = [];
+  /** Ends each side connection in use; stop() calls them all. */
+  private readonly sideAborts = new Set<() => void>();
   private attempt = 0;
   private reconnectNow = false;
   private wake: (() => void) | null = null;
@@ -171,6 +173,7 @@ export class ModLink extends EventEmitter {
     this.setState('stopped');
     this.wake?.();
     this.conn?.close();
+    for (const abort of [...this.sideAborts]) abort();
     await this.loop;
   }
 
@@ -549,6 +552,7 @@ export class ModLink extends EventEmitter {
         const finish = (err: McbridgeError | null, reply?: ModReply) => {
           if (done) return;
           done = true;
+          this.sideAborts.delete(onStop);
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
           conn?.close();
@@ -563,6 +567,8 @@ export class ModLink extends EventEmitter {
           this.stats.cancelled += 1;
           finish(cancelledError(line));
         };
+        const onStop = () => finish(new McbridgeError('unavailable', `the daemon stopped before '${line}' was answered`));
+        this.sideAborts.add(onStop);
         signal?.addEventListener('abort', onAbort, { once: true });
         if (signal?.aborted) {
           onAbort();

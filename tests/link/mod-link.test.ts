@@ -251,6 +251,16 @@ describe('ModLink blocking verbs', () => {
     expect(second.conn).toBe(2);
   });
 
+  it('stop() ends a pending WAIT at once and closes its connection', async () => {
+    const { link, mod } = await setup();
+    await ready(link);
+    const wait = errorCode(link.request('WAIT 2000'));
+    await waitUntil(() => mod.connections.length === 2, 2_000, 'the side connection');
+    await link.stop();
+    expect(await wait).toBe('unavailable');
+    await waitUntil(() => mod.open === 0, 2_000, 'every connection to close');
+  });
+
   it('WAIT 0 answers on the main connection', async () => {
     const { link, mod } = await setup({ respond: (line) => (line === 'WAIT 0' ? [{ line: { type: 'wait_ack', millis: 1, detail: 'ticks=0' } }] : undefined) });
     await ready(link);
