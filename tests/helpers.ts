@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import net from 'node:net';
 import { ApiClient } from '../core/api/client.js';
 import { startDaemon, type Daemon, type DaemonOptions } from '../core/daemon.js';
+import { LineSplitter } from '../core/lines.js';
 import { silentLogger } from '../core/log.js';
 import { startSim, type SimOptions, type SimulatedMod } from '../core/sim/index.js';
 import { waitUntil } from './wait-until.js';
@@ -48,19 +49,14 @@ export async function rawConnection(port: number): Promise<{ send(line: string |
   await once(socket, 'connect');
   const lines: string[] = [];
   const waiters: Array<(line: string) => void> = [];
-  let buffer = '';
-  socket.setEncoding('utf8');
-  socket.on('data', (chunk: string) => {
-    buffer += chunk;
-    let nl: number;
-    while ((nl = buffer.indexOf('\n')) !== -1) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
+  const splitter = new LineSplitter({
+    onLine: (line) => {
       const waiter = waiters.shift();
       if (waiter) waiter(line);
       else lines.push(line);
-    }
+    },
   });
+  socket.on('data', (chunk: Buffer) => splitter.push(chunk));
   return {
     send: (line) => socket.write(typeof line === 'string' ? line + '\n' : line),
     next: () =>

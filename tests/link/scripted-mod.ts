@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import net from 'node:net';
+import { LineSplitter } from '../../core/lines.js';
 
 export interface ScriptedReply {
   /** Milliseconds after the request arrived. */
@@ -101,15 +102,10 @@ export class ScriptedMod {
     socket.on('error', () => {});
     for (const line of this.options.preHello ?? []) conn.write(line);
     if (this.options.hello !== null) conn.write({ ...SERVER_HELLO, port: this.port, ...this.options.hello });
-    let buffer = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      let nl: number;
-      while ((nl = buffer.indexOf('\n')) !== -1) {
-        const line = buffer.slice(0, nl).trim();
-        buffer = buffer.slice(nl + 1);
-        if (!line) continue;
+    const splitter = new LineSplitter({
+      onLine: (raw) => {
+        const line = raw.trim();
+        if (!line) return;
         conn.received.push(line);
         const replies = this.options.respond?.(line, conn) ?? defaultRespond(line);
         for (const reply of replies ?? []) {
@@ -123,7 +119,8 @@ export class ScriptedMod {
           }, reply.delayMs);
           this.timers.add(timer);
         }
-      }
+      },
     });
+    socket.on('data', (chunk: Buffer) => splitter.push(chunk));
   }
 }
