@@ -210,11 +210,7 @@ export class SimulatedMod {
     } catch (err) {
       this.emit({ type: 'portfile_error', millis: this.millis(), message: String(err) });
     }
-    const text =
-      this.vantage === 'server'
-        ? `mc-agent-interface server started port=${this.boundPort} dir=${this.modDir}`
-        : `mc-agent-interface started port=${this.boundPort}`;
-    this.emit(textEvent('hello', this.millis(), text));
+    this.emit(textEvent('hello', this.millis(), this.startupEventText()));
     if (this.options.autoTick ?? true) this.scheduleTick();
   }
 
@@ -222,8 +218,7 @@ export class SimulatedMod {
   async restart(options: { port?: number } = {}): Promise<void> {
     await this.shutdown();
     this.contexts = this.newChatContexts();
-    Object.assign(this.world, { tick: 0, frozen: false, stepTicks: 0, saveEnabled: true, tickRate: this.options.tps ?? 20 });
-    this.world.reassignIds();
+    this.world.serverRestarted(this.options.tps ?? 20);
     await this.start(options.port);
   }
 
@@ -411,12 +406,12 @@ export class SimulatedMod {
   }
 
   private tickOnce(): void {
-    if (this.vantage === 'client') {
-      // Client requests queued since the last tick run now (the mod's client-tick queue).
-      for (const item of this.clientQueue.splice(0)) this.runOnServerThread(item.conn, item.match, item.plan);
-    }
     this.world.advanceTick();
-    if (this.vantage === 'client') sampleTick(this.vantageHost());
+    if (this.vantage === 'client') {
+      // Client requests queued since the last tick run now (the mod's client-tick queue), then recording.
+      for (const item of this.clientQueue.splice(0)) this.runOnServerThread(item.conn, item.match, item.plan);
+      sampleTick(this.vantageHost());
+    }
     // END_SERVER_TICK: every pending WAIT counts down (also while frozen; see README).
     const due: PendingWait[] = [];
     for (const wait of this.waits) if (--wait.remaining <= 0) due.push(wait);

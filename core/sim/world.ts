@@ -362,8 +362,16 @@ export class World {
     this.blocks.set(`${dimension} ${x} ${y} ${z}`, normaliseId(block));
   }
 
-  /** Entity ids are runtime ids: a new server start hands out new ones (same tick order). */
-  reassignIds(): void {
+  /**
+   * A new server start on the same save: the tick counter and the tick/save switches reset, and
+   * entities get new runtime ids (same tick order). Blocks, entities and world time persist.
+   */
+  serverRestarted(tickRate: number): void {
+    this.tick = 0;
+    this.frozen = false;
+    this.stepTicks = 0;
+    this.saveEnabled = true;
+    this.tickRate = tickRate;
     for (const entity of this.entities) entity.id = this.nextEntityId++;
   }
 }
