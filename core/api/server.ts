@@ -34,6 +34,9 @@ interface Connection {
   topics: Set<string>;
   inFlight: Map<string, AbortController>;
   gap: { dropped: number; fromSeq: number; toSeq: number } | null;
+  /** Event frames pushed in this tick, not yet written (see `queuePush`). */
+  pending: Buffer[] | null;
+  pendingBytes: number;
 }
 
 function idKey(id: unknown): string {
@@ -58,6 +61,7 @@ export class LocalApiServer {
   private readonly onSurface: () => void;
   private boundPort: number | null = null;
   private readonly bindHost: string;
+  private pendingConns: Connection[] = [];
 
   constructor(private readonly host: Host, private readonly options: LocalApiOptions) {
     this.bindHost = options.host ?? DEFAULT_API_HOST;
@@ -113,7 +117,7 @@ export class LocalApiServer {
 
   private accept(socket: net.Socket): void {
     socket.setNoDelay(true);
-    const conn: Connection = { socket, topics: new Set(), inFlight: new Map(), gap: null };
+    const conn: Connection = { socket, topics: new Set(), inFlight: new Map(), gap: null, pending: null, pendingBytes: 0 };
     this.connections.add(conn);
     const maxLineBytes = this.options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     const splitter = new LineSplitter({
@@ -230,16 +234,18 @@ export class LocalApiServer {
   }
 
   private send(conn: Connection, frame: ServerFrame): void {
-    if (!conn.socket.destroyed) conn.socket.write(JSON.stringify(frame) + '\n');
+    if (conn.socket.destroyed) return;
+    this.flushPending(conn); // keep the order: pushes queued before this frame go first
+    conn.socket.write(JSON.stringify(frame) + '\n');
   }
 
   // ---- pushes --------------------------------------------------------------------
 
   private push(category: string, event: RecordedEvent): void {
-    let line: string | undefined;
+    let line: Buffer | undefined;
     for (const conn of this.connections) {
       if (!conn.topics.has(category) && !conn.topics.has('*')) continue;
-      if (conn.gap || conn.socket.writableLength > SUBSCRIBER_HIGH_WATER) {
+      if (conn.gap || conn.socket.writableLength + conn.pendingBytes > SUBSCRIBER_HIGH_WATER) {
         // Never block the link or the other subscribers on a slow reader.
         if (conn.gap) {
           conn.gap.dropped += 1;
@@ -249,9 +255,51 @@ export class LocalApiServer {
         }
         continue;
       }
-      line ??= JSON.stringify({ type: 'event', event: category, data: event }) + '\n';
-      conn.socket.write(line);
+      // Encoded once, shared by every subscriber.
+      line ??= Buffer.from(JSON.stringify({ type: 'event', event: category, data: event }) + '\n');
+      this.queuePush(conn, line);
     }
+  }
+
+  /**
+   * Pushes made in one synchronous run (all the events parsed from one read of the mod
+   * socket) leave as one write per subscriber, not one write per event per subscriber:
+   * the frames wait in `pending` until the next tick, and subscribers that got the same
+   * frames share one concatenated buffer. Every other write to the connection flushes
+   * `pending` first, so bytes and order are unchanged; `pendingBytes` counts toward the
+   * high-water mark like bytes in the socket's own buffer.
+   */
+  private queuePush(conn: Connection, line: Buffer): void {
+    if (conn.pending === null) {
+      conn.pending = [];
+      if (this.pendingConns.push(conn) === 1) process.nextTick(this.flushAllPending);
+    }
+    conn.pending.push(line);
+    conn.pendingBytes += line.length;
+  }
+
+  private readonly flushAllPending = (): void => {
+    const conns = this.pendingConns;
+    this.pendingConns = [];
+    let sharedFrom: Buffer[] | null = null;
+    let shared: Buffer | null = null;
+    for (const conn of conns) {
+      const list = conn.pending;
+      if (list === null) continue; // already flushed by an earlier write
+      if (list.length > 1 && !(sharedFrom && sameItems(sharedFrom, list))) {
+        sharedFrom = list;
+        shared = Buffer.concat(list);
+      }
+      this.flushPending(conn, list.length > 1 ? shared! : undefined);
+    }
+  };
+
+  private flushPending(conn: Connection, joined?: Buffer): void {
+    const list = conn.pending;
+    if (list === null) return;
+    conn.pending = null;
+    conn.pendingBytes = 0;
+    conn.socket.write(joined ?? (list.length === 1 ? list[0]! : Buffer.concat(list)));
   }
 
   private flushGap(conn: Connection): void {
@@ -266,9 +314,17 @@ export class LocalApiServer {
     for (const conn of this.connections) {
       if (!conn.topics.has('surface') && !conn.topics.has('*')) continue;
       line ??= JSON.stringify({ type: 'event', event: 'surface', data: this.host.manifest() }) + '\n';
-      if (!conn.socket.destroyed) conn.socket.write(line);
+      if (conn.socket.destroyed) continue;
+      this.flushPending(conn);
+      conn.socket.write(line);
     }
   }
+}
+
+function sameItems(a: readonly Buffer[], b: readonly Buffer[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function errorFrame(id: unknown, error: McbridgeError): ServerFrame {

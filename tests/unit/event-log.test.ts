@@ -92,6 +92,15 @@ describe('EventLog.record', () => {
     expect(log().record({ type }).category).toBe(category);
   });
 
+  it("keeps the mod's own chat seq as modSeq while seq is the daemon's", () => {
+    const l = log();
+    l.record({ type: 'game' });
+    const chat = l.record({ type: 'chat', seq: 12, text: 'hi' });
+    expect(chat.seq).toBe(2);
+    expect(chat.modSeq).toBe(12);
+    expect(l.record({ type: 'game' })).not.toHaveProperty('modSeq');
+  });
+
   it('takes contextId from context_id or contextId, only when a non-empty string', () => {
     const l = log();
     expect(l.record({ type: 'chat', context_id: 'ctx-1' }).contextId).toBe('ctx-1');

@@ -1,0 +1,53 @@
+/**
+ * Small statistics and formatting helpers for the benchmark. Node built-ins only.
+ */
+
+export function median(values: readonly number[]): number {
+  return percentile(values, 50);
+}
+
+/** Nearest-rank percentile (p in 0..100) of an unsorted sample; NaN when empty. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
+}
+
+export function mean(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  let sum = 0;
+  for (const v of values) sum += v;
+  return sum / values.length;
+}
+
+/** Round to a number of significant-looking decimals, keeping JSON output short. */
+export function round(value: number, decimals = 2): number {
+  if (!Number.isFinite(value)) return value;
+  const f = 10 ** decimals;
+  return Math.round(value * f) / f;
+}
+
+export function fmtInt(value: number): string {
+  if (!Number.isFinite(value)) return 'n/a';
+  return Math.round(value).toLocaleString('en-US');
+}
+
+export function fmtNum(value: number, decimals = 2): string {
+  if (!Number.isFinite(value)) return 'n/a';
+  return value.toFixed(decimals);
+}
+
+export function fmtMiB(bytes: number | null): string {
+  if (bytes === null || !Number.isFinite(bytes)) return 'n/a';
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+/** A plain left/right-aligned text table: the first column left, the rest right. */
+export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const rule = widths.map((w) => '-'.repeat(w)).join('  ');
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}
