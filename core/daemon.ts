@@ -1,4 +1,6 @@
 import { LocalApiServer } from './api/server.js';
+import type { LoadedConfig } from './config/load.js';
+import { ConfigRuntime } from './config/runtime.js';
 import { Host, type LinkSettings, type PluginEntry } from './host.js';
 import type { Vantage } from './link/discovery.js';
 import type { Logger } from './log.js';
@@ -16,6 +18,13 @@ export interface DaemonOptions {
   sim?: boolean | { dir?: string; seed?: number };
   /** Plugins beyond the built-ins (config, npm). */
   plugins?: PluginEntry[];
+  /**
+   * A loaded config: its plugins, composites and policy join the host (`policy` above holds the
+   * command-line flags, which win). With a file and `watch`, edits are applied while running.
+   */
+  config?: { loaded: LoadedConfig; watch?: boolean };
+  /** Leave the built-in plugins out (tests of a plugin on its own). */
+  builtins?: boolean;
   log: Logger;
 }
 
@@ -24,6 +33,8 @@ export interface Daemon {
   api: LocalApiServer;
   apiAddress: { host: string; port: number };
   sim: SimulatedMod | null;
+  /** The config in force, when one was given. */
+  config: ConfigRuntime | null;
   /** Resolves when a client called `stop` or `stop()` ran. */
   stopped: Promise<void>;
   stop(): Promise<void>;
@@ -46,14 +57,34 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     buffer: options.buffer,
     log: options.log,
     policy: options.policy,
-    plugins: [...builtinPlugins.map((plugin) => ({ plugin, source: 'built-in' as const })), ...(options.plugins ?? [])],
+    plugins: [
+      ...(options.builtins === false ? [] : builtinPlugins.map((plugin) => ({ plugin, source: 'built-in' as const }))),
+      ...(options.plugins ?? []),
+    ],
   });
+  let config: ConfigRuntime | null = null;
+  if (options.config) {
+    config = new ConfigRuntime(host, {
+      loaded: options.config.loaded,
+      overrides: options.policy,
+      watch: options.config.watch,
+      log: options.log,
+    });
+    try {
+      await config.start();
+    } catch (err) {
+      await host.stop();
+      await sim?.stop();
+      throw err;
+    }
+  }
 
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
+      await config?.close();
       await api.close();
       await host.stop();
       await sim?.stop();
@@ -67,10 +98,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   try {
     apiAddress = await api.listen();
   } catch (err) {
+    await config?.close();
     await sim?.stop();
     throw err;
   }
   await host.start();
+  config?.watch();
   options.log.info({ api: apiAddress, vantage }, `mcbridge daemon listening on ${apiAddress.host}:${apiAddress.port}`);
-  return { host, api, apiAddress, sim, stopped, stop };
+  return { host, api, apiAddress, sim, config, stopped, stop };
 }

@@ -44,6 +44,13 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 /** Anything thrown, as a typed error; unknown throwables become `internal`. */
 export function toMcbridgeError(err: unknown): McbridgeError {
   if (err instanceof McbridgeError) return err;
+  // A plugin package can load its own copy of mcbridge (its `mcbridge` peer resolved to another
+  // path, or a test importing sources next to a built package): recognise the error by shape.
+  const foreign = err as { name?: unknown; code?: unknown; message?: unknown; details?: unknown } | null;
+  if (err instanceof Error && foreign?.name === 'McbridgeError' && isErrorCode(foreign.code)) {
+    const details = foreign.details && typeof foreign.details === 'object' ? (foreign.details as Record<string, unknown>) : undefined;
+    return new McbridgeError(foreign.code, err.message, details);
+  }
   if (err instanceof Error && err.name === 'AbortError') {
     return new McbridgeError('cancelled', 'the request was cancelled');
   }

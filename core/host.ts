@@ -18,6 +18,8 @@ export interface PluginEntry {
   plugin: Plugin;
   source?: PluginSource;
   options?: unknown;
+  /** Where it came from (package directory, config file), shown by `mcbridge plugins`. */
+  from?: string;
 }
 
 export type LinkSettings = Omit<ModLinkOptions, 'vantage' | 'log' | 'onEvent'>;
@@ -40,12 +42,28 @@ export interface CallOptions {
 interface PluginRecord {
   plugin: Plugin;
   source: PluginSource;
+  from?: string;
   config: unknown;
   tools: string[];
   state: 'loaded' | 'failed';
   error?: string;
   stopController: AbortController;
   started: Service[];
+}
+
+/** Rename legacy parameter names to the ones the schema declares. */
+function applyParamAliases(tool: string, args: unknown, aliases: Record<string, string> | undefined): unknown {
+  if (!aliases || args === null || typeof args !== 'object' || Array.isArray(args)) return args;
+  const out: Record<string, unknown> = { ...(args as Record<string, unknown>) };
+  for (const [alias, canonical] of Object.entries(aliases)) {
+    if (!(alias in out)) continue;
+    if (canonical in out) {
+      throw new McbridgeError('invalid_params', `invalid params for '${tool}': give '${canonical}' or its older name '${alias}', not both`);
+    }
+    out[canonical] = out[alias];
+    delete out[alias];
+  }
+  return out;
 }
 
 /** Zod's issues, as one sentence that names each field. */
@@ -93,8 +111,11 @@ export class Host extends EventEmitter {
     for (const entry of options.plugins ?? []) this.use(entry.plugin, entry);
   }
 
-  /** Load a plugin: validate it and its options, then register its tools. */
-  use(candidate: Plugin, entry: { source?: PluginSource; options?: unknown } = {}): void {
+  /**
+   * Load a plugin: validate it and its options, then register its tools. On a started host its
+   * setup runs at once; the promise settles when it is done (a failing setup is reported, not thrown).
+   */
+  use(candidate: Plugin, entry: Omit<PluginEntry, 'plugin'> = {}): Promise<void> {
     const source = entry.source ?? 'config';
     const plugin = validatePlugin(candidate, source);
     if (this.records.has(plugin.name)) {
@@ -110,8 +131,19 @@ export class Host extends EventEmitter {
     }
     const tools = this.registry.registerPlugin(plugin).map((t) => t.name);
     const record: PluginRecord = { plugin, source, config, tools, state: 'loaded', stopController: new AbortController(), started: [] };
+    if (entry.from !== undefined) record.from = entry.from;
     this.records.set(plugin.name, record);
-    if (this.started) void this.setupPlugin(record);
+    return this.started ? this.setupPlugin(record) : Promise.resolve();
+  }
+
+  /** Unload a plugin: stop its services, dispose it and remove its tools. False if it was not loaded. */
+  async remove(name: string): Promise<boolean> {
+    const record = this.records.get(name);
+    if (!record) return false;
+    this.records.delete(name);
+    this.registry.unregisterPlugin(name);
+    if (record.state === 'loaded' && this.started) await this.stopPlugin(record);
+    return true;
   }
 
   async start(): Promise<void> {
@@ -189,13 +221,14 @@ export class Host extends EventEmitter {
   capsView(): CapsView {
     const status = this.link.status();
     const instance = status.instance;
+    const minecraft = typeof status.hello?.minecraft === 'string' ? status.hello.minecraft : null;
     if (status.connected) {
-      return { caps: this.link.caps, source: this.link.caps ? 'mod' : 'unknown', vantage: this.vantage, instance };
+      return { caps: this.link.caps, source: this.link.caps ? 'mod' : 'unknown', vantage: this.vantage, instance, minecraft };
     }
     if (status.capsSource !== null || this.link.caps !== null) {
-      return { caps: this.link.caps, source: 'last-known', vantage: this.vantage, instance };
+      return { caps: this.link.caps, source: 'last-known', vantage: this.vantage, instance, minecraft };
     }
-    return { caps: normalizeCaps([...DEFAULT_CAPS[this.vantage]]), source: 'default', vantage: this.vantage, instance };
+    return { caps: normalizeCaps([...DEFAULT_CAPS[this.vantage]]), source: 'default', vantage: this.vantage, instance, minecraft };
   }
 
   surface(): Surface {
@@ -241,6 +274,8 @@ export class Host extends EventEmitter {
   plugins(): PluginInfo[] {
     return [...this.records.values()].map((r) => {
       const info: PluginInfo = { name: r.plugin.name, version: r.plugin.version, source: r.source, tools: r.tools, state: r.state };
+      if (r.from) info.from = r.from;
+      if (r.plugin.description) info.description = r.plugin.description;
       if (r.error) info.error = r.error;
       return info;
     });
@@ -264,7 +299,9 @@ export class Host extends EventEmitter {
       link: { connectedAt: link.connectedAt, inFlight: link.inFlight, queued: link.queued, owed: link.owed, stats: link.stats },
       events: this.events.stats(),
       tools: { total: manifest.tools.length, available: manifest.tools.filter((t) => t.available).length, revision: manifest.revision },
-      plugins: this.plugins().map((p) => ({ name: p.name, state: p.state, ...(p.error ? { error: p.error } : {}) })),
+      plugins: this.plugins().map((p) => ({
+        name: p.name, version: p.version, source: p.source, state: p.state, ...(p.from ? { from: p.from } : {}), ...(p.error ? { error: p.error } : {}),
+      })),
       uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000 * 1000) / 1000,
     };
     for (const [name, section] of this.statusSections) out[name] = section();
@@ -310,7 +347,7 @@ export class Host extends EventEmitter {
     }
     const refusal = this.registry.refusal(tool, this.capsView());
     if (refusal) throw refusal;
-    const parsed = tool.spec.input.safeParse(args ?? {});
+    const parsed = tool.spec.input.safeParse(applyParamAliases(name, args ?? {}, tool.spec.paramAliases));
     if (!parsed.success) {
       throw new McbridgeError('invalid_params', `invalid params for '${name}': ${describeZodError(parsed.error)}`, {
         issues: parsed.error.issues.map((i) => ({ path: formatIssuePath(i.path), message: i.message })),
@@ -343,7 +380,7 @@ export class Host extends EventEmitter {
     const link = this.link;
     return {
       request: (line, opts = {}) => link.request(line, { ...opts, signal }),
-      call: (other, args) => this.call(other, args ?? {}, { signal, onProgress: options.onProgress }),
+      call: (other, args, opts) => this.call(other, args ?? {}, { signal: opts?.signal ?? signal, onProgress: options.onProgress }),
       events: this.eventsView(signal),
       caps: link.caps,
       vantage: this.vantage,

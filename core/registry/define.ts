@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { McbridgeError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { satisfies, validRange } from './semver.js';
 import { HOST_API_VERSION, type AnyObjectSchema, type Plugin, type ToolSpec } from './types.js';
 
 export const TOOL_NAME = /^[a-z][a-z0-9_]{0,47}$/;
@@ -17,28 +19,43 @@ export function definePlugin<P extends Plugin>(plugin: P): P {
 }
 
 // A plugin may bring its own copy of zod, so schemas are recognised by shape, not class.
-const zodSchema = z.custom<z.ZodType>(
+export const zodSchema = z.custom<z.ZodType>(
   (v) => typeof v === 'object' && v !== null && '_zod' in v && typeof (v as { safeParse?: unknown }).safeParse === 'function',
   { message: 'expected a zod 4 schema' },
 );
-const zodObjectSchema = z.custom<AnyObjectSchema>(
+export const zodObjectSchema = z.custom<AnyObjectSchema>(
   (v) => zodSchema.safeParse(v).success && (v as { _zod: { def: { type?: string } } })._zod.def.type === 'object',
   { message: 'expected a zod object schema, e.g. z.object({})' },
 );
 
+export const annotationsShape = z.object({
+  readOnly: z.boolean().optional(),
+  destructive: z.boolean().optional(),
+  idempotent: z.boolean().optional(),
+  openWorld: z.boolean().optional(),
+}).strict();
+
+export const toolNameShape = z.string().regex(TOOL_NAME, 'must match ^[a-z][a-z0-9_]{0,47}$ (lower case, digits, underscores)')
+  .refine((n) => !RESERVED_NAMES.has(n), 'is reserved for a local API method');
+
+const oneOrMany = (item: z.ZodType) => z.union([item, z.array(item).min(1)]);
+
+export const toolScopeShape = z.object({
+  vantage: oneOrMany(z.enum(['server', 'client'])).optional(),
+  instance: oneOrMany(z.string().min(1)).optional(),
+  minecraft: oneOrMany(z.string().min(1)).optional(),
+}).strict();
+
 const toolShape = z.object({
-  name: z.string().regex(TOOL_NAME, 'must match ^[a-z][a-z0-9_]{0,47}$ (lower case, digits, underscores)')
-    .refine((n) => !RESERVED_NAMES.has(n), 'is reserved for a local API method'),
+  name: toolNameShape,
   description: z.string().trim().min(1, 'must say what the tool does, for a model'),
   input: zodObjectSchema,
   output: zodSchema.optional(),
   requires: z.array(z.string().trim().min(1)).optional(),
-  annotations: z.object({
-    readOnly: z.boolean().optional(),
-    destructive: z.boolean().optional(),
-    idempotent: z.boolean().optional(),
-    openWorld: z.boolean().optional(),
-  }).strict().optional(),
+  annotations: annotationsShape.optional(),
+  uses: z.array(z.string().regex(TOOL_NAME, 'must name a tool (^[a-z][a-z0-9_]{0,47}$)')).optional(),
+  only: toolScopeShape.optional(),
+  paramAliases: z.record(z.string().min(1), z.string().min(1)).optional(),
   run: z.custom<ToolSpec['run']>((v) => typeof v === 'function', { message: 'expected a function (args, ctx) => result' }),
 });
 
@@ -47,7 +64,10 @@ const pluginShape = z.object({
   version: z.string().trim().min(1, 'must be a version string, e.g. "1.0.0"'),
   apiVersion: z.number().int().positive(),
   description: z.string().optional(),
-  requires: z.object({ caps: z.array(z.string().trim().min(1)).optional() }).optional(),
+  requires: z.object({
+    caps: z.array(z.string().trim().min(1)).optional(),
+    mcbridge: z.string().refine(validRange, 'must be a semver range, e.g. ">=0.1.0" or "^1.0.0"').optional(),
+  }).optional(),
   options: zodSchema.optional(),
   tools: z.array(toolShape).optional(),
   services: z.array(z.object({
@@ -90,6 +110,14 @@ export function validatePlugin(candidate: unknown, where: string): Plugin {
       'invalid_params',
       `${label} targets mcbridge plugin API ${plugin.apiVersion}, but this host speaks API ${HOST_API_VERSION}: upgrade mcbridge or use an older version of the plugin`,
       { plugin: plugin.name, needs: plugin.apiVersion, host: HOST_API_VERSION },
+    );
+  }
+  const range = plugin.requires?.mcbridge;
+  if (range !== undefined && !satisfies(VERSION, range)) {
+    throw new McbridgeError(
+      'invalid_params',
+      `${label} needs mcbridge ${range}, but this host is mcbridge ${VERSION}: install a matching mcbridge or a version of the plugin made for ${VERSION}`,
+      { plugin: plugin.name, needs: range, host: VERSION },
     );
   }
   const seen = new Set<string>();

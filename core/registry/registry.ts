@@ -4,7 +4,7 @@ import { McbridgeError } from '../errors.js';
 import { CAPABILITY_ORIGINS, canonicalCap, missingCaps, type Caps } from '../link/caps.js';
 import type { Vantage } from '../link/discovery.js';
 import { policyVerdict, type ToolPolicy } from './policy.js';
-import type { CapsSource, ManifestTool, Plugin, ToolAnnotations, ToolAvailability, ToolSpec } from './types.js';
+import type { CapsSource, ManifestTool, Plugin, ToolAnnotations, ToolAvailability, ToolScope, ToolSpec } from './types.js';
 
 export interface RegisteredTool {
   name: string;
@@ -12,6 +12,9 @@ export interface RegisteredTool {
   spec: ToolSpec;
   requires: string[];
   annotations: ToolAnnotations;
+  /** Tools it calls; it is hidden while any of them is. */
+  uses: string[];
+  only?: ToolScope;
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
 }
@@ -21,11 +24,34 @@ export interface CapsView {
   source: CapsSource;
   vantage: Vantage;
   instance: string | null;
+  /** The game version the mod's hello named; null until a mod has said. */
+  minecraft?: string | null;
 }
 
 export interface Availability extends ToolAvailability {
   /** Hidden by read-only mode or the allow/deny lists, not by CAPS. */
   disabled?: boolean;
+}
+
+const list = <T>(value: T | T[] | undefined): T[] | undefined => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
+
+/** Why a tool is outside its scope on this mod, or null when it is inside (unknown facts match). */
+function scopeVerdict(only: ToolScope | undefined, view: CapsView): string | null {
+  if (!only) return null;
+  const vantages = list(only.vantage);
+  if (vantages && !vantages.includes(view.vantage)) {
+    return `only for the ${vantages.join(' or ')} vantage; this daemon runs the ${view.vantage} vantage`;
+  }
+  const instances = list(only.instance);
+  if (instances && view.instance !== null && !instances.includes(view.instance)) {
+    return `only for instance ${instances.map((i) => `'${i}'`).join(' or ')}; the connected mod is instance '${view.instance}'`;
+  }
+  const versions = list(only.minecraft);
+  const game = view.minecraft ?? null;
+  if (versions && game !== null && !versions.some((v) => game === v || game.startsWith(`${v}.`))) {
+    return `only for Minecraft ${versions.join(' or ')}; the connected game is ${game}`;
+  }
+  return null;
 }
 
 function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
@@ -41,6 +67,8 @@ function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string,
 export class ToolRegistry extends EventEmitter {
   private readonly byName = new Map<string, RegisteredTool>();
   private rev = 1;
+  private batching = 0;
+  private pending = false;
 
   constructor(private policy: ToolPolicy = {}) {
     super();
@@ -52,8 +80,26 @@ export class ToolRegistry extends EventEmitter {
 
   /** Something that changes the surface happened (tools, CAPS, link state). */
   bump(): void {
+    if (this.batching > 0) {
+      this.pending = true;
+      return;
+    }
     this.rev += 1;
     this.emit('change', this.rev);
+  }
+
+  /** Run changes (plugins in and out, a new policy) as one surface revision. */
+  async batch<T>(change: () => Promise<T> | T): Promise<T> {
+    this.batching += 1;
+    try {
+      return await change();
+    } finally {
+      this.batching -= 1;
+      if (this.batching === 0 && this.pending) {
+        this.pending = false;
+        this.bump();
+      }
+    }
   }
 
   setPolicy(policy: ToolPolicy): void {
@@ -85,8 +131,10 @@ export class ToolRegistry extends EventEmitter {
         spec,
         requires,
         annotations: { ...spec.annotations },
+        uses: [...new Set(spec.uses ?? [])],
         inputSchema: jsonSchemaOf(spec.input, 'input'),
       };
+      if (spec.only) tool.only = spec.only;
       if (spec.output) tool.outputSchema = jsonSchemaOf(spec.output, 'output');
       prepared.push(tool);
     }
@@ -114,15 +162,43 @@ export class ToolRegistry extends EventEmitter {
     return [...this.byName.values()];
   }
 
-  availability(tool: RegisteredTool, view: CapsView): Availability {
+  availability(tool: RegisteredTool, view: CapsView, visiting: ReadonlySet<string> = new Set()): Availability {
     const hiddenBy = policyVerdict(this.policy, tool.name, tool.annotations);
-    if (hiddenBy) return { name: tool.name, available: false, disabled: true, reason: hiddenBy };
+    if (hiddenBy) {
+      const by = this.policy.readOnly && tool.annotations.readOnly !== true ? 'read-only' : 'policy';
+      return { name: tool.name, available: false, disabled: true, reason: hiddenBy, hiddenBy: by };
+    }
+    const outOfScope = scopeVerdict(tool.only, view);
+    if (outOfScope) return { name: tool.name, available: false, reason: outOfScope, hiddenBy: 'scope' };
     const missing = missingCaps(view.caps, tool.requires);
     const dependency = tool.requires.map((r) => CAPABILITY_ORIGINS[r]?.issue).find(Boolean);
-    if (missing.length === 0) return dependency ? { name: tool.name, available: true, dependency } : { name: tool.name, available: true };
-    const result: Availability = { name: tool.name, available: false, missing, reason: missingReason(missing, view) };
-    if (dependency) result.dependency = dependency;
-    return result;
+    if (missing.length > 0) {
+      const result: Availability = { name: tool.name, available: false, missing, reason: missingReason(missing, view), hiddenBy: 'caps' };
+      if (dependency) result.dependency = dependency;
+      return result;
+    }
+    const usedBy = this.usesVerdict(tool, view, new Set([...visiting, tool.name]));
+    if (usedBy) return { ...usedBy, name: tool.name };
+    return dependency ? { name: tool.name, available: true, dependency } : { name: tool.name, available: true };
+  }
+
+  /** A tool that calls a hidden tool is hidden too, and says which and why. */
+  private usesVerdict(tool: RegisteredTool, view: CapsView, visiting: ReadonlySet<string>): Availability | null {
+    for (const name of tool.uses) {
+      if (visiting.has(name)) continue; // a cycle adds nothing new
+      const used = this.byName.get(name);
+      if (!used) {
+        return { name: tool.name, available: false, disabled: true, reason: `calls the tool '${name}', which no loaded plugin defines`, hiddenBy: 'dependency' };
+      }
+      const a = this.availability(used, view, visiting);
+      if (!a.available) {
+        const result: Availability = { name: tool.name, available: false, reason: `calls the tool '${name}', which is hidden: ${a.reason}`, hiddenBy: 'dependency' };
+        if (a.disabled) result.disabled = true;
+        if (a.missing) result.missing = a.missing;
+        return result;
+      }
+    }
+    return null;
   }
 
   /** The refusal for a tool the caller may not use now; null when it may. */
@@ -130,6 +206,14 @@ export class ToolRegistry extends EventEmitter {
     const a = this.availability(tool, view);
     if (a.available) return null;
     if (a.disabled) return new McbridgeError('tool_disabled', `tool '${tool.name}' is disabled: ${a.reason}`, { tool: tool.name });
+    if (a.hiddenBy === 'scope' || a.hiddenBy === 'dependency') {
+      return new McbridgeError('unsupported_capability', `toolkit operation '${tool.name}' is not available: ${a.reason}, so nothing was sent to the game.`, {
+        tool: tool.name,
+        ...(a.missing ? { missing: a.missing } : {}),
+        vantage: view.vantage,
+        instance: view.instance,
+      });
+    }
     return new McbridgeError('unsupported_capability', unsupportedMessage(tool.name, a.missing ?? [], view), {
       tool: tool.name,
       missing: a.missing,
@@ -151,9 +235,12 @@ export class ToolRegistry extends EventEmitter {
         plugin: tool.plugin,
         available: a.available,
       };
+      if (tool.uses.length > 0) entry.uses = tool.uses;
+      if (tool.only) entry.only = tool.only;
       if (tool.outputSchema) entry.outputSchema = tool.outputSchema;
       if (a.missing) entry.missing = a.missing;
       if (a.reason) entry.reason = a.reason;
+      if (a.hiddenBy) entry.hiddenBy = a.hiddenBy;
       return entry;
     });
   }

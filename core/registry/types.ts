@@ -20,6 +20,18 @@ export interface ToolAnnotations {
 
 export type AnyObjectSchema = z.ZodObject<z.ZodRawShape>;
 
+/**
+ * Where a tool applies. A tool outside its scope is hidden like one whose CAPS are missing.
+ * Each field takes one value or a list; an omitted field matches everything.
+ */
+export interface ToolScope {
+  vantage?: Vantage | Vantage[];
+  /** The `instance` the mod's hello names (e.g. "server", "client"). */
+  instance?: string | string[];
+  /** Minecraft versions from the mod's hello; "1.21" matches "1.21.4". */
+  minecraft?: string | string[];
+}
+
 /** What a tool sees of the event log. */
 export interface EventsView {
   readonly streamId: string;
@@ -41,8 +53,11 @@ export interface HostView {
 export interface ToolContext {
   /** One verb line to the mod; resolves with its reply, rejects with a typed error. */
   request(line: string, options?: Omit<RequestOptions, 'signal'>): Promise<ModReply>;
-  /** Another tool, under the same CAPS rules and cancellation. */
-  call(tool: string, args?: Record<string, unknown>): Promise<unknown>;
+  /**
+   * Another tool, under the same CAPS and policy rules. It is cancelled with this call unless
+   * `options.signal` gives it a signal of its own (e.g. for clean-up after a cancel).
+   */
+  call(tool: string, args?: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<unknown>;
   events: EventsView;
   /** Advertised capabilities; null when unknown (legacy mod) or not yet known. */
   caps: ReadonlySet<string> | null;
@@ -66,6 +81,18 @@ export interface ToolSpec<I extends AnyObjectSchema = AnyObjectSchema, O extends
   /** CAPS tokens that must all be advertised (alias spellings accepted). */
   requires?: string[];
   annotations?: ToolAnnotations;
+  /**
+   * Other tools this one calls through `ctx.call`. While any of them is hidden (policy, CAPS,
+   * scope), this tool is hidden too, with the reason.
+   */
+  uses?: string[];
+  /** Only for some vantages, instances or game versions. */
+  only?: ToolScope;
+  /**
+   * Older parameter names still accepted, e.g. `{ uuid: 'player' }`: the predecessor's clients
+   * keep working while the schema shows one name. Giving both spellings is invalid.
+   */
+  paramAliases?: Record<string, string>;
   run(args: z.infer<I>, ctx: ToolContext): Promise<O extends z.ZodType ? z.infer<O> : unknown>;
 }
 
@@ -94,8 +121,12 @@ export interface Plugin {
   version: string;
   apiVersion: number;
   description?: string;
-  /** CAPS every tool of this plugin needs, added to each tool's own. */
-  requires?: { caps?: string[] };
+  requires?: {
+    /** CAPS every tool of this plugin needs, added to each tool's own. */
+    caps?: string[];
+    /** The mcbridge versions it works with, as a semver range (e.g. ">=0.1.0", "^1.2.0"). */
+    mcbridge?: string;
+  };
   /** Validates this plugin's slice of the config. */
   options?: z.ZodType;
   // Tools keep their own input types; the registry only needs the common shape.
@@ -112,16 +143,23 @@ export interface PluginInfo {
   name: string;
   version: string;
   source: PluginSource;
+  /** Where it came from: the package directory (npm) or the config file (config). */
+  from?: string;
+  description?: string;
   tools: string[];
   state: 'loaded' | 'failed';
   error?: string;
 }
+
+/** What hides a tool: missing CAPS, read-only mode, the allow/deny lists, its scope, or a hidden tool it calls. */
+export type HiddenBy = 'caps' | 'read-only' | 'policy' | 'scope' | 'dependency';
 
 export interface ToolAvailability {
   name: string;
   available: boolean;
   missing?: string[];
   reason?: string;
+  hiddenBy?: HiddenBy;
   /** Upstream mod issue a missing capability came from (player, context). */
   dependency?: string;
 }
@@ -147,9 +185,12 @@ export interface ManifestTool {
   annotations: ToolAnnotations;
   requires: string[];
   plugin: string;
+  uses?: string[];
+  only?: ToolScope;
   available: boolean;
   missing?: string[];
   reason?: string;
+  hiddenBy?: HiddenBy;
 }
 
 export interface Manifest {

@@ -467,8 +467,8 @@ describe('plugin loading', () => {
     expect((await callError(host.call('broken_tool', {}))).code).toBe('unknown_method');
     await expect(host.call('fine_tool', {})).resolves.toBe('ok');
     expect(host.status().plugins).toEqual([
-      { name: 'broken', state: 'failed', error: 'cannot open the database' },
-      { name: 'fine', state: 'loaded' },
+      { name: 'broken', version: '1.0.0', source: 'config', state: 'failed', error: 'cannot open the database' },
+      { name: 'fine', version: '1.0.0', source: 'config', state: 'loaded' },
     ]);
   });
 

@@ -1,0 +1,172 @@
+/**
+ * `mcbridge/testing`: test a plugin or a config against the simulated mod, over real loopback
+ * sockets, from any test runner. It starts a simulated mod with the world and CAPS you script,
+ * a daemon with your plugins (and the built-ins), and gives you calls, the manifest and events.
+ *
+ *   const t = await startTestHost({ plugins: [myPlugin], sim: { players: [{ name: 'Alex' }] } });
+ *   expect(await t.call('my_tool', { x: 1 })).toMatchObject({ ok: true });
+ *   await t.close();
+ */
+import { ApiClient, type ClientCallOptions } from '../api/client.js';
+import { inlineConfig, loadConfig, type LoadedConfig } from '../config/load.js';
+import type { CompositeSpec, McbridgeConfig, PluginConfigEntry } from '../config/schema.js';
+import { startDaemon, type Daemon } from '../daemon.js';
+import { McbridgeError, toMcbridgeError } from '../errors.js';
+import type { RecordedEvent } from '../events/event-log.js';
+import type { Host } from '../host.js';
+import { normalizeCaps } from '../link/caps.js';
+import { silentLogger, type Logger } from '../log.js';
+import type { Manifest, PluginInfo } from '../registry/types.js';
+import { startSim, type SimOptions, type SimulatedMod } from '../sim/index.js';
+import { waitUntil } from './until.js';
+
+export { startSim, SimulatedMod, SERVER_CAPABILITIES, CLIENT_CAPABILITIES, defaultWorld, STEVE_UUID } from '../sim/index.js';
+export type { SimOptions, EntitySpec, PlayerSpec, SimEntity, WorldSpec, GameMode } from '../sim/index.js';
+export type { RecordedEvent } from '../events/event-log.js';
+/** Poll until `check()` is true; plain promises, so any test runner works. */
+export { waitUntil } from './until.js';
+
+export interface TestHostOptions {
+  /** Plugins to load, in any form a config accepts: objects, package names, `[plugin, options]`. */
+  plugins?: PluginConfigEntry[];
+  /** Composite tools, as in a config. */
+  composites?: CompositeSpec<any, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** A whole config: an object, or the path of a config file (loaded like `--config`). */
+  config?: McbridgeConfig | string;
+  /** Package names resolve from here (default: the config file's directory, else the working directory). */
+  cwd?: string;
+  /** Load the built-in plugins too (default true). */
+  builtins?: boolean;
+  /** The simulated mod: vantage, capabilities, players, entities, world... */
+  sim?: SimOptions;
+  /** Tool policy; these win over the config's. */
+  readOnly?: boolean;
+  allow?: string[];
+  deny?: string[];
+  /** Reload when the config file changes (default false in tests; call `reload()`). */
+  watch?: boolean;
+  /** Wait for the daemon to connect to the sim before resolving (default true). */
+  waitConnected?: boolean;
+  log?: Logger;
+}
+
+export interface TestHost {
+  readonly sim: SimulatedMod;
+  readonly daemon: Daemon;
+  readonly host: Host;
+  /** A local-API client on the daemon's port: what every front-end talks to. */
+  readonly client: ApiClient;
+  readonly port: number;
+  /** Call a tool through the local API; rejects with a McbridgeError (`code`, `message`) on refusal. */
+  call<T = any>(tool: string, args?: Record<string, unknown>, options?: ClientCallOptions): Promise<T>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** The refusal a call ends in; fails when the call succeeds. */
+  callError(tool: string, args?: Record<string, unknown>, options?: ClientCallOptions): Promise<McbridgeError>;
+  /** The manifest: every tool, available or not, and why. */
+  tools(): Promise<Manifest>;
+  /** Names of the tools available now. */
+  available(): Promise<string[]>;
+  /** Hidden tools and the reason for each. */
+  hidden(): Promise<Record<string, string>>;
+  plugins(): PluginInfo[];
+  /** The first event (after `since`, default: now) that matches; rejects after `timeoutMs` (default 5 s). */
+  waitForEvent(match: (event: RecordedEvent) => boolean, options?: { timeoutMs?: number; since?: number }): Promise<RecordedEvent>;
+  /** Seq of the newest recorded event: pass it as `since` to wait only for what comes after. */
+  lastSeq(): number;
+  /** Change what the sim advertises and reconnect, resolving once the daemon sees the new CAPS. */
+  setCapabilities(capabilities: readonly string[]): Promise<void>;
+  /** Reload the config file (a config given by path). */
+  reload(): ReturnType<NonNullable<Daemon['config']>['reload']>;
+  close(): Promise<void>;
+}
+
+async function configFor(options: TestHostOptions): Promise<LoadedConfig | null> {
+  let loaded: LoadedConfig | null = null;
+  if (typeof options.config === 'string') {
+    loaded = await loadConfig({ file: options.config, cwd: options.cwd });
+  } else if (options.config) {
+    loaded = inlineConfig(options.config, options.cwd);
+  }
+  if (!options.plugins && !options.composites) return loaded;
+  const base = loaded ?? inlineConfig({}, options.cwd);
+  const config: McbridgeConfig = {
+    ...base.config,
+    plugins: [...(base.config.plugins ?? []), ...(options.plugins ?? [])],
+    composites: [...(base.config.composites ?? []), ...(options.composites ?? [])],
+  };
+  return { ...base, config };
+}
+
+/** A simulated mod, a daemon with the given plugins and config, and a client. Remember `close()`. */
+export async function startTestHost(options: TestHostOptions = {}): Promise<TestHost> {
+  const loaded = await configFor(options);
+  const vantage = options.sim?.vantage ?? loaded?.config.vantage ?? 'server';
+  const sim = await startSim({ port: 0, ...options.sim, vantage });
+  let daemon: Daemon;
+  try {
+    daemon = await startDaemon({
+      vantage,
+      builtins: options.builtins,
+      buffer: loaded?.config.buffer,
+      policy: {
+        ...(options.readOnly !== undefined ? { readOnly: options.readOnly } : {}),
+        ...(options.allow ? { allow: options.allow } : {}),
+        ...(options.deny ? { deny: options.deny } : {}),
+      },
+      link: { modPort: sim.port, reconnectMinMs: 20, reconnectMaxMs: 200 },
+      api: { port: 0 },
+      config: loaded ? { loaded, watch: options.watch ?? false } : undefined,
+      log: options.log ?? silentLogger(),
+    });
+  } catch (err) {
+    await sim.stop();
+    throw err;
+  }
+  const host = daemon.host;
+  if (options.waitConnected !== false) await waitUntil(() => host.link.connected, 5_000, 'the daemon to connect to the simulated mod');
+  const client = await ApiClient.connect({ port: daemon.apiAddress.port });
+
+  const tools = async () => (await client.call('tools')) as Manifest;
+  return {
+    sim,
+    daemon,
+    host,
+    client,
+    port: daemon.apiAddress.port,
+    call: (tool, args = {}, callOptions) => client.call(tool, args, callOptions) as Promise<any>, // eslint-disable-line @typescript-eslint/no-explicit-any
+    async callError(tool, args = {}, callOptions) {
+      let result: unknown;
+      try {
+        result = await client.call(tool, args, callOptions);
+      } catch (err) {
+        return toMcbridgeError(err);
+      }
+      throw new Error(`expected '${tool}' to be refused, but it returned ${JSON.stringify(result)}`);
+    },
+    tools,
+    available: async () => (await tools()).tools.filter((t) => t.available).map((t) => t.name),
+    hidden: async () => Object.fromEntries((await tools()).tools.filter((t) => !t.available).map((t) => [t.name, t.reason ?? 'hidden'])),
+    plugins: () => host.plugins(),
+    waitForEvent: (match, waitOptions = {}) =>
+      host.events.waitFor(match, { since: { seq: waitOptions.since ?? host.events.lastSeq }, timeoutMs: waitOptions.timeoutMs ?? 5_000 }),
+    lastSeq: () => host.events.lastSeq,
+    async setCapabilities(capabilities) {
+      sim.setCapabilities(capabilities);
+      const wanted = JSON.stringify([...(normalizeCaps([...capabilities]) ?? [])].sort());
+      sim.hangUp();
+      await waitUntil(
+        () => host.link.connected && JSON.stringify([...(host.link.caps ?? [])].sort()) === wanted,
+        5_000,
+        'the daemon to reconnect and see the new capabilities',
+      );
+    },
+    reload: () => {
+      if (!daemon.config) throw new McbridgeError('invalid_params', 'this test host has no config to reload');
+      return daemon.config.reload('test');
+    },
+    async close() {
+      client.close();
+      await daemon.stop();
+      await sim.stop();
+    },
+  };
+}
