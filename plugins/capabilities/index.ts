@@ -10,7 +10,8 @@ export const capabilitiesPlugin = definePlugin({
       name: 'capabilities',
       description:
         'What the connected mod advertises (raw CAPS) and the toolkit surface it allows: every tool, supported or not, ' +
-        'with the missing capability and the reason. Asks the mod again when it is connected, so the answer is current.',
+        'with the missing capability and the reason (`operations` lists them all in one place, with their CAPS and ' +
+        'whether they change the game). Asks the mod again when it is connected, so the answer is current.',
       input: z.object({}).strict(),
       annotations: { readOnly: true, idempotent: true },
       run: async (_args, ctx) => {
@@ -25,6 +26,16 @@ export const capabilitiesPlugin = definePlugin({
           }
         }
         const surface = ctx.host.surface();
+        const dependencies = new Map(surface.unsupported.map((u) => [u.name, u.dependency]));
+        const operations = ctx.host.manifest().tools.map((t) => ({
+          name: t.name,
+          supported: t.available,
+          requires: t.requires,
+          readOnly: t.annotations.readOnly === true,
+          ...(t.missing ? { missing: t.missing } : {}),
+          ...(t.reason ? { reason: t.reason } : {}),
+          ...(dependencies.get(t.name) ? { dependency: dependencies.get(t.name) } : {}),
+        }));
         return {
           ...(caps ?? { type: 'capabilities' }),
           connected,
@@ -32,6 +43,7 @@ export const capabilitiesPlugin = definePlugin({
           modCapabilities: surface.modCapabilities,
           ...(refreshError ? { refreshError } : {}),
           surface,
+          operations,
         };
       },
     }),

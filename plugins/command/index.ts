@@ -1,11 +1,6 @@
 import { z } from 'zod';
 import { definePlugin, defineTool, HOST_API_VERSION } from '../../core/index.js';
-
-export const commandText = z.string()
-  .trim()
-  .min(1, 'command must not be empty, e.g. "time query daytime"')
-  .refine((c) => !/[\r\n]/.test(c), 'command must be a single line')
-  .refine((c) => c.replace(/^\//, '').trim().length > 0, 'command must not be just a slash');
+import { commandText } from '../shared/text.js';
 
 export const commandPlugin = definePlugin({
   name: 'command',
@@ -16,9 +11,11 @@ export const commandPlugin = definePlugin({
     defineTool({
       name: 'command',
       description:
-        'Run one Minecraft command (leading slash optional) as the server console, with owner permissions, and return ' +
+        'Run one Minecraft command (leading slash optional) as the server console with owner permissions (client vantage: ' +
+        'as the local player), and return ' +
         "the mod's acknowledgement (on the server vantage it includes the feedback lines in `output`). A failing vanilla " +
-        'command is not an error: read `output`. Commands can change or destroy anything in the world.',
+        'command is not an error: read `output`. Commands can change or destroy anything in the world. ' +
+        'Use command_output instead whenever the answer matters: it also collects the reply on the client vantage.',
       input: z.object({ command: commandText }).strict(),
       annotations: { readOnly: false, destructive: true, openWorld: false },
       run: async ({ command }, ctx) => ctx.request(`CMD ${command}`),

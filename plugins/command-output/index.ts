@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { definePlugin, defineTool, HOST_API_VERSION, McbridgeError, type RecordedEvent, type ToolContext } from '../../core/index.js';
+import { commandText } from '../shared/text.js';
+
+export const DEFAULT_OUTPUT_WAIT_SECONDS = 2;
+export const MAX_OUTPUT_WAIT_SECONDS = 30;
+/** Once a line has arrived, this much silence ends the collection early. */
+export const OUTPUT_QUIET_MS = 500;
+/** More lines than this from one command are cut (`truncated`). */
+export const MAX_OUTPUT_LINES = 500;
+
+const isOutputEvent = (e: RecordedEvent) => e.category === 'game' || e.category === 'chat';
+
+export const commandOutputResult = z.object({
+  type: z.literal('command_output'),
+  command: z.string(),
+  output: z.array(z.string()),
+  source: z.enum(['ack', 'events']),
+  cursor: z.number().int(),
+  truncated: z.boolean(),
+  note: z.string().optional(),
+});
+type CommandOutput = z.infer<typeof commandOutputResult>;
+
+/**
+ * Client vantage: the ack has no output, so the answer is the game and chat lines the client
+ * received after the cursor. Collect until `waitMs` passed, or until OUTPUT_QUIET_MS passed
+ * without another line once one arrived.
+ */
+async function collectLines(ctx: ToolContext, cursor: number, waitMs: number): Promise<RecordedEvent[]> {
+  const lines: RecordedEvent[] = [];
+  const streamId = ctx.events.streamId;
+  const deadline = Date.now() + waitMs;
+  let after = cursor;
+  for (;;) {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0 || lines.length >= MAX_OUTPUT_LINES + 1) break;
+    const budget = lines.length > 0 ? Math.min(remaining, OUTPUT_QUIET_MS) : remaining;
+    try {
+      const event = await ctx.events.waitFor(isOutputEvent, { since: { streamId, seq: after }, timeoutMs: budget });
+      lines.push(event);
+      after = event.seq;
+    } catch (err) {
+      if (err instanceof McbridgeError && err.code === 'timeout') break;
+      throw err;
+    }
+  }
+  return lines;
+}
+
+export const commandOutputPlugin = definePlugin({
+  name: 'command-output',
+  version: '1.0.0',
+  apiVersion: HOST_API_VERSION,
+  requires: { caps: ['command'] },
+  tools: [
+    defineTool({
+      name: 'command_output',
+      description:
+        'Run one Minecraft command and return its answer as text lines: prefer this over `command` whenever the answer ' +
+        'matters (queries such as "data get entity Steve Motion", "time query daytime", mod commands). Server vantage: ' +
+        'the lines come straight from the mod\'s acknowledgement (`source: "ack"`), at the cost of one command. Client ' +
+        'vantage: the command is sent as the local player and the answer is the game and chat messages received after ' +
+        'it (`source: "events"`), collected for up to `wait` seconds (default 2) and ending early 0.5 s after the last ' +
+        'line; unrelated messages arriving meanwhile can be included. `cursor` is the event seq just before the command ' +
+        'was sent: `events {since: cursor}` shows everything that happened after it. A failing vanilla command is not ' +
+        'an error: its failure text is the output. The command can change the world like any other.',
+      input: z.object({
+        command: commandText,
+        wait: z.number({ error: 'wait must be a number of seconds, e.g. 2' })
+          .min(0.1, 'wait must be at least 0.1 seconds')
+          .max(MAX_OUTPUT_WAIT_SECONDS, `wait must be at most ${MAX_OUTPUT_WAIT_SECONDS} seconds`)
+          .optional()
+          .describe('client vantage only: longest time in seconds to collect the answer (default 2)'),
+      }).strict(),
+      output: commandOutputResult,
+      annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
+      run: async ({ command, wait }, ctx): Promise<CommandOutput> => {
+        const cursor = ctx.events.lastSeq;
+        const ack = await ctx.request(`CMD ${command}`);
+        const detail = typeof ack.detail === 'string' ? ack.detail : command.replace(/^\//, '');
+        if (Array.isArray(ack.output)) {
+          const output = ack.output.map(String);
+          return { type: 'command_output', command: detail, output, source: 'ack', cursor, truncated: false };
+        }
+        const lines = await collectLines(ctx, cursor, (wait ?? DEFAULT_OUTPUT_WAIT_SECONDS) * 1000);
+        const truncated = lines.length > MAX_OUTPUT_LINES;
+        const kept = truncated ? lines.slice(0, MAX_OUTPUT_LINES) : lines;
+        return {
+          type: 'command_output',
+          command: detail,
+          output: kept.map((e) => (typeof e.text === 'string' ? e.text : '')),
+          source: 'events',
+          cursor,
+          truncated,
+          note: 'collected from the game and chat messages received after the command; unrelated messages can be included',
+        };
+      },
+    }),
+  ],
+});
+
+export default commandOutputPlugin;

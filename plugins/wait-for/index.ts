@@ -1,0 +1,225 @@
+import { z } from 'zod';
+import {
+  definePlugin, defineTool, HOST_API_VERSION, McbridgeError, parseCursor, sleep, type Cursor, type RecordedEvent, type ToolContext,
+} from '../../core/index.js';
+import { compactEvent, cursorInput, EventCounter, eventFilterFields, eventMatcher, hasEventFilter } from '../shared/event-filter.js';
+
+export const DEFAULT_WAIT_FOR_MS = 30_000;
+/** Ten minutes: longer waits should be a loop of calls, each reporting what happened. */
+export const MAX_WAIT_FOR_MS = 600_000;
+export const DEFAULT_POLL_MS = 500;
+const PROGRESS_EVERY_MS = 1_000;
+const RECENT_ON_TIMEOUT = 10;
+
+/** `playerList.0.name`, `playerList[0].name`, `levels.1.entities`. */
+const STATE_PATH = /^[A-Za-z_$][\w$]*(?:\.[\w$]+|\[\d+\])*$/;
+const OPERATORS = ['equals', 'not_equals', 'gte', 'lte', 'contains', 'exists'] as const;
+
+const stateCondition = z.object({
+  path: z.string({ error: 'state.path must be a dotted path into the STATE reply, e.g. "players" or "playerList.0.name"' })
+    .trim()
+    .regex(STATE_PATH, 'state.path must be a dotted path into the STATE reply, e.g. "players", "playerList.0.name" or "playerList[0].dimension"'),
+  equals: z.unknown().optional(),
+  not_equals: z.unknown().optional(),
+  gte: z.number({ error: 'state.gte must be a number' }).finite().optional(),
+  lte: z.number({ error: 'state.lte must be a number' }).finite().optional(),
+  contains: z.unknown().optional(),
+  exists: z.boolean({ error: 'state.exists must be true or false' }).optional(),
+}).strict().superRefine((c, ctx) => {
+  const given = OPERATORS.filter((op) => c[op] !== undefined);
+  if (given.length !== 1) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `state needs exactly one of ${OPERATORS.join(', ')} next to path (got ${given.length === 0 ? 'none' : given.join(', ')})`,
+    });
+  }
+});
+type StateCondition = z.infer<typeof stateCondition>;
+
+const matchInput = z.object({ ...eventFilterFields, state: stateCondition.optional() }, {
+  error: (issue) => issue.code === 'invalid_type'
+    ? 'match must be an object, e.g. {"type": "chat", "text": "hello"} or {"state": {"path": "players", "gte": 2}}'
+    : undefined,
+}).strict().superRefine((m, ctx) => {
+  const eventFields = hasEventFilter(m);
+  if (m.state !== undefined && eventFields) {
+    ctx.addIssue({ code: 'custom', message: 'match takes either event fields (category, type, text, sender) or state, not both: make two calls' });
+  } else if (m.state === undefined && !eventFields) {
+    ctx.addIssue({ code: 'custom', message: 'match needs at least one of category, type, text, sender, or state' });
+  }
+});
+
+export function statePathSegments(path: string): string[] {
+  return path.replace(/\[(\d+)\]/g, '.$1').split('.');
+}
+
+export function readPath(root: unknown, path: string): { present: boolean; value?: unknown } {
+  let node: unknown = root;
+  for (const key of statePathSegments(path)) {
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return { present: false };
+    node = (node as Record<string, unknown>)[key];
+  }
+  return { present: true, value: node };
+}
+
+const sameValue = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+export function conditionHolds(c: StateCondition, found: { present: boolean; value?: unknown }): boolean {
+  const v = found.value;
+  if (c.exists !== undefined) return found.present === c.exists;
+  if (!found.present) return c.not_equals !== undefined;
+  if (c.equals !== undefined) return sameValue(v, c.equals);
+  if (c.not_equals !== undefined) return !sameValue(v, c.not_equals);
+  if (c.gte !== undefined) return typeof v === 'number' && v >= c.gte;
+  if (c.lte !== undefined) return typeof v === 'number' && v <= c.lte;
+  if (c.contains !== undefined) {
+    if (typeof v === 'string' && typeof c.contains === 'string') return v.includes(c.contains);
+    if (Array.isArray(v)) return v.some((item) => sameValue(item, c.contains) || (typeof item === 'object' && item !== null && isSubset(c.contains, item)));
+    return false;
+  }
+  return false;
+}
+
+/** `{name: "Alex"}` is contained in `{name: "Alex", uuid: …}`. */
+function isSubset(part: unknown, whole: object): boolean {
+  if (typeof part !== 'object' || part === null || Array.isArray(part)) return false;
+  return Object.entries(part).every(([k, v]) => sameValue((whole as Record<string, unknown>)[k], v));
+}
+
+/** What arrived after `start`: counts by category and type, and the newest few in short form. */
+function seenSince(ctx: ToolContext, start: Cursor): Record<string, unknown> {
+  const counter = new EventCounter();
+  const recent: RecordedEvent[] = [];
+  const page = ctx.events.query({
+    since: start,
+    limit: 1,
+    filter: (e) => {
+      counter.add(e);
+      recent.push(e);
+      if (recent.length > RECENT_ON_TIMEOUT) recent.shift();
+      return false; // count everything, copy nothing
+    },
+  });
+  const out: Record<string, unknown> = {
+    total: counter.total,
+    byCategory: counter.byCategory(),
+    byType: counter.byType(),
+    recent: recent.map((e) => compactEvent(e)),
+  };
+  if (page.evicted > 0) out.evicted = page.evicted;
+  out.dropped = page.evicted > 0;
+  return out;
+}
+
+type WaitForResult = Record<string, unknown> & { matched: boolean; cursor: number };
+
+async function waitForEvent(
+  ctx: ToolContext, match: (e: RecordedEvent) => boolean, start: Cursor, timeoutMs: number, started: number,
+): Promise<WaitForResult> {
+  try {
+    const event = await ctx.events.waitFor(match, { since: start, timeoutMs });
+    return { matched: true, event, cursor: event.seq, waitedMs: Date.now() - started };
+  } catch (err) {
+    if (!(err instanceof McbridgeError) || err.code !== 'timeout') throw err;
+    return { matched: false, timedOut: true, waitedMs: Date.now() - started, seen: seenSince(ctx, start), cursor: ctx.events.lastSeq };
+  }
+}
+
+const TRANSIENT = new Set(['not_connected', 'timeout', 'mod_error']);
+
+async function waitForState(
+  ctx: ToolContext, condition: StateCondition, start: Cursor, timeoutMs: number, pollMs: number, started: number,
+): Promise<WaitForResult> {
+  const deadline = started + timeoutMs;
+  let polls = 0;
+  let last: { present: boolean; value?: unknown } | undefined;
+  let lastError: string | undefined;
+  for (;;) {
+    polls += 1;
+    try {
+      const state = (await ctx.call('state')) as Record<string, unknown>;
+      last = readPath(state, condition.path);
+      lastError = undefined;
+      if (conditionHolds(condition, last)) {
+        return { matched: true, state, value: last.value ?? null, polls, cursor: ctx.events.lastSeq, waitedMs: Date.now() - started };
+      }
+    } catch (err) {
+      // A dropped link or a slow reply is worth another poll; anything else (no `state` CAPS) is not.
+      if (!(err instanceof McbridgeError) || !TRANSIENT.has(err.code)) throw err;
+      lastError = `${err.code}: ${err.message}`;
+    }
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) break;
+    await sleep(Math.min(pollMs, remaining), ctx.signal);
+  }
+  const out: WaitForResult = {
+    matched: false,
+    timedOut: true,
+    waitedMs: Date.now() - started,
+    polls,
+    lastValue: last?.present ? (last.value ?? null) : null,
+    pathPresent: last?.present ?? false,
+    seen: seenSince(ctx, start),
+    cursor: ctx.events.lastSeq,
+  };
+  if (lastError) out.lastError = lastError;
+  return out;
+}
+
+export const waitForPlugin = definePlugin({
+  name: 'wait-for',
+  version: '1.0.0',
+  apiVersion: HOST_API_VERSION,
+  tools: [
+    defineTool({
+      name: 'wait_for',
+      description:
+        'Block until something happens, instead of sleeping and polling: either an event matching `match` arrives ' +
+        '(every field given must match: category, type, sender, and `text`, a case-insensitive regular expression), or a value ' +
+        'in the STATE reply meets a condition (`match: {state: {path: "players", gte: 2}}`; operators equals, ' +
+        'not_equals, gte, lte, contains, exists; STATE is polled every `poll_ms`, default 500, and needs the state ' +
+        'capability). Events count from `since` (default: the moment of the call), so pass the cursor you held before ' +
+        'acting to catch a fast answer. Returns `{matched: true, event, cursor: event.seq}` (state: `{matched: true, ' +
+        'state, value, polls, cursor}`); on timeout `{matched: false, timedOut: true, seen: {total, byCategory, byType, ' +
+        'recent, dropped}, cursor}` (state: plus lastValue, polls). `cursor` is the seq to pass as `since` next. ' +
+        'Progress is reported while waiting; cancelling the call stops the wait at once. Costs nothing while waiting.',
+      input: z.object({
+        match: matchInput,
+        timeout_ms: z.number({ error: `timeout_ms must be a number of milliseconds, e.g. ${DEFAULT_WAIT_FOR_MS}` })
+          .int('timeout_ms must be a whole number of milliseconds')
+          .min(1, 'timeout_ms must be at least 1')
+          .max(MAX_WAIT_FOR_MS, `timeout_ms must be at most ${MAX_WAIT_FOR_MS} (ten minutes); wait again for longer`)
+          .optional()
+          .describe(`how long to wait, in milliseconds (default ${DEFAULT_WAIT_FOR_MS})`),
+        since: cursorInput.optional().describe('events after this cursor count (a seq or eventId); default: now'),
+        poll_ms: z.number({ error: 'poll_ms must be a number of milliseconds' })
+          .int('poll_ms must be a whole number of milliseconds')
+          .min(100, 'poll_ms must be at least 100')
+          .max(10_000, 'poll_ms must be at most 10000')
+          .optional()
+          .describe(`state conditions only: how often STATE is read (default ${DEFAULT_POLL_MS} ms)`),
+      }).strict().refine((a) => a.poll_ms === undefined || a.match.state !== undefined, {
+        message: 'poll_ms only applies to state conditions',
+        path: ['poll_ms'],
+      }),
+      annotations: { readOnly: true, idempotent: false },
+      run: async ({ match, timeout_ms, since, poll_ms }, ctx) => {
+        const timeoutMs = timeout_ms ?? DEFAULT_WAIT_FOR_MS;
+        const start: Cursor = since === undefined ? { streamId: ctx.events.streamId, seq: ctx.events.lastSeq } : parseCursor(since);
+        const started = Date.now();
+        const what = match.state ? `STATE ${match.state.path}` : 'a matching event';
+        ctx.progress(0, timeoutMs, `waiting for ${what}`);
+        const timer = setInterval(() => ctx.progress(Math.min(timeoutMs, Date.now() - started), timeoutMs, `waiting for ${what}`), PROGRESS_EVERY_MS);
+        try {
+          return match.state
+            ? await waitForState(ctx, match.state, start, timeoutMs, poll_ms ?? DEFAULT_POLL_MS, started)
+            : await waitForEvent(ctx, eventMatcher(match), start, timeoutMs, started);
+        } finally {
+          clearInterval(timer);
+        }
+      },
+    }),
+  ],
+});
+
+export default waitForPlugin;
