@@ -1,5 +1,4 @@
 import { Command, CommanderError, Option } from 'commander';
-import { startDaemon } from '../daemon.js';
 import { DEFAULT_API_HOST, DEFAULT_API_PORT } from '../api/server.js';
 import { resolvePort } from '../link/discovery.js';
 import { DEFAULT_SERVER_PORT } from '../link/discovery.js';
@@ -11,7 +10,11 @@ import { describeError, EXIT, exitCodeFor } from './exit.js';
 import {
   parseList, parseNonNegativeInt, parsePort, parsePositiveInt, parseSeconds, parseVantage, type GlobalOptions,
 } from './options.js';
+import { mcpCommand, parseTransport } from './mcp.js';
 import { toolsCommand } from './tools.js';
+import { configCommand } from './config.js';
+import { pluginsCommand } from './plugins.js';
+import { runCommand } from './run.js';
 import { watchCommand } from './watch.js';
 
 function vantageOption(): Option {
@@ -50,24 +53,12 @@ export function buildProgram(): Command {
     .option('--buffer <n>', 'events kept for replay', parsePositiveInt, 1000)
     .option('--read-only', 'hide every tool that can change the game')
     .option('--allow-remote', 'allow a non-loopback --api-host (requires --api-token)')
-    .action(async (opts) => {
-      const g = globals();
-      const log = createLogger({ level: g.logLevel });
-      const daemon = await startDaemon({
-        vantage: opts.vantage,
-        sim: opts.sim === true,
-        buffer: opts.buffer,
-        policy: { readOnly: opts.readOnly === true },
-        link: { modHost: opts.modHost, modPort: opts.modPort, portFile: opts.portFile, serverDir: opts.serverDir },
-        api: { host: g.apiHost, port: g.apiPort, token: g.apiToken, allowRemote: opts.allowRemote === true },
-        log,
-      });
-      const shutdown = () => void daemon.stop();
-      process.once('SIGINT', shutdown);
-      process.once('SIGTERM', shutdown);
-      await daemon.stopped;
-      log.info('stopped');
-    });
+    .option('--config <file>', 'config file (default: mcbridge.config.* or package.json "mcbridge", searched from the working directory)')
+    .option('--no-config', 'ignore any config file')
+    .option('--allow <globs>', 'only these tools (names or globs, comma-separated), e.g. "state,entities,sky_*"', parseList)
+    .option('--deny <globs>', 'hide these tools (names or globs, comma-separated)', parseList)
+    .option('--no-watch', 'do not reload plugins, composites and policy when the config file changes')
+    .action(async (_opts, cmd: Command) => runCommand(cmd, program));
 
   program.command('call')
     .description('call one tool or method and print its result as JSON')
@@ -95,6 +86,34 @@ export function buildProgram(): Command {
     .description('list the tools available now, and why the others are hidden')
     .option('--json', 'print the full manifest')
     .action(async (opts) => toolsCommand(opts, globals()));
+
+  discoveryOptions(program.command('mcp').description('serve the toolkit over MCP (stdio, or streamable HTTP), in front of the daemon'))
+    .addOption(new Option('--transport <transport>', 'stdio or http').argParser(parseTransport).default('stdio'))
+    .option('--host <host>', 'HTTP: address to bind; anything but loopback needs --token', '127.0.0.1')
+    .option('--port <port>', 'HTTP: port to listen on (0 = any free port; default 8766)', (v) => parsePort(v))
+    .option('--token <token>', 'HTTP: bearer token every request must carry, or "auto" to generate and store one (or set MCBRIDGE_MCP_TOKEN)')
+    .option('--token-file <file>', 'HTTP: where --token auto keeps the token (default ~/.config/mcbridge/mcp-token)')
+    .option('--allowed-host <list>', 'HTTP: more Host names to accept, comma separated', parseList)
+    .option('--allowed-origin <list>', 'HTTP: more Origins to accept, comma separated', parseList)
+    .option('--startup-wait <seconds>', 'how long the first tools/list waits for the daemon\'s surface (default 3)', parseSeconds)
+    .option('--embedded', 'when no daemon answers, run one in this process (owning the mod link)')
+    .option('--sim', 'with --embedded: run on an in-process simulated mod')
+    .option('--read-only', 'with --embedded: hide every tool that can change the game')
+    .option('--mod-host <host>', 'with --embedded: address of the mod')
+    .option('--config <file>', 'with --embedded: config file for plugins, composites and policy (default: searched from the working directory)')
+    .option('--no-config', 'with --embedded: ignore any config file')
+    .action(async (opts) => mcpCommand(opts, globals()));
+
+  program.command('config')
+    .description('print the resolved config as JSON (secrets redacted), without starting anything')
+    .option('--config <file>', 'config file (default: searched from the working directory)')
+    .option('--no-config', 'ignore any config file')
+    .action(async (opts) => configCommand(opts));
+
+  program.command('plugins')
+    .description('list the loaded plugins: version, source, and the state of each tool')
+    .option('--json', 'print the report as JSON')
+    .action(async (opts) => pluginsCommand(opts, globals()));
 
   program.command('sim')
     .description('run a simulated mod (server vantage by default) that a daemon can discover')
