@@ -33,7 +33,7 @@ function run(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; t
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`mcbridge ${args.join(' ')} did not finish; stderr: ${stderr}`));
-    }, options.timeoutMs ?? 15_000);
+    }, options.timeoutMs ?? 45_000);
     child.on('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
@@ -54,11 +54,12 @@ function start(args: string[], cwd?: string) {
 async function startDaemon(args: string[], cwd?: string) {
   const apiPort = await freePort();
   const daemon = start(['run', '--api-port', String(apiPort), ...args], cwd);
-  await waitUntil(() => /"msg":"connected to server mod/.test(daemon.out.stderr), 10_000, 'the daemon to connect');
+  await waitUntil(() => /"msg":"connected to server mod/.test(daemon.out.stderr), 30_000, 'the daemon to connect');
   return { ...daemon, apiPort };
 }
 
-describe('mcbridge CLI', () => {
+// Each test spawns several node processes; on two loaded cores that takes a while.
+describe('mcbridge CLI', { timeout: 90_000 }, () => {
   it('run --sim serves every host method through `call`, with logs on stderr only', async () => {
     const { apiPort, out } = await startDaemon(['--sim']);
     const call = (method: string, params?: string) => run(['call', method, ...(params ? [params] : []), '--api-port', String(apiPort)]);
@@ -146,7 +147,7 @@ describe('mcbridge CLI', () => {
   it('a separately started `mcbridge sim` is found by a daemon started in the same directory', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'mcbridge-cli-'));
     const sim = start(['sim', '--port', '0'], dir);
-    await waitUntil(() => sim.out.stdout.includes('"port"'), 10_000, 'the sim to start');
+    await waitUntil(() => sim.out.stdout.includes('"port"'), 30_000, 'the sim to start');
     const info = JSON.parse(sim.out.stdout.trim().split('\n')[0]!);
     expect(readFileSync(path.join(dir, 'mc-agent-server', 'port.txt'), 'utf8')).toBe(String(info.port));
 
@@ -162,7 +163,7 @@ describe('mcbridge CLI', () => {
   it('tools explains hidden tools on the client vantage', async () => {
     const apiPort = await freePort();
     const daemon = start(['run', '--sim', '--vantage', 'client', '--api-port', String(apiPort)]);
-    await waitUntil(() => /connected to client mod/.test(daemon.out.stderr), 10_000, 'the daemon to connect');
+    await waitUntil(() => /connected to client mod/.test(daemon.out.stderr), 30_000, 'the daemon to connect');
     const tools = await run(['tools', '--json', '--api-port', String(apiPort)]);
     const manifest = JSON.parse(tools.stdout);
     expect(manifest.vantage).toBe('client');
