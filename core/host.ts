@@ -1,4 +1,4 @@
-import { EventEmitter } from 'node:events';
+import { EventEmitter, setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { McbridgeError, toMcbridgeError } from './errors.js';
 import { EventLog, type RecordedEvent } from './events/event-log.js';
@@ -130,7 +130,10 @@ export class Host extends EventEmitter {
       config = parsed.data;
     }
     const tools = this.registry.registerPlugin(plugin).map((t) => t.name);
-    const record: PluginRecord = { plugin, source, config, tools, state: 'loaded', stopController: new AbortController(), started: [] };
+    const stopController = new AbortController();
+    // One stop signal serves every wait a plugin's services start; many at once is normal.
+    setMaxListeners(0, stopController.signal);
+    const record: PluginRecord = { plugin, source, config, tools, state: 'loaded', stopController, started: [] };
     if (entry.from !== undefined) record.from = entry.from;
     this.records.set(plugin.name, record);
     return this.started ? this.setupPlugin(record) : Promise.resolve();

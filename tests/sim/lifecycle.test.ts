@@ -73,14 +73,28 @@ describe('lifecycle', () => {
   });
 
   it('walks basePort..basePort+19 like the mod', async () => {
-    const probe = net.createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
-    const base = (probe.address() as net.AddressInfo).port;
-    await new Promise((r) => probe.close(r));
-    await occupy(base);
-    await occupy(base + 1);
+    // Other suites take ephemeral ports concurrently: retry until two neighbours are ours.
+    let base = 0;
+    for (let attempt = 0; attempt < 20 && base === 0; attempt += 1) {
+      const probe = net.createServer();
+      await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
+      const candidate = (probe.address() as net.AddressInfo).port;
+      await new Promise((r) => probe.close(r));
+      if (candidate > 65535 - 20) continue;
+      try {
+        await occupy(candidate);
+        await occupy(candidate + 1);
+        base = candidate;
+      } catch {
+        for (const b of blockers.splice(0)) await new Promise((r) => b.close(r));
+      }
+    }
+    expect(base).toBeGreaterThan(0);
     const s = await start({ basePort: base, autoTick: false });
-    expect(s.port).toBe(base + 2);
+    // base and base+1 are taken; the first free one after them (normally base+2) wins.
+    expect(s.port).toBeGreaterThanOrEqual(base + 2);
+    expect(s.port).toBeLessThanOrEqual(base + 19);
+    expect(fs.readFileSync(s.portFile, 'utf8')).toBe(String(s.port));
   });
 
   it('stops cleanly: the port closes, a given dir stays', async () => {

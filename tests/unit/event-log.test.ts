@@ -1,4 +1,4 @@
-import { getEventListeners } from 'node:events';
+import { getEventListeners, setMaxListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McbridgeError } from '../../core/errors.js';
 import { categorize, EVENT_CATEGORIES } from '../../core/events/categories.js';
@@ -570,6 +570,7 @@ describe('EventLog.waitFor', () => {
     vi.useFakeTimers();
     const l = log();
     const controller = new AbortController(); // like a plugin's stop signal, shared by many waits
+    setMaxListeners(0, controller.signal); // as the host does for those
     const waits: Array<Promise<unknown>> = [];
     for (let i = 0; i < 20; i += 1) waits.push(l.waitFor((e) => e.type === 'chat', { signal: controller.signal }));
     waits.push(l.waitFor(() => false, { signal: controller.signal, timeoutMs: 10 }).catch((e: unknown) => e));
