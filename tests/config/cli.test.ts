@@ -2,47 +2,24 @@
  * The config through the real CLI: `mcbridge config`, `mcbridge run` picking up a config from its
  * working directory (and edits to it), `mcbridge plugins`, and flags winning over the file.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CliProcesses, runCli } from '../cli-process.js';
 import { freePort, waitUntil } from '../helpers.js';
-import { BIN, pluginSource, project, removeProjects, type Project } from './project.js';
+import { pluginSource, project, removeProjects, type Project } from './project.js';
 
-const children: ChildProcess[] = [];
+const processes = new CliProcesses();
 afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    }
-  }
+  await processes.stopAll();
   removeProjects();
 });
 
-function run(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, MCBRIDGE_API_TOKEN: '' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`mcbridge ${args.join(' ')} did not finish; stderr: ${stderr}`));
-    }, 20_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function run(args: string[], cwd: string) {
+  return runCli(args, { cwd, timeoutMs: 20_000 });
 }
 
 async function daemon(p: Project, args: string[] = []) {
   const apiPort = await freePort();
-  const child = spawn(process.execPath, [BIN, 'run', '--sim', '--api-port', String(apiPort), ...args], { cwd: p.dir, env: { ...process.env, MCBRIDGE_API_TOKEN: '' } });
-  children.push(child);
-  const out = { stdout: '', stderr: '' };
-  child.stdout.on('data', (d) => (out.stdout += d));
-  child.stderr.on('data', (d) => (out.stderr += d));
+  const { child, out } = processes.start(['run', '--sim', '--api-port', String(apiPort), ...args], { cwd: p.dir });
   await waitUntil(() => /connected to server mod/.test(out.stderr) || child.exitCode !== null, 15_000, 'the daemon to connect');
   if (child.exitCode !== null) throw new Error(`the daemon exited: ${out.stderr}`);
   const cli = (...more: string[]) => run([...more, '--api-port', String(apiPort)], p.dir);
@@ -170,11 +147,8 @@ describe('mcbridge run with a config', () => {
     const p = project();
     const configPort = await freePort();
     p.write('mcbridge.config.json', JSON.stringify({ apiPort: configPort, deny: ['mark'], readOnly: false }));
-    const viaConfig = spawn(process.execPath, [BIN, 'run', '--sim'], { cwd: p.dir });
-    children.push(viaConfig);
-    let stderr = '';
-    viaConfig.stderr.on('data', (d) => (stderr += d));
-    await waitUntil(() => /connected to server mod/.test(stderr), 15_000, 'the daemon on the config\'s port');
+    const viaConfig = processes.start(['run', '--sim'], { cwd: p.dir });
+    await waitUntil(() => /connected to server mod/.test(viaConfig.out.stderr), 15_000, 'the daemon on the config\'s port');
     const tools = await run(['tools', '--json', '--api-port', String(configPort)], p.dir);
     const manifest = JSON.parse(tools.stdout) as { tools: Array<{ name: string; available: boolean }> };
     const available = manifest.tools.filter((t) => t.available).map((t) => t.name);

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 export const REPO = path.resolve(import.meta.dirname, '../..');
-export const BIN = path.join(REPO, 'bin/mcbridge.js');
+export { BIN } from '../cli-process.js';
 
 export interface Project {
   dir: string;

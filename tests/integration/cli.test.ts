@@ -1,54 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CliProcesses, runCli as run } from '../cli-process.js';
 import { freePort, waitUntil } from '../helpers.js';
 
-const BIN = path.resolve(import.meta.dirname, '../../bin/mcbridge.js');
-const children: ChildProcess[] = [];
-
-afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    }
-  }
-});
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: { ...process.env, ...options.env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`mcbridge ${args.join(' ')} did not finish; stderr: ${stderr}`));
-    }, options.timeoutMs ?? 45_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const processes = new CliProcesses();
+afterEach(() => processes.stopAll());
 
 /** Start a long-running mcbridge process and collect its output as it comes. */
 function start(args: string[], cwd?: string) {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd });
-  children.push(child);
-  const out = { stdout: '', stderr: '' };
-  child.stdout!.on('data', (d) => (out.stdout += d));
-  child.stderr!.on('data', (d) => (out.stderr += d));
-  return { child, out };
+  return processes.start(args, { cwd });
 }
 
 async function startDaemon(args: string[], cwd?: string) {

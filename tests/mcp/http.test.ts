@@ -12,8 +12,8 @@ import { McpFrontend } from '../../core/mcp/frontend.js';
 import { startHttp, type HttpOptions, type McpHttpServer } from '../../core/mcp/http.js';
 import { freePort, startStack, waitUntil, type Stack } from '../helpers.js';
 import { assertTableMatches, assertWaitCancels, cleanupsAfterEach, probeStack, runNode, TABLE_CAPS, text } from './helpers.js';
+import { BIN } from '../cli-process.js';
 
-const BIN = path.resolve(import.meta.dirname, '../../bin/mcbridge.js');
 const TOKEN = 'test-token-0123456789abcdef';
 const defer = cleanupsAfterEach();
 const stack = (options: Parameters<typeof startStack>[0] = {}): Promise<Stack> => probeStack(defer, options);

@@ -9,8 +9,8 @@ import { silentLogger } from '../../core/log.js';
 import { McpFrontend } from '../../core/mcp/frontend.js';
 import { startHttp } from '../../core/mcp/http.js';
 import { cleanupsAfterEach, probeStack, runNode } from './helpers.js';
+import { BIN } from '../cli-process.js';
 
-const BIN = path.resolve(import.meta.dirname, '../../bin/mcbridge.js');
 const require = createRequire(import.meta.url);
 const INSPECTOR = path.join(path.dirname(require.resolve('@modelcontextprotocol/inspector/package.json')), 'cli', 'build', 'cli.js');
 const TOKEN = 'inspector-token-0123456789abcdef';

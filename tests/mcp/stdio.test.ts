@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
@@ -9,8 +8,8 @@ import type { Manifest } from '../../core/registry/types.js';
 import { project, removeProjects } from '../config/project.js';
 import { freePort, startStack, waitUntil, type Stack } from '../helpers.js';
 import { assertTableMatches, assertWaitCancels, cleanupsAfterEach, errorOf, probeStack, runNode, TABLE_CAPS, text } from './helpers.js';
+import { BIN } from '../cli-process.js';
 
-const BIN = path.resolve(import.meta.dirname, '../../bin/mcbridge.js');
 const defer = cleanupsAfterEach();
 const stack = (options: Parameters<typeof startStack>[0] = {}): Promise<Stack> => probeStack(defer, options);
 
