@@ -152,12 +152,16 @@ export class Host extends EventEmitter {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    for (const record of this.records.values()) await this.setupPlugin(record);
+    // A snapshot: a plugin `use`d while an earlier setup is awaited is set up by `use` itself.
+    for (const record of [...this.records.values()]) await this.setupPlugin(record);
     this.link.start();
   }
 
   async stop(): Promise<void> {
     await this.link.stop();
+    // Only a started host set its plugins up; dispose each of them once.
+    if (!this.started) return;
+    this.started = false;
     for (const record of [...this.records.values()].reverse()) {
       if (record.state === 'loaded') await this.stopPlugin(record);
     }

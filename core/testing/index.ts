@@ -122,8 +122,16 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
     throw err;
   }
   const host = daemon.host;
-  if (options.waitConnected !== false) await waitUntil(() => host.link.connected, 5_000, 'the daemon to connect to the simulated mod');
-  const client = await ApiClient.connect({ port: daemon.apiAddress.port });
+  let client: ApiClient;
+  try {
+    if (options.waitConnected !== false) await waitUntil(() => host.link.connected, 5_000, 'the daemon to connect to the simulated mod');
+    client = await ApiClient.connect({ port: daemon.apiAddress.port });
+  } catch (err) {
+    // Nothing of a host that failed to start may outlive it: the caller has no close() to call.
+    await daemon.stop();
+    await sim.stop();
+    throw err;
+  }
 
   const tools = async () => (await client.call('tools')) as Manifest;
   return {

@@ -530,3 +530,47 @@ describe('plugin loading', () => {
 function tool(name: string, extra: Partial<ToolSpec> = {}): ToolSpec {
   return { name, description: `the ${name} tool`, input: z.object({}), run: async () => null, ...extra };
 }
+
+describe('Host lifecycle', () => {
+  it('does not dispose plugins of a host that was never started, and disposes once on a second stop', async () => {
+    const counts = { setup: 0, dispose: 0 };
+    const host = makeHost([
+      plugin('life', [tool('life_tool')], {
+        setup: () => {
+          counts.setup += 1;
+        },
+        dispose: () => {
+          counts.dispose += 1;
+        },
+      }),
+    ]);
+    await host.stop(); // e.g. startDaemon giving up before host.start()
+    expect(counts).toEqual({ setup: 0, dispose: 0 });
+    await host.start();
+    await host.stop();
+    await host.stop(); // e.g. a second SIGTERM
+    expect(counts).toEqual({ setup: 1, dispose: 1 });
+  });
+
+  it('sets a plugin added while start() awaits an earlier setup up exactly once', async () => {
+    let setups = 0;
+    const late = plugin('late', [tool('late_tool')], {
+      setup: () => {
+        setups += 1;
+      },
+    });
+    const host = makeHost([]);
+    host.use(
+      plugin('slow', [], {
+        setup: async () => {
+          void host.use(late);
+          await new Promise((r) => setTimeout(r, 20));
+        },
+      }),
+    );
+    await host.start();
+    await waitUntil(() => setups > 0, 1_000, 'the late plugin to be set up');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(setups).toBe(1);
+  });
+});
