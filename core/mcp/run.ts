@@ -2,6 +2,7 @@
  * `mcbridge mcp`: the front-end process. stdio (stdout carries nothing but protocol) or
  * streamable HTTP; optionally hosting the daemon itself (`--embedded`).
  */
+import { inspect, type InspectOptions } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Logger } from '../log.js';
 import type { Vantage } from '../link/discovery.js';
@@ -22,12 +23,16 @@ export interface RunMcpOptions {
   log: Logger;
 }
 
-/** stdout is the protocol: anything printed through console goes to stderr instead. */
-function keepStdoutForProtocol(): void {
-  const toStderr = (...args: unknown[]) => console.error(...args);
-  console.log = toStderr;
-  console.info = toStderr;
-  console.debug = toStderr;
+/**
+ * stdout is the protocol: anything printed through console goes to stderr instead.
+ * `console.dir` writes to stdout directly (not through `console.log`), so it is moved too.
+ */
+export function keepStdoutForProtocol(target: Console = console): void {
+  const toStderr = (...args: unknown[]) => target.error(...args);
+  target.log = toStderr;
+  target.info = toStderr;
+  target.debug = toStderr;
+  target.dir = (item?: unknown, options?: InspectOptions) => target.error(inspect(item, { customInspect: false, ...options }));
 }
 
 /** Run until stdin ends (stdio) or a signal arrives (both). */

@@ -131,6 +131,9 @@ export class DaemonUpstream extends EventEmitter {
       client = this.liveClient();
     }
     if (!client) throw unreachableError(this.address, this.error);
+    // A signal that fired while we waited for the daemon would never send `cancel`
+    // (an aborted signal fires no more events): the daemon would run the call to its end.
+    if (options.signal?.aborted) throw new McbridgeError('cancelled', `the call to '${method}' was cancelled`);
     return client.call(method, params, options);
   }
 

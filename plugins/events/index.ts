@@ -2,7 +2,7 @@ import { z } from 'zod';
 import {
   definePlugin, defineTool, DEFAULT_EVENT_LIMIT, HOST_API_VERSION, parseCursor, type EventPage, type RecordedEvent,
 } from '../../core/index.js';
-import { cursorInput, EventCounter, eventFilterFields, eventMatcher, hasEventFilter } from '../shared/event-filter.js';
+import { cursorInput, EventCounter, eventFilterFields, eventMatcher, hasEventFilter, scanEvents } from '../shared/event-filter.js';
 
 export const MAX_EVENT_LIMIT = 10_000;
 /** Default response budget: enough for the default 200 ordinary events, small enough for a model's context. */
@@ -139,15 +139,10 @@ export const eventsPlugin = definePlugin({
         const counter = new EventCounter();
         let firstSeq: number | null = null;
         let lastSeq: number | null = null;
-        const page = ctx.events.query({
-          since: since === undefined ? { seq: 0 } : parseCursor(since),
-          limit: 1,
-          filter: (e) => {
-            counter.add(e);
-            firstSeq ??= e.seq;
-            lastSeq = e.seq;
-            return false; // count everything, copy nothing
-          },
+        const page = scanEvents(ctx.events, since === undefined ? { seq: 0 } : parseCursor(since), (e) => {
+          counter.add(e);
+          firstSeq ??= e.seq;
+          lastSeq = e.seq;
         });
         const stats = ctx.events.stats() as { buffered: number; capacity: number };
         return {

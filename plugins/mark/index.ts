@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { definePlugin, defineTool, HOST_API_VERSION } from '../../core/index.js';
+import { lineText } from '../shared/text.js';
 
 export const markPlugin = definePlugin({
   name: 'mark',
@@ -12,10 +13,9 @@ export const markPlugin = definePlugin({
       description:
         'Put a text marker into the event stream (the mod echoes it as a `mark` event to every client), e.g. ' +
         '"experiment 3 begins", so later event replays can be cut at that point. Does not change the world.',
-      input: z.object({
-        text: z.string().trim().min(1, 'text must not be empty').refine((t) => !/[\r\n]/.test(t), 'text must be a single line'),
-      }).strict(),
-      annotations: { readOnly: false, idempotent: false },
+      input: z.object({ text: lineText('text', '"experiment 3 begins"') }).strict(),
+      // Writes an event, changes nothing in the world: not read-only, not destructive.
+      annotations: { readOnly: false, destructive: false, idempotent: false },
       run: async ({ text }, ctx) => ctx.request(`MARK ${text}`),
     }),
   ],

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import {
   definePlugin, defineTool, HOST_API_VERSION, McbridgeError, parseCursor, sleep, type Cursor, type RecordedEvent, type ToolContext,
 } from '../../core/index.js';
-import { compactEvent, cursorInput, EventCounter, eventFilterFields, eventMatcher, hasEventFilter } from '../shared/event-filter.js';
+import { compactEvent, cursorInput, EventCounter, eventFilterFields, eventMatcher, hasEventFilter, scanEvents } from '../shared/event-filter.js';
 
 export const DEFAULT_WAIT_FOR_MS = 30_000;
 /** Ten minutes: longer waits should be a loop of calls, each reporting what happened. */
@@ -90,15 +90,10 @@ function isSubset(part: unknown, whole: object): boolean {
 function seenSince(ctx: ToolContext, start: Cursor): Record<string, unknown> {
   const counter = new EventCounter();
   const recent: RecordedEvent[] = [];
-  const page = ctx.events.query({
-    since: start,
-    limit: 1,
-    filter: (e) => {
-      counter.add(e);
-      recent.push(e);
-      if (recent.length > RECENT_ON_TIMEOUT) recent.shift();
-      return false; // count everything, copy nothing
-    },
+  const page = scanEvents(ctx.events, start, (e) => {
+    counter.add(e);
+    recent.push(e);
+    if (recent.length > RECENT_ON_TIMEOUT) recent.shift();
   });
   const out: Record<string, unknown> = {
     total: counter.total,

@@ -90,3 +90,10 @@ describe('the game surface', () => {
     expect(typeof status.uptimeSeconds).toBe('number');
   });
 });
+
+describe('mark annotations', () => {
+  it('mark is not read-only but declares itself non-destructive (it only writes an event)', () => {
+    const mark = builtinPlugins.flatMap((p) => p.tools ?? []).find((t) => t.name === 'mark')!;
+    expect(mark.annotations).toMatchObject({ readOnly: false, destructive: false });
+  });
+});
