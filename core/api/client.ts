@@ -86,6 +86,8 @@ export class ApiClient extends EventEmitter {
 
   call(method: string, params: Record<string, unknown> = {}, options: ClientCallOptions = {}): Promise<unknown> {
     if (this.closedWith) return Promise.reject(this.closedWith);
+    // An abort that already happened fires no listener: refuse before sending anything.
+    if (options.signal?.aborted) return Promise.reject(new McbridgeError('cancelled', `the call to '${method}' was cancelled before it was sent`));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;

@@ -112,6 +112,7 @@ export interface ReloadResult {
 /** Keeps a host in step with its config file. */
 export class ConfigRuntime {
   private loaded: LoadedConfig;
+  private closed = false;
   /** Plugins this runtime loaded: name → key (same key on a reload = kept as it is). */
   private readonly managed = new Map<string, string>();
   private watcher: fs.FSWatcher | null = null;
@@ -179,7 +180,8 @@ export class ConfigRuntime {
   reload(reason = 'requested'): Promise<ReloadResult> {
     const run = async (): Promise<ReloadResult> => {
       const file = this.loaded.file;
-      if (file === null) return { ok: true, added: [], removed: [] };
+      // After close() (the daemon is stopping) a late SIGHUP or file event changes nothing.
+      if (file === null || this.closed) return { ok: true, added: [], removed: [] };
       try {
         const loaded = await loadConfig({ file });
         if (!loaded) throw new ConfigError(file, [{ path: '', message: 'no longer holds a config' }]);
@@ -227,6 +229,7 @@ export class ConfigRuntime {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     if (this.debounce) clearTimeout(this.debounce);
     this.watcher?.close();
     this.watcher = null;

@@ -50,6 +50,16 @@ describe('reloading the config', () => {
     await waitUntil(() => surfaces.includes(revision + 1), 5_000, 'the surface push');
   });
 
+  it('changes nothing once closed (a late SIGHUP while the daemon stops)', async () => {
+    const p = project();
+    const t = await start(p, `export default { composites: [${composite('first')}] };\n`);
+    await t.daemon.config!.close();
+    p.write('mcbridge.config.ts', `export default { composites: [${composite('second')}] };\n`);
+    expect(await t.reload()).toEqual({ ok: true, added: [], removed: [] });
+    expect(await t.call('first')).toBe('first');
+    expect((await t.callError('second')).code).toBe('unknown_method');
+  });
+
   it('applies a new policy', async () => {
     const p = project();
     const t = await start(p, 'export default {};\n');

@@ -165,6 +165,16 @@ describe('local API against the simulated mod', () => {
     raw.close();
   });
 
+  it('a call whose signal is already aborted is refused before anything is sent', async () => {
+    stack = await startStack();
+    const controller = new AbortController();
+    controller.abort();
+    const err = await failure(stack.client.call('wait', { ticks: 100 }, { signal: controller.signal }));
+    expect(err.code).toBe('cancelled');
+    await stack.client.call('state');
+    expect(stack.sim.received).not.toContain('WAIT 100');
+  });
+
   it('sends progress frames before the response when asked', async () => {
     stack = await startStack();
     const progress: number[] = [];
