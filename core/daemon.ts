@@ -84,10 +84,20 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      await config?.close();
-      await api.close();
-      await host.stop();
-      await sim?.stop();
+      // Every part gets its stop even when an earlier one fails, and `stopped` always resolves.
+      const steps: Array<[string, (() => Promise<void>) | undefined]> = [
+        ['config', config ? () => config!.close() : undefined],
+        ['api', () => api.close()],
+        ['host', () => host.stop()],
+        ['sim', sim ? () => sim!.stop() : undefined],
+      ];
+      for (const [part, step] of steps) {
+        try {
+          await step?.();
+        } catch (err) {
+          options.log.error({ part, err: (err as Error).message }, `stopping the ${part} failed`);
+        }
+      }
       resolveStopped();
     })();
     return stopping;

@@ -49,7 +49,7 @@ export async function pluginsCommand(opts: { json?: boolean }, global: GlobalOpt
       lines.push(`${p.name} ${p.version}  (${p.source})${from}${p.state === 'failed' ? `  FAILED: ${p.error ?? 'setup failed'}` : ''}`);
       for (const t of p.tools) {
         if (t.available) lines.push(`  available  ${t.name}`);
-        else lines.push(`  hidden     ${t.name.padEnd(width)}  [${t.hiddenBy}] ${t.reason ?? ''}`);
+        else lines.push(`  hidden     ${t.name.padEnd(width)}  ${t.hiddenBy ? `[${t.hiddenBy}] ` : ''}${t.reason ?? ''}`);
       }
     }
     process.stdout.write(lines.join('\n') + '\n');

@@ -1,0 +1,31 @@
+import net from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { startDaemon } from '../../core/daemon.js';
+import { silentLogger } from '../../core/log.js';
+
+function refuses(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
+
+describe('daemon stop', () => {
+  it('stops every part and resolves `stopped` even when one part fails to stop', async () => {
+    const daemon = await startDaemon({ sim: true, log: silentLogger(), api: { port: 0 } });
+    const simPort = daemon.sim!.port;
+    const hostStop = daemon.host.stop.bind(daemon.host);
+    daemon.host.stop = async () => {
+      await hostStop();
+      throw new Error('boom');
+    };
+    await daemon.stop();
+    await daemon.stopped;
+    expect(await refuses(daemon.apiAddress.port)).toBe(true);
+    expect(await refuses(simPort)).toBe(true);
+  });
+});
