@@ -111,6 +111,8 @@ export class ModLink extends EventEmitter {
     Pick<ModLinkOptions, 'modPort' | 'portFile' | 'serverDir' | 'cwd' | 'env'>;
   private state: LinkState = 'idle';
   private conn: ModConnection | null = null;
+  /** A connection still being greeted or negotiated; stop() closes it too. */
+  private opening: ModConnection | null = null;
   private port: number | null = null;
   private discovery: PortResolution | null = null;
   private hello: ModMessage | null = null;
@@ -173,6 +175,8 @@ export class ModLink extends EventEmitter {
     this.setState('stopped');
     this.wake?.();
     this.conn?.close();
+    this.opening?.close();
+    for (const job of this.queue.splice(0)) this.settle(job, new McbridgeError('unavailable', `the daemon stopped before '${job.line}' was sent`));
     for (const abort of [...this.sideAborts]) abort();
     await this.loop;
   }
@@ -287,11 +291,16 @@ export class ModLink extends EventEmitter {
     }, { connectTimeoutMs: this.opts.connectTimeoutMs, maxLineBytes: this.opts.maxLineBytes });
 
     let hello: ModMessage;
+    this.opening = conn;
     try {
+      if (this.isStopped()) throw new Error('the daemon is stopping');
       hello = await withTimeout(helloArrived, this.opts.helloTimeoutMs, 'the mod did not send its hello greeting');
+      if (this.isStopped()) throw new Error('the daemon is stopping');
     } catch (err) {
       conn.close();
       throw err;
+    } finally {
+      this.opening = null;
     }
     if (replyType(hello) !== 'hello') {
       conn.close();
@@ -442,6 +451,10 @@ export class ModLink extends EventEmitter {
     return new Promise<ModReply>((resolve, reject) => {
       if (signal?.aborted) {
         reject(cancelledError(line));
+        return;
+      }
+      if (this.isStopped()) {
+        reject(new McbridgeError('unavailable', `the daemon stopped before '${line}' was sent`));
         return;
       }
       const job: Job = { line, replies, timeoutMs, signal, resolve, reject, settled: false };

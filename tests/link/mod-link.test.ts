@@ -97,6 +97,15 @@ describe('ModLink handshake', () => {
     expect(link.status().lastError).toMatch(/client vantage.*--vantage client/);
   });
 
+  it('stop() during the handshake returns at once and leaves no connection open', async () => {
+    const { link, mod } = await setup({ hello: null }, { helloTimeoutMs: 60_000 });
+    await waitUntil(() => mod.connections.length === 1, 2_000, 'the connection');
+    const started = Date.now();
+    await link.stop();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await waitUntil(() => mod.open === 0, 2_000, 'the connection to close');
+  });
+
   it('gives up on a mod that never greets, and keeps retrying', async () => {
     const { link, mod } = await setup({ hello: null }, { helloTimeoutMs: 100 });
     await waitUntil(() => mod.connections.length >= 2, 3_000, 'a second attempt');
