@@ -95,6 +95,7 @@ export function buildProgram(): Command {
     .option('--token-file <file>', 'HTTP: where --token auto keeps the token (default ~/.config/mcbridge/mcp-token)')
     .option('--allowed-host <list>', 'HTTP: more Host names to accept, comma separated', parseList)
     .option('--allowed-origin <list>', 'HTTP: more Origins to accept, comma separated', parseList)
+    .option('--session-idle <seconds>', 'HTTP: close a session after this long without requests or an open stream (default 1800)', parseSeconds)
     .option('--startup-wait <seconds>', 'how long the first tools/list waits for the daemon\'s surface (default 3)', parseSeconds)
     .option('--embedded', 'when no daemon answers, run one in this process (owning the mod link)')
     .option('--sim', 'with --embedded: run on an in-process simulated mod')

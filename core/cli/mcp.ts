@@ -12,6 +12,7 @@ export interface McpCliOptions {
   tokenFile?: string;
   allowedHost?: string[];
   allowedOrigin?: string[];
+  sessionIdle?: number;
   startupWait?: number;
   vantage: Vantage;
   embedded?: boolean;
@@ -47,7 +48,7 @@ export async function mcpCommand(opts: McpCliOptions, global: GlobalOptions): Pr
     throw new UsageError(`${misplaced.join(', ')} configure the daemon that --embedded starts; pass --embedded, or give them to \`mcbridge run\``);
   }
   if (opts.transport === 'stdio') {
-    const httpOnly = { '--token': opts.token, '--token-file': opts.tokenFile, '--allowed-host': opts.allowedHost, '--allowed-origin': opts.allowedOrigin, '--port': opts.port };
+    const httpOnly = { '--token': opts.token, '--token-file': opts.tokenFile, '--allowed-host': opts.allowedHost, '--allowed-origin': opts.allowedOrigin, '--session-idle': opts.sessionIdle, '--port': opts.port };
     const given = Object.entries(httpOnly).filter(([, v]) => v !== undefined).map(([k]) => k);
     if (given.length > 0) throw new UsageError(`${given.join(', ')} apply to --transport http only`);
   }
@@ -66,6 +67,7 @@ export async function mcpCommand(opts: McpCliOptions, global: GlobalOptions): Pr
       tokenFile: opts.tokenFile,
       allowedHosts: opts.allowedHost,
       allowedOrigins: opts.allowedOrigin,
+      sessionIdleMs: opts.sessionIdle !== undefined ? opts.sessionIdle * 1000 : undefined,
     },
     embedded: opts.embedded
       ? {

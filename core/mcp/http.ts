@@ -18,6 +18,8 @@ export const MCP_HTTP_PATH = '/mcp';
 export const DEFAULT_MCP_HTTP_PORT = 8766;
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const MAX_SESSIONS = 64;
+/** A session with no request for this long, and none open, is closed (clients that vanished without DELETE). */
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 
 export interface HttpOptions {
   host?: string;
@@ -25,6 +27,8 @@ export interface HttpOptions {
   token?: string;
   allowedHosts?: string[];
   allowedOrigins?: string[];
+  /** Close sessions idle this long (no request, no open stream). Default 30 minutes. */
+  sessionIdleMs?: number;
   log: Logger;
 }
 
@@ -39,6 +43,19 @@ export interface McpHttpServer {
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: Server;
+  lastSeen: number;
+  /** Requests (and SSE streams) of this session still open. */
+  open: number;
+}
+
+/** Count a request against its session until its response closes. */
+function track(session: Session, res: ServerResponse): void {
+  session.open += 1;
+  session.lastSeen = Date.now();
+  res.once('close', () => {
+    session.open -= 1;
+    session.lastSeen = Date.now();
+  });
 }
 
 function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code = -32000): void {
@@ -102,6 +119,7 @@ export async function startHttp(frontend: McpFrontend, options: HttpOptions): Pr
       const session = sessions.get(sessionId);
       // 404 tells a client its session is gone and it should initialize again.
       if (!session) return sendError(res, 404, 'unknown or closed MCP session; initialize a new one');
+      track(session, res);
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !startsSession(body)) {
@@ -112,7 +130,9 @@ export async function startHttp(frontend: McpFrontend, options: HttpOptions): Pr
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server });
+        const session: Session = { transport, server, lastSeen: Date.now(), open: 0 };
+        track(session, res);
+        sessions.set(id, session);
         log.info({ session: id, sessions: sessions.size }, 'MCP HTTP session started');
       },
     });
@@ -138,6 +158,17 @@ export async function startHttp(frontend: McpFrontend, options: HttpOptions): Pr
     });
   });
   const port = (httpServer.address() as AddressInfo).port;
+  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, session] of sessions) {
+      if (session.open > 0 || now - session.lastSeen < idleMs) continue;
+      log.info({ session: id, idleMs }, 'closing an idle MCP HTTP session');
+      sessions.delete(id);
+      void session.server.close().catch(() => {});
+    }
+  }, Math.max(10, Math.min(idleMs / 4, 60_000)));
+  sweep.unref();
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${port}${MCP_HTTP_PATH}`,
@@ -145,6 +176,7 @@ export async function startHttp(frontend: McpFrontend, options: HttpOptions): Pr
     port,
     sessions: () => sessions.size,
     async close() {
+      clearInterval(sweep);
       await Promise.all([...sessions.values()].map(({ server }) => server.close().catch(() => {})));
       sessions.clear();
       httpServer.closeAllConnections();

@@ -100,6 +100,23 @@ describe('mcbridge mcp over streamable HTTP', { timeout: 60_000 }, () => {
     expect(JSON.parse(text(await b.client.callTool({ name: 'mc_state', arguments: {} })))).toMatchObject({ type: 'state' });
   });
 
+  it('closes a session that went idle without DELETE, and keeps one that still has a stream open', async () => {
+    const s = await stack();
+    const { server } = await serve(s.daemon.apiAddress.port, { sessionIdleMs: 300 });
+    const live = await connect(server.url); // the SDK client keeps its SSE stream open
+    const init = await raw(server.port, { headers: { authorization: '' }, body: INITIALIZE });
+    expect(init.status).toBe(200);
+    const abandoned = String(init.headers['mcp-session-id']);
+    await waitUntil(() => server.sessions() === 2, 5_000, 'two sessions');
+    await waitUntil(() => server.sessions() === 1, 5_000, 'the idle session to be closed');
+    const gone = await raw(server.port, {
+      headers: { 'mcp-session-id': abandoned, 'mcp-protocol-version': '2025-06-18' },
+      body: { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    });
+    expect(gone.status).toBe(404);
+    expect(JSON.parse(text(await live.client.callTool({ name: 'mc_state', arguments: {} })))).toMatchObject({ type: 'state' });
+  });
+
   it('cancels mc_wait over HTTP: the daemon stops waiting', async () => {
     const s = await stack();
     const { server } = await serve(s.daemon.apiAddress.port);
