@@ -205,8 +205,10 @@ async function runComposite(spec: CompositeSpec, args: Record<string, unknown>, 
     }
   }
   if (failed) {
-    if (cleanupErrors.length > 0 && failure instanceof McbridgeError) {
-      throw new McbridgeError(failure.code, `${failure.message} (and its clean-up failed: ${cleanupErrors.map((e) => e.message).join('; ')})`, failure.details);
+    if (cleanupErrors.length > 0) {
+      // The caller hears of both, whatever the step threw.
+      const f = toMcbridgeError(failure);
+      throw new McbridgeError(f.code, `${f.message} (and its clean-up failed: ${cleanupErrors.map((e) => e.message).join('; ')})`, f.details);
     }
     throw failure;
   }

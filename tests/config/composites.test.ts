@@ -263,6 +263,21 @@ describe('cancellation mid-run', () => {
     // Newest first, and the rest still ran.
     expect(t.sim.received.filter((l) => l.startsWith('CMD time set'))).toEqual(['CMD time set 5000', 'CMD time set 100']);
   });
+
+  it('a step that throws a plain Error and a clean-up that fails are both reported', async () => {
+    const t = await start([{
+      name: 'messy', description: 'Fails, and fails to clean up.', uses: ['command'],
+      run: async ({ defer }) => {
+        defer(() => {
+          throw new Error('could not tidy');
+        });
+        throw new Error('step broke');
+      },
+    }]);
+    const error = await t.callError('messy');
+    expect(error.message).toMatch(/step broke/);
+    expect(error.message).toMatch(/and its clean-up failed: internal error: could not tidy/);
+  });
 });
 
 describe('invalid composites name the entry and the field', () => {
