@@ -272,6 +272,8 @@ export class ModLink extends EventEmitter {
       onHello = resolve;
       onEarlyClose = reject;
     });
+    // A close after we stopped waiting (timeout, stop) rejects it with nobody listening.
+    helloArrived.catch(() => {});
     let markClosed!: () => void;
     const closed = new Promise<void>((resolve) => (markClosed = resolve));
 
