@@ -84,3 +84,15 @@ export async function freePort(): Promise<number> {
   await once(server, 'close');
   return port;
 }
+
+/** Whether nothing listens on the port any more (the connection is refused). */
+export function refuses(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}

@@ -1,18 +1,7 @@
-import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startDaemon } from '../../core/daemon.js';
 import { silentLogger } from '../../core/log.js';
-
-function refuses(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', () => resolve(true));
-  });
-}
+import { refuses } from '../helpers.js';
 
 describe('daemon stop', () => {
   it('stops every part and resolves `stopped` even when one part fails to stop', async () => {

@@ -1,18 +1,7 @@
-import net from 'node:net';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { startTestHost } from '../../core/testing/index.js';
-
-function refuses(port: number, host = '127.0.0.1'): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', () => resolve(true));
-  });
-}
+import { refuses } from '../helpers.js';
 
 describe('mcbridge/testing: startTestHost', () => {
   it('stops the daemon and the sim it started when the daemon never connects', async () => {
