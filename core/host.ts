@@ -102,7 +102,7 @@ export class Host extends EventEmitter {
       ...options.link,
       vantage: this.vantage,
       log: this.log.child({ part: 'link' }),
-      onEvent: (event) => this.events.record(event),
+      onEvent: (event, line) => this.events.record(event, line),
     });
     // CAPS and connection changes change what is available: a new surface revision.
     this.link.on('caps', () => this.surfaceMayHaveChanged());

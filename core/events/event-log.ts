@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { McbridgeError } from '../errors.js';
 import { categorize, type EventCategory } from './categories.js';
+import { canSplice, spliceEventJson } from './event-json.js';
 
+/** An event as the log keeps it: the mod's fields plus ours. Read-only once recorded. */
 export interface RecordedEvent extends Record<string, unknown> {
   type: string;
   seq: number;
@@ -60,6 +62,10 @@ export class EventLog {
   readonly streamId: string;
   readonly capacity: number;
   private readonly ring: Array<RecordedEvent | undefined>;
+  /** Per ring slot: the mod's own JSON text for the event, when `toJson` may splice it. */
+  private readonly sources: Array<string | undefined>;
+  /** `,"streamId":"…","eventId":"…:` with the stream id escaped once. */
+  private readonly idsJson: string;
   private start = 0; // ring index of the oldest event
   private count = 0;
   private seq = 0;
@@ -74,7 +80,10 @@ export class EventLog {
     }
     this.capacity = capacity;
     this.ring = new Array(capacity);
+    this.sources = new Array(capacity);
     this.streamId = options.streamId ?? randomBytes(16).toString('hex');
+    const escaped = JSON.stringify(this.streamId);
+    this.idsJson = `,"streamId":${escaped},"eventId":${escaped.slice(0, -1)}:`;
   }
 
   get lastSeq(): number {
@@ -102,7 +111,11 @@ export class EventLog {
     };
   }
 
-  record(raw: Record<string, unknown>): RecordedEvent {
+  /**
+   * Add an event. `source` is the JSON text `raw` was parsed from, if any: `toJson` then
+   * reuses it instead of encoding the whole event again (the relay's hottest cost).
+   */
+  record(raw: Record<string, unknown>, source?: string): RecordedEvent {
     this.seq += 1;
     const type = typeof raw.type === 'string' ? raw.type : 'unknown';
     // The same object, key order and values as `{ ...raw, type, seq, ... }`, built the way
@@ -126,7 +139,9 @@ export class EventLog {
       this.count -= 1;
       this.evictedTotal += 1;
     }
-    this.ring[(this.start + this.count) % this.capacity] = event;
+    const slot = (this.start + this.count) % this.capacity;
+    this.ring[slot] = event;
+    this.sources[slot] = source !== undefined && canSplice(raw) ? source : undefined;
     this.count += 1;
     this.byCategory[event.category] = (this.byCategory[event.category] ?? 0) + 1;
 
@@ -138,6 +153,30 @@ export class EventLog {
       }
     }
     return event;
+  }
+
+  /**
+   * The event as JSON text, equal in meaning to `JSON.stringify(event)`. For an event
+   * still in the ring that came with the mod's text, that text is reused and only the
+   * added fields are encoded (see event-json.ts); otherwise the event is stringified.
+   */
+  toJson(event: RecordedEvent): string {
+    const pieces = this.jsonPieces(event);
+    return pieces.length === 1 ? pieces[0]! : pieces.join('');
+  }
+
+  /** `toJson` as pieces to write one after another, for writers that copy into a buffer. */
+  jsonPieces(event: RecordedEvent): string[] {
+    const offset = event.seq - this.oldestSeq;
+    if (offset >= 0 && offset < this.count) {
+      const slot = (this.start + offset) % this.capacity;
+      const source = this.sources[slot];
+      if (source !== undefined && this.ring[slot] === event) {
+        const pieces = spliceEventJson(source, event, this.idsJson);
+        if (pieces !== null) return pieces;
+      }
+    }
+    return [JSON.stringify(event)];
   }
 
   subscribe(listener: EventListener): () => void {

@@ -6,7 +6,8 @@ export type ModMessage = Record<string, unknown> & { type?: unknown };
 export interface ModConnectionHandlers {
   /** The greeting: the first line without `"event":true`. */
   onHello(hello: ModMessage): void;
-  onEvent(event: ModMessage): void;
+  /** `line` is the JSON text the event was parsed from. */
+  onEvent(event: ModMessage, line: string): void;
   onReply(reply: ModMessage): void;
   /** A line that is not a JSON object, or one past the length bound. Never fatal. */
   onBadLine(problem: string): void;
@@ -96,7 +97,7 @@ export class ModConnection {
     }
     const message = msg as ModMessage;
     if (message.event === true) {
-      this.handlers.onEvent(message);
+      this.handlers.onEvent(message, line);
     } else if (!this.greeted) {
       this.greeted = true;
       this.handlers.onHello(message);

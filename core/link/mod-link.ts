@@ -33,8 +33,11 @@ export interface ModLinkOptions {
   /** Concurrent blocking verbs (long WAITs), each on a connection of its own. */
   maxSideRequests?: number;
   log: Logger;
-  /** Mod events, the greeting hello and the link's synthetic events, in arrival order. */
-  onEvent(event: ModMessage): void;
+  /**
+   * Mod events, the greeting hello and the link's synthetic events, in arrival order;
+   * `line` is the mod's JSON text for an event that came over the wire as one.
+   */
+  onEvent(event: ModMessage, line?: string): void;
 }
 
 export interface RequestOptions {
@@ -279,7 +282,7 @@ export class ModLink extends EventEmitter {
 
     const conn = await ModConnection.open(this.opts.modHost, port, {
       onHello: (hello) => onHello(hello),
-      onEvent: (event) => this.opts.onEvent(event),
+      onEvent: (event, line) => this.opts.onEvent(event, line),
       onReply: (reply) => this.onReply(conn, reply),
       onBadLine: (problem) => {
         this.stats.badLines += 1;
