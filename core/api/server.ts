@@ -2,6 +2,7 @@ import net from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
 import { McbridgeError, toMcbridgeError } from '../errors.js';
 import type { RecordedEvent } from '../events/event-log.js';
+import { EventFrameEncoder } from './event-frames.js';
 import type { Host } from '../host.js';
 import { describeZodError } from '../host.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../lines.js';
@@ -29,14 +30,18 @@ export interface LocalApiOptions {
   onStop?: () => void;
 }
 
+interface EventBatch {
+  events: RecordedEvent[];
+}
+
 interface Connection {
   socket: net.Socket;
   topics: Set<string>;
   inFlight: Map<string, AbortController>;
   gap: { dropped: number; fromSeq: number; toSeq: number } | null;
-  /** Event frames pushed in this tick, not yet written (see `queuePush`). */
-  pending: Buffer[] | null;
-  pendingBytes: number;
+  /** The batch this connection has been brought up to date with, and how far (see `deliver`). */
+  batch: EventBatch | null;
+  delivered: number;
 }
 
 function idKey(id: unknown): string {
@@ -61,12 +66,15 @@ export class LocalApiServer {
   private readonly onSurface: () => void;
   private boundPort: number | null = null;
   private readonly bindHost: string;
-  private pendingConns: Connection[] = [];
+  /** Events recorded in this tick, pushed to subscribers on the next one (see `deliver`). */
+  private batch: EventBatch | null = null;
+  private readonly encoder: EventFrameEncoder;
 
   constructor(private readonly host: Host, private readonly options: LocalApiOptions) {
     this.bindHost = options.host ?? DEFAULT_API_HOST;
     this.server = net.createServer((socket) => this.accept(socket));
-    this.unsubscribeLog = host.events.subscribe((event) => this.push(event.category, event));
+    this.encoder = new EventFrameEncoder(host.events);
+    this.unsubscribeLog = host.events.subscribe((event) => this.push(event));
     this.onSurface = () => this.pushSurface();
     host.on('surface', this.onSurface);
     host.addStatusSection('api', () => ({
@@ -117,7 +125,7 @@ export class LocalApiServer {
 
   private accept(socket: net.Socket): void {
     socket.setNoDelay(true);
-    const conn: Connection = { socket, topics: new Set(), inFlight: new Map(), gap: null, pending: null, pendingBytes: 0 };
+    const conn: Connection = { socket, topics: new Set(), inFlight: new Map(), gap: null, batch: null, delivered: 0 };
     this.connections.add(conn);
     const maxLineBytes = this.options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     const splitter = new LineSplitter({
@@ -212,6 +220,9 @@ export class LocalApiServer {
     const parsed = subscribeParams.safeParse(params);
     if (!parsed.success) throw new McbridgeError('invalid_params', `invalid params for '${method}': ${describeZodError(parsed.error)}`);
     const topics = parsed.data.events.includes('*') ? ['*'] : parsed.data.events;
+    // Events recorded before this change go out under the old topics: a subscription
+    // starts with the events recorded after it, an unsubscribe ends after those before it.
+    this.catchUp(conn);
     for (const topic of topics) {
       if (method === 'subscribe') conn.topics.add(topic);
       else if (topic === '*') conn.topics.clear();
@@ -235,71 +246,65 @@ export class LocalApiServer {
 
   private send(conn: Connection, frame: ServerFrame): void {
     if (conn.socket.destroyed) return;
-    this.flushPending(conn); // keep the order: pushes queued before this frame go first
+    this.catchUp(conn); // keep the order: events recorded before this frame go first
     conn.socket.write(JSON.stringify(frame) + '\n');
   }
 
   // ---- pushes --------------------------------------------------------------------
 
-  private push(category: string, event: RecordedEvent): void {
-    let line: Buffer | undefined;
-    for (const conn of this.connections) {
-      if (!conn.topics.has(category) && !conn.topics.has('*')) continue;
-      if (conn.gap || conn.socket.writableLength + conn.pendingBytes > SUBSCRIBER_HIGH_WATER) {
-        // Never block the link or the other subscribers on a slow reader.
-        if (conn.gap) {
-          conn.gap.dropped += 1;
-          conn.gap.toSeq = event.seq;
-        } else {
-          conn.gap = { dropped: 1, fromSeq: event.seq, toSeq: event.seq };
-        }
-        continue;
-      }
-      // Encoded once, shared by every subscriber.
-      line ??= Buffer.from(JSON.stringify({ type: 'event', event: category, data: event }) + '\n');
-      this.queuePush(conn, line);
+  /**
+   * Events recorded in one synchronous run (all those parsed from one read of the mod
+   * socket) are pushed together on the next tick: encoded once for every subscriber that
+   * takes them all, and written as one buffer per subscriber rather than one frame at a
+   * time. Any other write to a connection first brings it up to date with the batch, so
+   * a response never overtakes an event recorded before it.
+   */
+  private push(event: RecordedEvent): void {
+    if (this.batch === null) {
+      this.batch = { events: [] };
+      process.nextTick(this.flushBatch);
     }
+    this.batch.events.push(event);
+  }
+
+  private readonly flushBatch = (): void => {
+    const batch = this.batch;
+    this.batch = null;
+    if (batch === null) return;
+    let all: Buffer | null = null;
+    for (const conn of this.connections) this.deliver(conn, batch, () => (all ??= this.encoder.encode(batch.events)));
+  };
+
+  private catchUp(conn: Connection): void {
+    if (this.batch !== null) this.deliver(conn, this.batch, null);
   }
 
   /**
-   * Pushes made in one synchronous run (all the events parsed from one read of the mod
-   * socket) leave as one write per subscriber, not one write per event per subscriber:
-   * the frames wait in `pending` until the next tick, and subscribers that got the same
-   * frames share one concatenated buffer. Every other write to the connection flushes
-   * `pending` first, so bytes and order are unchanged; `pendingBytes` counts toward the
-   * high-water mark like bytes in the socket's own buffer.
+   * Write the batch's events this connection has not had yet and subscribes to. A
+   * subscriber over the high-water mark gets none of them: it is never allowed to hold up
+   * the link or the other subscribers, and learns what it missed from a `gap` frame.
    */
-  private queuePush(conn: Connection, line: Buffer): void {
-    if (conn.pending === null) {
-      conn.pending = [];
-      if (this.pendingConns.push(conn) === 1) process.nextTick(this.flushAllPending);
-    }
-    conn.pending.push(line);
-    conn.pendingBytes += line.length;
-  }
-
-  private readonly flushAllPending = (): void => {
-    const conns = this.pendingConns;
-    this.pendingConns = [];
-    let sharedFrom: Buffer[] | null = null;
-    let shared: Buffer | null = null;
-    for (const conn of conns) {
-      const list = conn.pending;
-      if (list === null) continue; // already flushed by an earlier write
-      if (list.length > 1 && !(sharedFrom && sameItems(sharedFrom, list))) {
-        sharedFrom = list;
-        shared = Buffer.concat(list);
+  private deliver(conn: Connection, batch: EventBatch, encodedAll: (() => Buffer) | null): void {
+    const from = conn.batch === batch ? conn.delivered : 0;
+    conn.batch = batch;
+    conn.delivered = batch.events.length;
+    if (conn.topics.size === 0 || from >= batch.events.length || conn.socket.destroyed) return;
+    const everything = conn.topics.has('*');
+    const events = everything && from === 0 && encodedAll
+      ? batch.events
+      : batch.events.slice(from).filter((e) => everything || conn.topics.has(e.category));
+    if (events.length === 0) return;
+    if (conn.gap || conn.socket.writableLength > SUBSCRIBER_HIGH_WATER) {
+      const last = events[events.length - 1]!.seq;
+      if (conn.gap) {
+        conn.gap.dropped += events.length;
+        conn.gap.toSeq = last;
+      } else {
+        conn.gap = { dropped: events.length, fromSeq: events[0]!.seq, toSeq: last };
       }
-      this.flushPending(conn, list.length > 1 ? shared! : undefined);
+      return;
     }
-  };
-
-  private flushPending(conn: Connection, joined?: Buffer): void {
-    const list = conn.pending;
-    if (list === null) return;
-    conn.pending = null;
-    conn.pendingBytes = 0;
-    conn.socket.write(joined ?? (list.length === 1 ? list[0]! : Buffer.concat(list)));
+    conn.socket.write(events === batch.events ? encodedAll!() : this.encoder.encode(events));
   }
 
   private flushGap(conn: Connection): void {
@@ -315,16 +320,10 @@ export class LocalApiServer {
       if (!conn.topics.has('surface') && !conn.topics.has('*')) continue;
       line ??= JSON.stringify({ type: 'event', event: 'surface', data: this.host.manifest() }) + '\n';
       if (conn.socket.destroyed) continue;
-      this.flushPending(conn);
+      this.catchUp(conn);
       conn.socket.write(line);
     }
   }
-}
-
-function sameItems(a: readonly Buffer[], b: readonly Buffer[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 function errorFrame(id: unknown, error: McbridgeError): ServerFrame {
