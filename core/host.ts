@@ -226,9 +226,8 @@ export class Host extends EventEmitter {
 
   /** The caps used for filtering: live, last known, or the documented default. */
   capsView(): CapsView {
-    const status = this.link.status();
-    const instance = status.instance;
-    const minecraft = typeof status.hello?.minecraft === 'string' ? status.hello.minecraft : null;
+    const status = this.link.capsInfo();
+    const { instance, minecraft } = status;
     if (status.connected) {
       return { caps: this.link.caps, source: this.link.caps ? 'mod' : 'unknown', vantage: this.vantage, instance, minecraft };
     }
@@ -385,10 +384,18 @@ export class Host extends EventEmitter {
   private toolContext(tool: RegisteredTool, signal: AbortSignal, options: CallOptions): ToolContext {
     const record = this.records.get(tool.plugin);
     const link = this.link;
+    const host = this;
+    let events: EventsView | undefined;
+    let log: Logger | undefined;
+    let view: HostView | undefined;
     return {
       request: (line, opts = {}) => link.request(line, { ...opts, signal }),
       call: (other, args, opts) => this.call(other, args ?? {}, { signal: opts?.signal ?? signal, onProgress: options.onProgress }),
-      events: this.eventsView(signal),
+      // The events view, child logger and host view are built on first use: most calls
+      // never touch them, and building them was a measurable part of every call.
+      get events() {
+        return (events ??= host.eventsView(signal));
+      },
       caps: link.caps,
       vantage: this.vantage,
       signal,
@@ -399,9 +406,13 @@ export class Host extends EventEmitter {
           ...(message !== undefined ? { message } : {}),
         });
       },
-      log: this.log.child({ plugin: tool.plugin, tool: tool.name }),
+      get log() {
+        return (log ??= host.log.child({ plugin: tool.plugin, tool: tool.name }));
+      },
       config: record?.config,
-      host: this.view(),
+      get host() {
+        return (view ??= host.view());
+      },
     };
   }
 }

@@ -47,17 +47,20 @@ export function normalizeCaps(raw: unknown): Caps | null {
   return out;
 }
 
+/** Every spelling in an alias group, mapped to the group's canonical token. */
+const CANONICAL_OF = new Map<string, string>(
+  Object.entries(ALIAS_GROUPS).flatMap(([canonical, spellings]) => spellings.map((s) => [s, canonical] as const)),
+);
+
 export function canonicalCap(token: string): string {
   const t = token.trim().toLowerCase();
-  for (const [canonical, spellings] of Object.entries(ALIAS_GROUPS)) {
-    if (spellings.includes(t)) return canonical;
-  }
-  return t;
+  return CANONICAL_OF.get(t) ?? t;
 }
 
 export function hasCap(caps: Caps, required: string): boolean {
   const canonical = canonicalCap(required);
-  const spellings = ALIAS_GROUPS[canonical] ?? [canonical];
+  const spellings = ALIAS_GROUPS[canonical];
+  if (spellings === undefined) return caps.has(canonical);
   return spellings.some((s) => caps.has(s));
 }
 

@@ -169,6 +169,17 @@ export class ModLink extends EventEmitter {
     return this.state === 'ready';
   }
 
+  /** What the CAPS view of the host needs, without building the whole `status()`. */
+  capsInfo(): { connected: boolean; capsSource: 'caps' | 'hello' | null; instance: string | null; minecraft: string | null } {
+    const minecraft = this.hello?.minecraft;
+    return {
+      connected: this.state === 'ready',
+      capsSource: this.capsSource,
+      instance: this.instance,
+      minecraft: typeof minecraft === 'string' ? minecraft : null,
+    };
+  }
+
   start(): void {
     if (this.loop) return;
     this.loop = this.runLoop();

@@ -177,7 +177,7 @@ export class ToolRegistry extends EventEmitter {
       if (dependency) result.dependency = dependency;
       return result;
     }
-    const usedBy = this.usesVerdict(tool, view, new Set([...visiting, tool.name]));
+    const usedBy = tool.uses.length === 0 ? null : this.usesVerdict(tool, view, new Set([...visiting, tool.name]));
     if (usedBy) return { ...usedBy, name: tool.name };
     return dependency ? { name: tool.name, available: true, dependency } : { name: tool.name, available: true };
   }

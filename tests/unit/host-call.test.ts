@@ -71,6 +71,38 @@ describe('Host.call', () => {
     expect(seen).toEqual([{ radius: 8, tag: 'x' }, { radius: 8 }]);
   });
 
+  it('gives the tool a context whose lazily built parts work destructured, spread and twice', async () => {
+    let seen: Record<string, unknown> = {};
+    const host = makeHost([
+      plugin('p', [
+        defineTool({
+          name: 'ctx_probe',
+          description: 'looks at its context',
+          input: z.object({}),
+          run: async (_args, ctx) => {
+            const { events, log, host: view } = ctx;
+            const copy = { ...ctx };
+            seen = {
+              sameEvents: ctx.events === events,
+              sameLog: ctx.log === log,
+              sameHost: ctx.host === view,
+              copyHasAll: copy.events === events && copy.log === log && copy.host === view,
+              streamId: events.streamId,
+              logs: typeof log.info,
+              status: typeof view.status().version,
+            };
+            return {};
+          },
+        }),
+      ]),
+    ]);
+    await host.call('ctx_probe', {});
+    expect(seen).toStrictEqual({
+      sameEvents: true, sameLog: true, sameHost: true, copyHasAll: true,
+      streamId: host.events.streamId, logs: 'function', status: 'string',
+    });
+  });
+
   it('refuses an unknown method with unknown_method, naming it', async () => {
     const host = makeHost([]);
     const err = await callError(host.call('nope', {}));
