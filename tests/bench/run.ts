@@ -185,17 +185,23 @@ function readMemory(pid: number | undefined): { rss: number | null; peak: number
   }
 }
 
-/** CPU time (user + system, all threads) a process has used, in ms; null without /proc. */
-function readCpuMs(pid: number | undefined): number | null {
+/** CPU time a process has used (all threads), in ms: in total, and in the kernel; null without /proc. */
+function readCpu(pid: number | undefined): { total: number; sys: number } | null {
   if (pid === undefined) return null;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // utime and stime are fields 14 and 15 of stat(5), in clock ticks (USER_HZ, 100 on Linux).
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    const user = Number(fields[11]) * 10;
+    const sys = Number(fields[12]) * 10;
+    return { total: user + sys, sys };
   } catch {
     return null;
   }
+}
+
+function readCpuMs(pid: number | undefined): number | null {
+  return readCpu(pid)?.total ?? null;
 }
 
 // ---- the two relays under test --------------------------------------------------------
@@ -266,6 +272,8 @@ interface RoundResult {
   eventsPerSec: number;
   /** CPU the relay process used during the round, and the bench process (flood mod + subscribers). */
   relayCpuMs: number | null;
+  /** The part of relayCpuMs spent in the kernel (socket reads and writes, loopback TCP). */
+  relaySysMs: number | null;
   benchCpuMs: number;
   ok: boolean;
   /** Why the round does not count: gap frames, a timeout. */
@@ -288,7 +296,7 @@ async function relayRound(relay: Relay, payload: FloodPayload): Promise<RoundRes
       }
     });
   }
-  const cpu0 = readCpuMs(relay.child.proc.pid);
+  const cpu0 = readCpu(relay.child.proc.pid);
   const benchCpu0 = process.cpuUsage();
   const t0 = performance.now();
   const flooding = relay.mod.flood(payload);
@@ -301,12 +309,13 @@ async function relayRound(relay: Relay, payload: FloodPayload): Promise<RoundRes
   }
   const gaps = subs.flatMap((s) => s.gaps);
   const ms = (timedOut ? performance.now() : finishedAt) - t0;
-  const cpu1 = readCpuMs(relay.child.proc.pid);
+  const cpu1 = readCpu(relay.child.proc.pid);
   const benchCpu = process.cpuUsage(benchCpu0);
   const result: RoundResult = {
     ms,
     eventsPerSec: payload.events / (ms / 1000),
-    relayCpuMs: cpu0 !== null && cpu1 !== null ? cpu1 - cpu0 : null,
+    relayCpuMs: cpu0 !== null && cpu1 !== null ? cpu1.total - cpu0.total : null,
+    relaySysMs: cpu0 !== null && cpu1 !== null ? cpu1.sys - cpu0.sys : null,
     benchCpuMs: (benchCpu.user + benchCpu.system) / 1000,
     ok: !timedOut && gaps.length === 0,
   };
@@ -429,7 +438,7 @@ async function main(): Promise<void> {
       const result = await relayRound(relay, payload);
       rounds[relay.kind].push(result);
       process.stderr.write(`  round ${r + 1} ${relay.kind.padEnd(8)} ${fmtInt(result.eventsPerSec).padStart(10)} events/s  ${fmtNum(result.ms, 0).padStart(6)} ms  ` +
-        `cpu: relay ${fmtInt(result.relayCpuMs ?? NaN).padStart(5)} ms, bench ${fmtInt(result.benchCpuMs).padStart(5)} ms${result.ok ? '' : `  FAILED: ${result.failure}`}\n`);
+        `cpu: relay ${fmtInt(result.relayCpuMs ?? NaN).padStart(5)} ms (sys ${fmtInt(result.relaySysMs ?? NaN).padStart(5)}), bench ${fmtInt(result.benchCpuMs).padStart(5)} ms${result.ok ? '' : `  FAILED: ${result.failure}`}\n`);
     }
   }
 
