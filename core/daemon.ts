@@ -13,7 +13,7 @@ export interface DaemonOptions {
   link?: LinkSettings;
   buffer?: number;
   policy?: ToolPolicy;
-  api?: { host?: string; port?: number; token?: string; allowRemote?: boolean };
+  api?: { host?: string; port?: number; token?: string; allowRemote?: boolean; pushBufferBytes?: number };
   /** Run an in-process simulated mod and connect to it instead of discovering a game. */
   sim?: boolean | { dir?: string; seed?: number };
   /** Plugins beyond the built-ins (config, npm). */

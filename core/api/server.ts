@@ -15,7 +15,7 @@ import {
 export const DEFAULT_API_HOST = '127.0.0.1';
 export const DEFAULT_API_PORT = 8765;
 /** A subscriber this far behind gets no more pushes until it drains; then a `gap` frame. */
-const SUBSCRIBER_HIGH_WATER = 8 * 1024 * 1024;
+export const DEFAULT_PUSH_BUFFER_BYTES = 8 * 1024 * 1024;
 
 export interface LocalApiOptions {
   host?: string;
@@ -25,6 +25,8 @@ export interface LocalApiOptions {
   /** Bind a non-loopback address (the API runs console commands). */
   allowRemote?: boolean;
   maxLineBytes?: number;
+  /** Bytes of pushes a subscriber may have unread before it skips events (and gets a `gap` frame). */
+  pushBufferBytes?: number;
   log: Logger;
   /** `stop` was called by a client. */
   onStop?: () => void;
@@ -83,6 +85,7 @@ export class LocalApiServer {
       clients: this.connections.size,
       subscribers: [...this.connections].filter((c) => c.topics.size > 0).length,
       auth: options.token ? 'token' : 'none',
+      pushBufferBytes: options.pushBufferBytes ?? DEFAULT_PUSH_BUFFER_BYTES,
     }));
   }
 
@@ -294,7 +297,7 @@ export class LocalApiServer {
       ? batch.events
       : batch.events.slice(from).filter((e) => everything || conn.topics.has(e.category));
     if (events.length === 0) return;
-    if (conn.gap || conn.socket.writableLength > SUBSCRIBER_HIGH_WATER) {
+    if (conn.gap || conn.socket.writableLength > (this.options.pushBufferBytes ?? DEFAULT_PUSH_BUFFER_BYTES)) {
       const last = events[events.length - 1]!.seq;
       if (conn.gap) {
         conn.gap.dropped += events.length;

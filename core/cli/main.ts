@@ -51,6 +51,7 @@ export function buildProgram(): Command {
     .option('--sim', 'run on an in-process simulated mod instead of a game')
     .option('--mod-host <host>', 'address of the mod', '127.0.0.1')
     .option('--buffer <n>', 'events kept for replay', parsePositiveInt, 1000)
+    .option('--push-buffer <MiB>', 'how far (MiB) a subscriber may fall behind before it gets a gap frame instead of events', parsePositiveInt, 8)
     .option('--read-only', 'hide every tool that can change the game')
     .option('--allow-remote', 'allow a non-loopback --api-host (requires --api-token)')
     .option('--config <file>', 'config file (default: mcbridge.config.* or package.json "mcbridge", searched from the working directory)')

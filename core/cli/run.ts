@@ -44,7 +44,13 @@ export async function runCommand(cmd: Command, program: Command): Promise<void> 
     buffer: pick(cmd, 'buffer') as number,
     policy,
     link: { modHost: pick(cmd, 'modHost') as string, modPort: pick(cmd, 'modPort') as number | undefined, portFile: fromConfig('portFile'), serverDir: fromConfig('serverDir') },
-    api: { host: pick(program, 'apiHost') as string, port: pick(program, 'apiPort') as number, token: apiToken, allowRemote: pick(cmd, 'allowRemote') === true },
+    api: {
+      host: pick(program, 'apiHost') as string,
+      port: pick(program, 'apiPort') as number,
+      token: apiToken,
+      allowRemote: pick(cmd, 'allowRemote') === true,
+      pushBufferBytes: (pick(cmd, 'pushBuffer') as number) * 1024 * 1024,
+    },
     config: loaded ? { loaded, watch: explicit(cmd, 'watch') ? opts.watch !== false : undefined } : undefined,
     log,
   });

@@ -26,6 +26,8 @@ export interface McbridgeConfig {
   modPort?: number;
   /** Events kept for replay. */
   buffer?: number;
+  /** MiB of pushed events a subscriber may fall behind before it is sent a `gap` frame instead. */
+  pushBuffer?: number;
   apiHost?: string;
   apiPort?: number;
   /** Shown as "[redacted]" by `mcbridge config`. Prefer MCBRIDGE_API_TOKEN over committing it. */
@@ -134,6 +136,7 @@ export const configSchema = z.object({
   modHost: z.string().min(1).optional(),
   modPort: z.number().int().min(1).max(65535).optional(),
   buffer: z.number().int().min(1).optional(),
+  pushBuffer: z.number().int().min(1).max(4096).optional(),
   apiHost: z.string().min(1).optional(),
   apiPort: z.number().int().min(0).max(65535).optional(),
   apiToken: z.string().min(1).optional(),
@@ -149,6 +152,6 @@ export const configSchema = z.object({
 
 /** The daemon options a config may set; the CLI merges them under its flags. */
 export const DAEMON_KEYS = [
-  'vantage', 'sim', 'serverDir', 'portFile', 'modHost', 'modPort', 'buffer', 'apiHost', 'apiPort', 'apiToken', 'allowRemote', 'logLevel',
+  'vantage', 'sim', 'serverDir', 'portFile', 'modHost', 'modPort', 'buffer', 'pushBuffer', 'apiHost', 'apiPort', 'apiToken', 'allowRemote', 'logLevel',
 ] as const;
 export type DaemonKey = (typeof DAEMON_KEYS)[number];

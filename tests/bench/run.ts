@@ -219,7 +219,9 @@ async function startDaemon(): Promise<Relay> {
   const apiPort = await freePort();
   const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const child = spawnChild('daemon', [
-    ...nodeArgs, BIN, 'run', '--mod-port', String(mod.port), '--api-port', String(apiPort), '--buffer', '1000', '--log-level', 'warn',
+    // --push-buffer: the baseline buffers for a slow reader without bound; the daemon's
+    // default (8 MiB, then a gap frame) can trip when the bench process itself falls behind.
+    ...nodeArgs, BIN, 'run', '--mod-port', String(mod.port), '--api-port', String(apiPort), '--buffer', '1000', '--push-buffer', '256', '--log-level', 'warn',
   ]);
   // Ready when the API answers and the link to the flood mod is up.
   const deadline = Date.now() + 20_000;

@@ -23,12 +23,12 @@ async function startDaemon(args: string[], cwd?: string) {
 // Each test spawns several node processes; on two loaded cores that takes a while.
 describe('mcbridge CLI', { timeout: 90_000 }, () => {
   it('run --sim serves every host method through `call`, with logs on stderr only', async () => {
-    const { apiPort, out } = await startDaemon(['--sim']);
+    const { apiPort, out } = await startDaemon(['--sim', '--push-buffer', '3']);
     const call = (method: string, params?: string) => run(['call', method, ...(params ? [params] : []), '--api-port', String(apiPort)]);
 
     const status = await call('status');
     expect(status.code).toBe(0);
-    expect(JSON.parse(status.stdout)).toMatchObject({ connected: true, vantage: 'server' });
+    expect(JSON.parse(status.stdout)).toMatchObject({ connected: true, vantage: 'server', api: { pushBufferBytes: 3 * 1024 * 1024 } });
     expect(status.stderr).toBe('');
 
     for (const [method, params, type] of [
@@ -68,6 +68,10 @@ describe('mcbridge CLI', { timeout: 90_000 }, () => {
 
     const badFlag = await run(['call', 'state', '--no-such-flag']);
     expect(badFlag.code).toBe(2);
+
+    const badPushBuffer = await run(['run', '--sim', '--push-buffer', '0']);
+    expect(badPushBuffer.code).toBe(2);
+    expect(badPushBuffer.stderr).toMatch(/push-buffer/);
 
     const nobody = await run(['call', 'status', '--api-port', String(await freePort())]);
     expect(nobody.code).toBe(3);

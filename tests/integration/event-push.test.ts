@@ -19,9 +19,9 @@ afterEach(async () => {
   cleanups = [];
 });
 
-async function apiOnly(): Promise<{ host: Host; port: number }> {
+async function apiOnly(pushBufferBytes?: number): Promise<{ host: Host; port: number }> {
   const host = new Host({ log: silentLogger(), buffer: 100_000 });
-  const api = new LocalApiServer(host, { port: 0, log: silentLogger() });
+  const api = new LocalApiServer(host, { port: 0, log: silentLogger(), pushBufferBytes });
   const { port } = await api.listen();
   cleanups.push(() => api.close());
   return { host, port };
@@ -84,7 +84,7 @@ describe('event pushes', () => {
   });
 
   it('skips a subscriber that stops reading and tells it what it missed; the others get everything', async () => {
-    const { host, port } = await apiOnly();
+    const { host, port } = await apiOnly(1024 * 1024);
     const fast = await subscribed(port, ['*']);
     // The slow one: subscribes, then stops reading until the log has moved on.
     const slow = net.connect({ host: '127.0.0.1', port });
@@ -98,7 +98,7 @@ describe('event pushes', () => {
     slow.pause();
 
     const text = 'x'.repeat(16 * 1024);
-    const total = 1_500; // ~24 MiB of frames: well past the 8 MiB a subscriber may have pending
+    const total = 1_500; // ~24 MiB of frames: well past the 1 MiB (plus the kernel's buffers) a subscriber may have pending
     let fastSeen = 0;
     const fastDone = (async () => {
       while (fastSeen < total) {
