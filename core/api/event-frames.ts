@@ -7,6 +7,15 @@ import type { EventLog, RecordedEvent } from '../events/event-log.js';
  * pieces are copied into a reused scratch buffer rather than joined into one string
  * first: flattening thousands of spliced strings per read was the relay's largest cost.
  */
+/** The scratch buffer grows to fit a batch up to this size and is reused. */
+const MAX_SCRATCH_BYTES = 4 * 1024 * 1024;
+
+function writeAll(target: Buffer, pieces: readonly string[]): number {
+  let offset = 0;
+  for (const piece of pieces) offset += target.write(piece, offset);
+  return offset;
+}
+
 export class EventFrameEncoder {
   private scratch = Buffer.allocUnsafeSlow(64 * 1024);
   private readonly heads = new Map<string, string>();
@@ -28,12 +37,16 @@ export class EventFrameEncoder {
       pieces.push('}\n');
     }
     // UTF-8 needs at most 3 bytes per UTF-16 unit (a surrogate pair: 4 bytes for 2 units).
-    if (this.scratch.length < units * 3) this.scratch = Buffer.allocUnsafeSlow(units * 3);
-    const scratch = this.scratch;
-    let offset = 0;
-    for (const piece of pieces) offset += scratch.write(piece, offset);
+    const needed = units * 3;
+    if (needed > MAX_SCRATCH_BYTES) {
+      // A huge batch (a 16 MiB event line, say) gets a buffer of its own, not kept after.
+      const own = Buffer.allocUnsafeSlow(needed);
+      return own.subarray(0, writeAll(own, pieces));
+    }
+    if (this.scratch.length < needed) this.scratch = Buffer.allocUnsafeSlow(needed);
+    const length = writeAll(this.scratch, pieces);
     // A copy of the exact size: the socket may hold on to it while the scratch is reused.
-    return Buffer.from(scratch.subarray(0, offset));
+    return Buffer.from(this.scratch.subarray(0, length));
   }
 
   private head(category: string): string {
