@@ -1,12 +1,5 @@
 import type { EventLog, RecordedEvent } from '../events/event-log.js';
 
-/**
- * Encodes pushed events as the local API's event frames,
- * `{"type":"event","event":"<category>","data":<event>}` one per line, straight into bytes.
- * The event's JSON comes from `EventLog.jsonPieces` (mostly the mod's own text), and the
- * pieces are copied into a reused scratch buffer rather than joined into one string
- * first: flattening thousands of spliced strings per read was the relay's largest cost.
- */
 /** The scratch buffer grows to fit a batch up to this size and is reused. */
 const MAX_SCRATCH_BYTES = 4 * 1024 * 1024;
 
@@ -16,6 +9,13 @@ function writeAll(target: Buffer, pieces: readonly string[]): number {
   return offset;
 }
 
+/**
+ * Encodes pushed events as the local API's event frames,
+ * `{"type":"event","event":"<category>","data":<event>}` one per line, straight into bytes.
+ * The event's JSON comes from `EventLog.jsonPieces` (mostly the mod's own text), and the
+ * pieces are copied into a reused scratch buffer rather than joined into one string
+ * first: flattening thousands of spliced strings per read was the relay's largest cost.
+ */
 export class EventFrameEncoder {
   private scratch = Buffer.allocUnsafeSlow(64 * 1024);
   private readonly heads = new Map<string, string>();

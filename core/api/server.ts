@@ -32,9 +32,8 @@ export interface LocalApiOptions {
   onStop?: () => void;
 }
 
-interface EventBatch {
-  events: RecordedEvent[];
-}
+/** Events recorded in one tick, in order; its identity tells connections which batch they saw. */
+type EventBatch = RecordedEvent[];
 
 interface Connection {
   socket: net.Socket;
@@ -71,11 +70,13 @@ export class LocalApiServer {
   /** Events recorded in this tick, pushed to subscribers on the next one (see `deliver`). */
   private batch: EventBatch | null = null;
   private readonly encoder: EventFrameEncoder;
+  private readonly pushBufferBytes: number;
 
   constructor(private readonly host: Host, private readonly options: LocalApiOptions) {
     this.bindHost = options.host ?? DEFAULT_API_HOST;
     this.server = net.createServer((socket) => this.accept(socket));
     this.encoder = new EventFrameEncoder(host.events);
+    this.pushBufferBytes = options.pushBufferBytes ?? DEFAULT_PUSH_BUFFER_BYTES;
     this.unsubscribeLog = host.events.subscribe((event) => this.push(event));
     this.onSurface = () => this.pushSurface();
     host.on('surface', this.onSurface);
@@ -85,7 +86,7 @@ export class LocalApiServer {
       clients: this.connections.size,
       subscribers: [...this.connections].filter((c) => c.topics.size > 0).length,
       auth: options.token ? 'token' : 'none',
-      pushBufferBytes: options.pushBufferBytes ?? DEFAULT_PUSH_BUFFER_BYTES,
+      pushBufferBytes: this.pushBufferBytes,
     }));
   }
 
@@ -264,10 +265,10 @@ export class LocalApiServer {
    */
   private push(event: RecordedEvent): void {
     if (this.batch === null) {
-      this.batch = { events: [] };
+      this.batch = [];
       process.nextTick(this.flushBatch);
     }
-    this.batch.events.push(event);
+    this.batch.push(event);
   }
 
   private readonly flushBatch = (): void => {
@@ -275,7 +276,7 @@ export class LocalApiServer {
     this.batch = null;
     if (batch === null) return;
     let all: Buffer | null = null;
-    for (const conn of this.connections) this.deliver(conn, batch, () => (all ??= this.encoder.encode(batch.events)));
+    for (const conn of this.connections) this.deliver(conn, batch, () => (all ??= this.encoder.encode(batch)));
   };
 
   private catchUp(conn: Connection): void {
@@ -290,14 +291,14 @@ export class LocalApiServer {
   private deliver(conn: Connection, batch: EventBatch, encodedAll: (() => Buffer) | null): void {
     const from = conn.batch === batch ? conn.delivered : 0;
     conn.batch = batch;
-    conn.delivered = batch.events.length;
-    if (conn.topics.size === 0 || from >= batch.events.length || conn.socket.destroyed) return;
+    conn.delivered = batch.length;
+    if (conn.topics.size === 0 || from >= batch.length || conn.socket.destroyed) return;
     const everything = conn.topics.has('*');
     const events = everything && from === 0 && encodedAll
-      ? batch.events
-      : batch.events.slice(from).filter((e) => everything || conn.topics.has(e.category));
+      ? batch
+      : batch.slice(from).filter((e) => everything || conn.topics.has(e.category));
     if (events.length === 0) return;
-    if (conn.gap || conn.socket.writableLength > (this.options.pushBufferBytes ?? DEFAULT_PUSH_BUFFER_BYTES)) {
+    if (conn.gap || conn.socket.writableLength > this.pushBufferBytes) {
       const last = events[events.length - 1]!.seq;
       if (conn.gap) {
         conn.gap.dropped += events.length;
@@ -307,7 +308,7 @@ export class LocalApiServer {
       }
       return;
     }
-    conn.socket.write(events === batch.events ? encodedAll!() : this.encoder.encode(events));
+    conn.socket.write(events === batch ? encodedAll!() : this.encoder.encode(events));
   }
 
   private flushGap(conn: Connection): void {

@@ -167,14 +167,11 @@ export class EventLog {
 
   /** `toJson` as pieces to write one after another, for writers that copy into a buffer. */
   jsonPieces(event: RecordedEvent): string[] {
-    const offset = event.seq - this.oldestSeq;
-    if (offset >= 0 && offset < this.count) {
-      const slot = (this.start + offset) % this.capacity;
-      const source = this.sources[slot];
-      if (source !== undefined && this.ring[slot] === event) {
-        const pieces = spliceEventJson(source, event, this.idsJson);
-        if (pieces !== null) return pieces;
-      }
+    const slot = this.slotOf(event.seq);
+    const source = slot === -1 ? undefined : this.sources[slot];
+    if (source !== undefined && this.ring[slot] === event) {
+      const pieces = spliceEventJson(source, event, this.idsJson);
+      if (pieces !== null) return pieces;
     }
     return [JSON.stringify(event)];
   }
@@ -186,9 +183,14 @@ export class EventLog {
 
   /** The buffered event with this seq, if still there. */
   at(seq: number): RecordedEvent | undefined {
+    const slot = this.slotOf(seq);
+    return slot === -1 ? undefined : this.ring[slot];
+  }
+
+  /** The ring index holding this seq, or -1 when it is not buffered. */
+  private slotOf(seq: number): number {
     const offset = seq - this.oldestSeq;
-    if (offset < 0 || offset >= this.count) return undefined;
-    return this.ring[(this.start + offset) % this.capacity];
+    return offset < 0 || offset >= this.count ? -1 : (this.start + offset) % this.capacity;
   }
 
   /** Resolve a cursor against this run: a foreign stream or a seq from the future restarts at 0. */

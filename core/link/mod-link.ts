@@ -173,7 +173,7 @@ export class ModLink extends EventEmitter {
   capsInfo(): { connected: boolean; capsSource: 'caps' | 'hello' | null; instance: string | null; minecraft: string | null } {
     const minecraft = this.hello?.minecraft;
     return {
-      connected: this.state === 'ready',
+      connected: this.connected,
       capsSource: this.capsSource,
       instance: this.instance,
       minecraft: typeof minecraft === 'string' ? minecraft : null,
