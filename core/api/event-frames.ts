@@ -1,4 +1,4 @@
-import type { EventLog, RecordedEvent } from '../events/event-log.js';
+import type { EventLog, RecordedEvent } from '../host/events/event-log.js';
 
 /** The scratch buffer grows to fit a batch up to this size and is reused. */
 const MAX_SCRATCH_BYTES = 4 * 1024 * 1024;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ErrorCode } from '../errors.js';
+import type { ErrorCode } from '../host/errors.js';
 
 /** One request line of the local API (predecessor-compatible, plus `progress` and `auth`). */
 export const requestFrame = z.object({

@@ -1,13 +1,13 @@
 import net from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
-import { McbridgeError, toMcbridgeError } from '../errors.js';
-import type { RecordedEvent } from '../events/event-log.js';
+import { McbridgeError, toMcbridgeError } from '../host/errors.js';
+import type { RecordedEvent } from '../host/events/event-log.js';
 import { EventFrameEncoder } from './event-frames.js';
-import type { Host } from '../host.js';
-import { describeZodError } from '../host.js';
-import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../lines.js';
-import type { Logger } from '../log.js';
-import { isLoopback } from '../net.js';
+import type { Host } from '../host/host.js';
+import { describeZodError } from '../host/host.js';
+import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../util/lines.js';
+import type { Logger } from '../util/log.js';
+import { isLoopback } from '../util/net.js';
 import {
   cancelParams, requestFrame, subscribeParams, SUBSCRIPTION_TOPICS, type GapFrame, type RequestFrame, type ServerFrame,
 } from './frames.js';

@@ -8,21 +8,21 @@
  *   await t.close();
  */
 import { ApiClient, type ClientCallOptions } from '../api/client.js';
-import { inlineConfig, loadConfig, type LoadedConfig } from '../config/load.js';
-import type { CompositeSpec, McbridgeConfig, PluginConfigEntry } from '../config/schema.js';
-import { startDaemon, type Daemon } from '../daemon.js';
-import { McbridgeError, toMcbridgeError } from '../errors.js';
-import type { RecordedEvent } from '../events/event-log.js';
-import type { Host } from '../host.js';
-import { normalizeCaps } from '../link/caps.js';
-import { silentLogger, type Logger } from '../log.js';
-import type { Manifest, PluginInfo } from '../registry/types.js';
+import { inlineConfig, loadConfig, type LoadedConfig } from '../daemon/config/load.js';
+import type { CompositeSpec, McbridgeConfig, PluginConfigEntry } from '../authoring/config.js';
+import { startDaemon, type Daemon } from '../daemon/daemon.js';
+import { McbridgeError, toMcbridgeError } from '../host/errors.js';
+import type { RecordedEvent } from '../host/events/event-log.js';
+import type { Host } from '../host/host.js';
+import { normalizeCaps } from '../host/link/caps.js';
+import { silentLogger, type Logger } from '../util/log.js';
+import type { Manifest, PluginInfo } from '../host/plugin-api.js';
 import { startSim, type SimOptions, type SimulatedMod } from '../sim/index.js';
 import { waitUntil } from './until.js';
 
 export { startSim, SimulatedMod, SERVER_CAPABILITIES, CLIENT_CAPABILITIES, defaultWorld, STEVE_UUID } from '../sim/index.js';
 export type { SimOptions, EntitySpec, PlayerSpec, SimEntity, WorldSpec, GameMode } from '../sim/index.js';
-export type { RecordedEvent } from '../events/event-log.js';
+export type { RecordedEvent } from '../host/events/event-log.js';
 /** Poll until `check()` is true; plain promises, so any test runner works. */
 export { waitUntil } from './until.js';
 

@@ -4,8 +4,8 @@
  * server-vantage mod hides all of them with the reason.
  */
 import { z } from 'zod';
-import { definePlugin, defineTool, HOST_API_VERSION } from '../../core/index.js';
-import { javaDouble, lineText } from '../shared/text.js';
+import { definePlugin, defineTool } from 'mcbridge';
+import { javaDouble, lineText } from 'mcbridge/kit';
 
 /** Vanilla refuses chat messages longer than this. */
 export const MAX_CHAT_LENGTH = 256;
@@ -28,7 +28,7 @@ const address = lineText('address', '"127.0.0.1:25565" or "mc.example.org"', 255
 export const clientPlugin = definePlugin({
   name: 'client',
   version: '1.0.0',
-  apiVersion: HOST_API_VERSION,
+  apiVersion: 1,
   tools: [
     defineTool({
       name: 'chat',

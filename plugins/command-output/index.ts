@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { definePlugin, defineTool, HOST_API_VERSION, McbridgeError, type RecordedEvent, type ToolContext } from '../../core/index.js';
-import { commandText } from '../shared/text.js';
+import { definePlugin, defineTool, McbridgeError, type RecordedEvent, type ToolContext } from 'mcbridge';
+import { commandText } from 'mcbridge/kit';
 
 export const DEFAULT_OUTPUT_WAIT_SECONDS = 2;
 export const MAX_OUTPUT_WAIT_SECONDS = 30;
@@ -51,7 +51,7 @@ async function collectLines(ctx: ToolContext, cursor: number, waitMs: number): P
 export const commandOutputPlugin = definePlugin({
   name: 'command-output',
   version: '1.0.0',
-  apiVersion: HOST_API_VERSION,
+  apiVersion: 1,
   requires: { caps: ['command'] },
   tools: [
     defineTool({

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { definePlugin, defineTool, HOST_API_VERSION } from '../../core/index.js';
-import { commandText } from '../shared/text.js';
+import { definePlugin, defineTool } from 'mcbridge';
+import { commandText } from 'mcbridge/kit';
 
 export const commandPlugin = definePlugin({
   name: 'command',
   version: '1.0.0',
-  apiVersion: HOST_API_VERSION,
+  apiVersion: 1,
   requires: { caps: ['command'] },
   tools: [
     defineTool({

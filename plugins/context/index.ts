@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { definePlugin, defineTool, HOST_API_VERSION, type ModReply } from '../../core/index.js';
-import { lineText } from '../shared/text.js';
-import { isObject, num, str } from '../shared/values.js';
+import { definePlugin, defineTool, type ModReply } from 'mcbridge';
+import { lineText, isObject, num, str } from 'mcbridge/kit';
 
 /** Flat fields an older mod may send instead of a nested `context` object. */
 const FLAT_CONTEXT_FIELDS = [
@@ -72,7 +71,7 @@ export function normalizeContextReply(reply: ModReply, id: string): ContextBundl
 export const contextPlugin = definePlugin({
   name: 'context',
   version: '1.0.0',
-  apiVersion: HOST_API_VERSION,
+  apiVersion: 1,
   requires: { caps: ['context'] },
   tools: [
     defineTool({

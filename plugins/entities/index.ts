@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { definePlugin, defineTool, HOST_API_VERSION, McbridgeError, type ModReply, type ToolContext } from '../../core/index.js';
-import { sortedCounts } from '../shared/counts.js';
-import { javaDouble } from '../shared/text.js';
-import { num, str } from '../shared/values.js';
+import { definePlugin, defineTool, McbridgeError, type ModReply, type ToolContext } from 'mcbridge';
+import { sortedCounts, javaDouble, num, str } from 'mcbridge/kit';
 
 export { javaDouble };
 
@@ -164,7 +162,7 @@ export async function summarize(reply: ModReply, args: SummaryArgs, ctx: ToolCon
 export const entitiesPlugin = definePlugin({
   name: 'entities',
   version: '1.0.0',
-  apiVersion: HOST_API_VERSION,
+  apiVersion: 1,
   requires: { caps: ['entities'] },
   tools: [
     defineTool({

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import {
-  definePlugin, defineTool, DEFAULT_EVENT_LIMIT, HOST_API_VERSION, parseCursor, type EventPage, type RecordedEvent,
-} from '../../core/index.js';
-import { cursorInput, EventCounter, eventFilterFields, eventMatcher, hasEventFilter, scanEvents } from '../shared/event-filter.js';
+  definePlugin, defineTool, DEFAULT_EVENT_LIMIT, parseCursor, type EventPage, type RecordedEvent,
+} from 'mcbridge';
+import { cursorInput, EventCounter, eventFilterFields, eventMatcher, hasEventFilter, scanEvents } from 'mcbridge/kit';
 
 export const MAX_EVENT_LIMIT = 10_000;
 /** Default response budget: enough for the default 200 ordinary events, small enough for a model's context. */
@@ -85,7 +85,7 @@ export function applyByteBudget(page: EventPage, maxBytes: number, forward: bool
 export const eventsPlugin = definePlugin({
   name: 'events',
   version: '1.0.0',
-  apiVersion: HOST_API_VERSION,
+  apiVersion: 1,
   tools: [
     defineTool({
       name: 'events',

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { definePlugin, defineTool, HOST_API_VERSION } from '../../core/index.js';
-import { lineText } from '../shared/text.js';
+import { definePlugin, defineTool } from 'mcbridge';
+import { lineText } from 'mcbridge/kit';
 
 export const markPlugin = definePlugin({
   name: 'mark',
   version: '1.0.0',
-  apiVersion: HOST_API_VERSION,
+  apiVersion: 1,
   requires: { caps: ['mark'] },
   tools: [
     defineTool({

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { definePlugin, defineTool, HOST_API_VERSION, type ModReply } from '../../core/index.js';
-import { lineText } from '../shared/text.js';
-import { isObject, str } from '../shared/values.js';
+import { definePlugin, defineTool, type ModReply } from 'mcbridge';
+import { lineText, isObject, str } from 'mcbridge/kit';
 
 /** Flat fields older mods put at the top level instead of a nested `player` object. */
 const FLAT_PLAYER_FIELDS = ['uuid', 'name', 'dimension', 'position', 'pos', 'rotation', 'yaw', 'pitch', 'view', 'viewTarget', 'look'];
@@ -56,7 +55,7 @@ export function normalizePlayerReply(reply: ModReply, requested: string): Player
 export const playerPlugin = definePlugin({
   name: 'player',
   version: '1.0.0',
-  apiVersion: HOST_API_VERSION,
+  apiVersion: 1,
   requires: { caps: ['player'] },
   tools: [
     defineTool({

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { definePlugin, defineTool, HOST_API_VERSION, type ModReply } from '../../core/index.js';
-import { num } from '../shared/values.js';
+import { definePlugin, defineTool, type ModReply } from 'mcbridge';
+import { num } from 'mcbridge/kit';
 
 /**
  * The mod reports the world root unnormalised (vanilla resolves it as ".", so it ends in `/.`
@@ -69,7 +69,7 @@ export function worldSaveFrom(state: ModReply, vantage: string): WorldSave {
 export const savePlugin = definePlugin({
   name: 'save',
   version: '1.0.0',
-  apiVersion: HOST_API_VERSION,
+  apiVersion: 1,
   requires: { caps: ['state'] },
   tools: [
     defineTool({

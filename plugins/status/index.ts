@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { definePlugin, defineTool, HOST_API_VERSION } from '../../core/index.js';
+import { definePlugin, defineTool } from 'mcbridge';
 
 export const statusPlugin = definePlugin({
   name: 'status',
   version: '1.0.0',
-  apiVersion: HOST_API_VERSION,
+  apiVersion: 1,
   tools: [
     defineTool({
       name: 'status',

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import {
-  definePlugin, defineTool, HOST_API_VERSION, McbridgeError, parseCursor, sleep, type Cursor, type RecordedEvent, type ToolContext,
-} from '../../core/index.js';
-import { compactEvent, cursorInput, EventCounter, eventFilterFields, eventMatcher, hasEventFilter, scanEvents } from '../shared/event-filter.js';
+  definePlugin, defineTool, McbridgeError, parseCursor, sleep, type Cursor, type RecordedEvent, type ToolContext,
+} from 'mcbridge';
+import { compactEvent, cursorInput, EventCounter, eventFilterFields, eventMatcher, hasEventFilter, scanEvents } from 'mcbridge/kit';
 
 export const DEFAULT_WAIT_FOR_MS = 30_000;
 /** Ten minutes: longer waits should be a loop of calls, each reporting what happened. */
@@ -164,7 +164,7 @@ async function waitForState(
 export const waitForPlugin = definePlugin({
   name: 'wait-for',
   version: '1.0.0',
-  apiVersion: HOST_API_VERSION,
+  apiVersion: 1,
   tools: [
     defineTool({
       name: 'wait_for',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { definePlugin, defineTool, HOST_API_VERSION, TICK_MS } from '../../core/index.js';
+import { definePlugin, defineTool, TICK_MS } from 'mcbridge';
 
 /** One hour of game time: the cap the mod's control protocol also uses. */
 export const MAX_WAIT_TICKS = 72_000;
@@ -7,7 +7,7 @@ export const MAX_WAIT_TICKS = 72_000;
 export const waitPlugin = definePlugin({
   name: 'wait',
   version: '1.0.0',
-  apiVersion: HOST_API_VERSION,
+  apiVersion: 1,
   requires: { caps: ['wait'] },
   tools: [
     defineTool({

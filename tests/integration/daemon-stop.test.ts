@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { startDaemon } from '../../core/daemon.js';
-import { silentLogger } from '../../core/log.js';
-import { refuses } from '../helpers.js';
+import { startDaemon } from '../../core/daemon/daemon.js';
+import { silentLogger } from '../../core/util/log.js';
+import { refuses } from '../support/helpers.js';
 
 describe('daemon stop', () => {
   it('stops every part and resolves `stopped` even when one part fails to stop', async () => {

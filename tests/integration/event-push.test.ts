@@ -2,10 +2,10 @@ import net from 'node:net';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalApiServer } from '../../core/api/server.js';
-import { Host } from '../../core/host.js';
-import { LineSplitter } from '../../core/lines.js';
-import { silentLogger } from '../../core/log.js';
-import { rawConnection, waitUntil } from '../helpers.js';
+import { Host } from '../../core/host/host.js';
+import { LineSplitter } from '../../core/util/lines.js';
+import { silentLogger } from '../../core/util/log.js';
+import { rawConnection, waitUntil } from '../support/helpers.js';
 
 /**
  * The local API's event pushes, driven by recording events straight into a host's log

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../core/api/client.js';
-import type { McbridgeError } from '../../core/errors.js';
-import type { EventPage, RecordedEvent } from '../../core/events/event-log.js';
-import type { Manifest } from '../../core/registry/types.js';
-import { rawConnection, startStack, waitUntil, type Stack } from '../helpers.js';
+import type { McbridgeError } from '../../core/host/errors.js';
+import type { EventPage, RecordedEvent } from '../../core/host/events/event-log.js';
+import type { Manifest } from '../../core/host/plugin-api.js';
+import { rawConnection, startStack, waitUntil, type Stack } from '../support/helpers.js';
 
 let stack: Stack | undefined;
 afterEach(async () => {

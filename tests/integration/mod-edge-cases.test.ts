@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { McbridgeError } from '../../core/errors.js';
-import type { EventPage } from '../../core/events/event-log.js';
-import { ModLink, type ModMessage } from '../../core/link/mod-link.js';
-import { silentLogger } from '../../core/log.js';
+import type { McbridgeError } from '../../core/host/errors.js';
+import type { EventPage } from '../../core/host/events/event-log.js';
+import { ModLink, type ModMessage } from '../../core/host/link/mod-link.js';
+import { silentLogger } from '../../core/util/log.js';
 import { startSim, type SimulatedMod } from '../../core/sim/index.js';
-import { freePort, startStack, waitUntil, type Stack } from '../helpers.js';
+import { freePort, startStack, waitUntil, type Stack } from '../support/helpers.js';
 
 // mod-protocol.md §9 edge cases, end to end: simulated mod, daemon, local API.
 const cleanups: Array<() => Promise<void>> = [];

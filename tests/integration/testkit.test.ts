@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { startTestHost } from '../../core/testing/index.js';
-import { refuses } from '../helpers.js';
+import { refuses } from '../support/helpers.js';
 
 describe('mcbridge/testing: startTestHost', () => {
   it('stops the daemon and the sim it started when the daemon never connects', async () => {

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../core/api/client.js';
-import { followEvents } from '../../core/cli/watch.js';
-import type { McbridgeError } from '../../core/errors.js';
-import type { RecordedEvent } from '../../core/events/event-log.js';
-import { startStack, waitUntil, type Stack } from '../helpers.js';
+import { followEvents } from '../../core/frontends/cli/watch.js';
+import type { McbridgeError } from '../../core/host/errors.js';
+import type { RecordedEvent } from '../../core/host/events/event-log.js';
+import { startStack, waitUntil, type Stack } from '../support/helpers.js';
 
 let stack: Stack | undefined;
 const extra: ApiClient[] = [];

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CLIENT_CAPABILITIES } from '../../core/sim/index.js';
-import type { Manifest } from '../../core/registry/types.js';
-import { waitUntil } from '../helpers.js';
-import { expectInvalidParams, failure, sentSince, useStacks } from './util.js';
+import type { Manifest } from '../../core/host/plugin-api.js';
+import { waitUntil } from '../support/helpers.js';
+import { expectInvalidParams, failure, sentSince, useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();
 const CLIENT_TOOLS = ['chat', 'screen', 'connect', 'world', 'lan', 'record_start', 'record_stop'];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectInvalidParams, failure, sentSince, useStacks } from './util.js';
+import { expectInvalidParams, failure, sentSince, useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();
 

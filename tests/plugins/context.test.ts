@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { STEVE_UUID } from '../../core/sim/index.js';
 import { normalizeContextReply } from '../../plugins/context/index.js';
-import type { Stack } from '../helpers.js';
-import { ALEX_UUID, expectInvalidParams, failure, sentSince, steveAndAlex, useStacks } from './util.js';
+import type { Stack } from '../support/helpers.js';
+import { ALEX_UUID, expectInvalidParams, failure, sentSince, steveAndAlex, useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { STEVE_UUID } from '../../core/sim/index.js';
-import { ALEX_UUID, expectInvalidParams, failure, sentSince, steveAndAlex, useStacks } from './util.js';
+import { ALEX_UUID, expectInvalidParams, failure, sentSince, steveAndAlex, useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { STEVE_UUID } from '../../core/sim/index.js';
-import type { Stack } from '../helpers.js';
-import { waitUntil } from '../helpers.js';
-import { expectInvalidParams, failure, steveAndAlex, useStacks } from './util.js';
+import type { Stack } from '../support/helpers.js';
+import { waitUntil } from '../support/helpers.js';
+import { expectInvalidParams, failure, steveAndAlex, useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();
 const twoPlayers = { players: steveAndAlex() };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SERVER_CAPABILITIES, STEVE_UUID } from '../../core/sim/index.js';
 import { normalizePlayerReply } from '../../plugins/player/index.js';
-import { ALEX_UUID, expectInvalidParams, failure, sentSince, steveAndAlex, useStacks } from './util.js';
+import { ALEX_UUID, expectInvalidParams, failure, sentSince, steveAndAlex, useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();
 

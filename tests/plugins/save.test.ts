@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { normaliseWorldDir } from '../../plugins/save/index.js';
-import { failure, sentSince, useStacks } from './util.js';
+import { failure, sentSince, useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();
 

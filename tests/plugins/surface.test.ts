@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Manifest } from '../../core/registry/types.js';
-import { builtinPlugins } from '../../plugins/index.js';
-import { useStacks } from './util.js';
+import type { Manifest } from '../../core/host/plugin-api.js';
+import { builtinPlugins } from '../../core/daemon/builtins.js';
+import { useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();
 

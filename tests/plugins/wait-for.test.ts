@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { STEVE_UUID } from '../../core/sim/index.js';
 import { conditionHolds, readPath } from '../../plugins/wait-for/index.js';
-import { rawConnection, waitUntil } from '../helpers.js';
-import { expectInvalidParams, failure, sentSince, useStacks } from './util.js';
+import { rawConnection, waitUntil } from '../support/helpers.js';
+import { expectInvalidParams, failure, sentSince, useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();
 

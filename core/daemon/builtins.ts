@@ -1,0 +1,33 @@
+import type { Plugin } from '../index.js';
+import { capabilitiesPlugin } from '../../plugins/capabilities/index.js';
+import { clientPlugin } from '../../plugins/client/index.js';
+import { commandPlugin } from '../../plugins/command/index.js';
+import { commandOutputPlugin } from '../../plugins/command-output/index.js';
+import { contextPlugin } from '../../plugins/context/index.js';
+import { entitiesPlugin } from '../../plugins/entities/index.js';
+import { eventsPlugin } from '../../plugins/events/index.js';
+import { markPlugin } from '../../plugins/mark/index.js';
+import { playerPlugin } from '../../plugins/player/index.js';
+import { savePlugin } from '../../plugins/save/index.js';
+import { statePlugin } from '../../plugins/state/index.js';
+import { statusPlugin } from '../../plugins/status/index.js';
+import { waitPlugin } from '../../plugins/wait/index.js';
+import { waitForPlugin } from '../../plugins/wait-for/index.js';
+
+/** The capabilities every daemon serves, each through the public plugin API. */
+export const builtinPlugins: Plugin[] = [
+  statusPlugin,
+  capabilitiesPlugin,
+  statePlugin,
+  savePlugin,
+  playerPlugin,
+  entitiesPlugin,
+  commandPlugin,
+  commandOutputPlugin,
+  contextPlugin,
+  eventsPlugin,
+  waitForPlugin,
+  markPlugin,
+  waitPlugin,
+  clientPlugin,
+];

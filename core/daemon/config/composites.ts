@@ -1,0 +1,278 @@
+/**
+ * Composite tools: defined in config, turned into an ordinary plugin whose tools run `run(ctx)`.
+ * They go through the same registry, naming rules, CAPS filtering, policy and annotations as
+ * every other tool; with `uses`, their CAPS and annotations are derived from the tools they call.
+ */
+import { z } from 'zod';
+import { sleep } from '../../util/abort.js';
+import { McbridgeError, toMcbridgeError } from '../../host/errors.js';
+import type { Cursor, RecordedEvent } from '../../host/events/event-log.js';
+import { canonicalCap } from '../../host/link/caps.js';
+import type { ModReply } from '../../host/link/mod-link.js';
+import { annotationsShape, toolNameShape, toolScopeShape, zodObjectSchema, zodSchema } from '../../host/define.js';
+import { HOST_API_VERSION, type Plugin, type ToolAnnotations, type ToolContext, type ToolSpec } from '../../host/plugin-api.js';
+import { VERSION } from '../../util/version.js';
+import { ConfigError, zodProblems, type ConfigProblem } from './errors.js';
+import type { CompositeContext, CompositeSpec } from '../../authoring/config.js';
+
+/** The plugin that carries a config's composites. */
+export const COMPOSITES_PLUGIN = 'composites';
+export const DEFAULT_WAIT_FOR_MS = 30_000;
+/** How long deferred clean-up may take after the composite ended (or was cancelled). */
+export const CLEANUP_MS = 10_000;
+
+const compositeShape = z.object({
+  name: toolNameShape,
+  description: z.string().trim().min(1, 'must say what the composite does, for a model'),
+  input: zodObjectSchema.optional(),
+  output: zodSchema.optional(),
+  uses: z.array(toolNameShape).optional(),
+  requires: z.array(z.string().trim().min(1)).optional(),
+  annotations: annotationsShape.optional(),
+  only: toolScopeShape.optional(),
+  run: z.custom<CompositeSpec['run']>((v) => typeof v === 'function', { message: 'expected a function run(ctx) => result' }),
+}).strict();
+
+/** What derivation needs to know of a tool some plugin defines. */
+export interface ToolFacts {
+  plugin: string;
+  requires: string[];
+  annotations: ToolAnnotations;
+}
+
+/** Every tool of these plugins, with the CAPS the registry would give it. */
+export function toolFacts(plugins: readonly Plugin[]): Map<string, ToolFacts> {
+  const facts = new Map<string, ToolFacts>();
+  for (const plugin of plugins) {
+    for (const tool of plugin.tools ?? []) {
+      const requires = [...new Set([...(plugin.requires?.caps ?? []), ...(tool.requires ?? [])].map(canonicalCap))];
+      facts.set(tool.name, { plugin: plugin.name, requires, annotations: { ...tool.annotations } });
+    }
+  }
+  return facts;
+}
+
+/** Check the `composites` list: shapes first, then names unique among themselves. */
+export function validateComposites(entries: readonly unknown[], file: string | null): CompositeSpec[] {
+  const problems: ConfigProblem[] = [];
+  const firstAt = new Map<string, number>();
+  entries.forEach((entry, i) => {
+    const parsed = compositeShape.safeParse(entry);
+    if (!parsed.success) {
+      problems.push(...zodProblems(parsed.error, ['composites', i]).map((p) => {
+        const name = (entry as { name?: unknown } | null)?.name;
+        return typeof name === 'string' ? { ...p, message: `${p.message} (composite '${name}')` } : p;
+      }));
+      return;
+    }
+    const seen = firstAt.get(parsed.data.name);
+    if (seen !== undefined) {
+      problems.push({ path: `composites[${i}].name`, message: `'${parsed.data.name}' is already the name of composites[${seen}]; composite names must be unique` });
+    } else {
+      firstAt.set(parsed.data.name, i);
+    }
+  });
+  if (problems.length > 0) throw new ConfigError(file, problems);
+  return entries as CompositeSpec[];
+}
+
+/** CAPS and annotations of a composite: declared, or derived from the tools in `uses`. */
+export function deriveComposite(spec: CompositeSpec, index: number, facts: ReadonlyMap<string, ToolFacts>, file: string | null): { requires: string[]; annotations: ToolAnnotations } {
+  const uses = spec.uses;
+  const used: ToolFacts[] = [];
+  const problems: ConfigProblem[] = [];
+  uses?.forEach((name, j) => {
+    const fact = facts.get(name);
+    if (fact) used.push(fact);
+    else problems.push({ path: `composites[${index}].uses[${j}]`, message: `no loaded plugin defines the tool '${name}' (composite '${spec.name}' calls it)` });
+  });
+  if (problems.length > 0) throw new ConfigError(file, problems);
+  const declared = spec.annotations ?? {};
+  const annotations: ToolAnnotations = {
+    // Without `uses` nothing is known of what it calls: not read-only unless declared.
+    readOnly: declared.readOnly ?? (uses !== undefined && used.every((t) => t.annotations.readOnly === true)),
+  };
+  const destructive = declared.destructive ?? (used.some((t) => t.annotations.destructive === true) || undefined);
+  if (destructive !== undefined) annotations.destructive = destructive;
+  if (declared.idempotent !== undefined) annotations.idempotent = declared.idempotent;
+  const openWorld = declared.openWorld ?? (used.some((t) => t.annotations.openWorld === true) || undefined);
+  if (openWorld !== undefined) annotations.openWorld = openWorld;
+  const requires = spec.requires ?? [...new Set(used.flatMap((t) => t.requires))];
+  return { requires, annotations };
+}
+
+function stepError(err: unknown, composite: string, step: number, tool: string): McbridgeError {
+  const e = toMcbridgeError(err);
+  if (e.code === 'cancelled') return e;
+  return new McbridgeError(e.code, `composite '${composite}' stopped at step ${step} (${tool}): ${e.message}`, {
+    ...e.details, composite, step, tool,
+  });
+}
+
+function toCursor(since: number | Cursor): Cursor {
+  return typeof since === 'number' ? { seq: since } : since;
+}
+
+/** Run one composite call: its context, its deferred clean-ups, errors that say which step failed. */
+async function runComposite(spec: CompositeSpec, args: Record<string, unknown>, tool: ToolContext): Promise<unknown> {
+  const startSeq = tool.events.lastSeq;
+  let cursor = startSeq;
+  let step = 0;
+  const deferred: Array<(ctx: CompositeContext) => unknown> = [];
+
+  const contextFor = (signal: AbortSignal, own?: { signal: AbortSignal }): CompositeContext => {
+    const call = async (name: string, params: Record<string, unknown> = {}): Promise<unknown> => {
+      if (spec.uses && !spec.uses.includes(name)) {
+        throw new McbridgeError('invalid_params', `composite '${spec.name}' called the tool '${name}', which is not in its uses list ` +
+          `(${spec.uses.join(', ')}); add it to uses so its CAPS and annotations are derived from it`, { composite: spec.name, tool: name });
+      }
+      step += 1;
+      const n = step;
+      try {
+        return await tool.call(name, params, own);
+      } catch (err) {
+        throw stepError(err, spec.name, n, name);
+      }
+    };
+    const command = async (text: string) => (await call('command', { command: text })) as ModReply;
+    const ctx: CompositeContext = {
+      args,
+      call,
+      state: async () => (await call('state')) as ModReply,
+      command,
+      commandOutput: async (text) => {
+        const output = (await command(text)).output;
+        return Array.isArray(output) ? output.map(String) : [];
+      },
+      wait: async (ticks) => {
+        await call('wait', { ticks });
+      },
+      waitFor: async (match: (event: RecordedEvent) => boolean, options = {}) => {
+        const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_FOR_MS;
+        try {
+          const event = await tool.events.waitFor(match, { since: toCursor(options.since ?? cursor), timeoutMs });
+          cursor = Math.max(cursor, event.seq);
+          return event;
+        } catch (err) {
+          const e = toMcbridgeError(err);
+          if (e.code !== 'timeout') throw e;
+          throw new McbridgeError('timeout', `composite '${spec.name}': no matching event within ${timeoutMs} ms`, { composite: spec.name, timeoutMs });
+        }
+      },
+      events: (query = {}) => tool.events.query({ since: toCursor(query.since ?? startSeq), limit: query.limit, filter: query.filter }),
+      sleep: (ms) => sleep(ms, signal),
+      defer: (cleanup) => {
+        deferred.push(cleanup as (ctx: CompositeContext) => unknown);
+      },
+      signal,
+      progress: tool.progress,
+      log: tool.log,
+      vantage: tool.vantage,
+      caps: tool.caps,
+      host: tool.host,
+    };
+    return ctx;
+  };
+
+  let result: unknown;
+  let failure: unknown;
+  let failed = false;
+  try {
+    result = await spec.run(contextFor(tool.signal));
+  } catch (err) {
+    failed = true;
+    failure = err;
+  }
+  // Clean-ups run on every path, newest first, with a signal of their own: a cancelled
+  // composite still unfreezes what it froze.
+  const cleanupErrors: McbridgeError[] = [];
+  if (deferred.length > 0) {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), CLEANUP_MS);
+    const cleanupCtx = contextFor(controller.signal, { signal: controller.signal });
+    try {
+      for (const cleanup of deferred.reverse()) {
+        try {
+          await cleanup(cleanupCtx);
+        } catch (err) {
+          const e = toMcbridgeError(err);
+          cleanupErrors.push(e);
+          tool.log.error({ composite: spec.name, err: e.message }, `composite '${spec.name}': a deferred clean-up failed`);
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  if (failed) {
+    if (cleanupErrors.length > 0) {
+      // The caller hears of both, whatever the step threw.
+      const f = toMcbridgeError(failure);
+      throw new McbridgeError(f.code, `${f.message} (and its clean-up failed: ${cleanupErrors.map((e) => e.message).join('; ')})`, f.details);
+    }
+    throw failure;
+  }
+  if (cleanupErrors.length > 0) {
+    const first = cleanupErrors[0];
+    throw new McbridgeError(first.code, `composite '${spec.name}' finished, but its clean-up failed: ${first.message}`, { composite: spec.name });
+  }
+  return result;
+}
+
+/**
+ * Derive every composite, those that call other composites after them (in any order they are
+ * listed). Composites that call each other in a cycle are refused.
+ */
+export function deriveComposites(specs: readonly CompositeSpec[], facts: ReadonlyMap<string, ToolFacts>, file: string | null): Array<{ requires: string[]; annotations: ToolAnnotations }> {
+  const known = new Map(facts);
+  const names = new Set(specs.map((s) => s.name));
+  const derived = new Map<number, { requires: string[]; annotations: ToolAnnotations }>();
+  let progress = true;
+  while (derived.size < specs.length && progress) {
+    progress = false;
+    specs.forEach((spec, i) => {
+      if (derived.has(i)) return;
+      if ((spec.uses ?? []).some((u) => names.has(u) && !known.has(u))) return;
+      const result = deriveComposite(spec, i, known, file);
+      derived.set(i, result);
+      known.set(spec.name, { plugin: COMPOSITES_PLUGIN, ...result });
+      progress = true;
+    });
+  }
+  const stuck = specs.map((spec, i) => ({ spec, i })).filter(({ i }) => !derived.has(i));
+  if (stuck.length > 0) {
+    throw new ConfigError(file, stuck.map(({ spec, i }) => ({
+      path: `composites[${i}].uses`,
+      message: `composites ${stuck.map((x) => `'${x.spec.name}'`).join(', ')} call each other in a cycle; composite '${spec.name}' cannot be derived`,
+    })));
+  }
+  return specs.map((_, i) => derived.get(i)!);
+}
+
+/** The composites of one config as a plugin (source `config`); null when there are none. */
+export function compositesPlugin(specs: readonly CompositeSpec[], facts: ReadonlyMap<string, ToolFacts>, file: string | null): Plugin | null {
+  if (specs.length === 0) return null;
+  const derived = deriveComposites(specs, facts, file);
+  const tools: ToolSpec[] = specs.map((spec, index) => {
+    const { requires, annotations } = derived[index];
+    const tool: ToolSpec = {
+      name: spec.name,
+      description: spec.description,
+      input: spec.input ?? z.object({}).strict(),
+      requires,
+      annotations,
+      run: (args, ctx) => runComposite(spec, args as Record<string, unknown>, ctx),
+    };
+    if (spec.output) tool.output = spec.output;
+    if (spec.uses) tool.uses = spec.uses;
+    if (spec.only) tool.only = spec.only;
+    return tool;
+  });
+  return {
+    name: COMPOSITES_PLUGIN,
+    version: VERSION,
+    apiVersion: HOST_API_VERSION,
+    description: 'composite tools defined in the config file',
+    tools,
+  };
+}

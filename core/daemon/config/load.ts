@@ -1,0 +1,137 @@
+/**
+ * Finding and loading `mcbridge.config.*`: cosmiconfig searches, jiti loads every JavaScript and
+ * TypeScript flavour (so a TS config can import local .ts files), and the result is checked
+ * against the config schema with errors that name the file and the path inside it.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { cosmiconfig, defaultLoaders, type Loader } from 'cosmiconfig';
+import { createJiti } from 'jiti';
+import type { McbridgeConfig } from '../../authoring/config.js';
+import { configSchema } from './schema.js';
+import { ConfigError, zodProblems } from './errors.js';
+
+/** Where a config is looked for, in this order, in the working directory and up to the project root. */
+export const SEARCH_PLACES = [
+  'mcbridge.config.ts',
+  'mcbridge.config.mts',
+  'mcbridge.config.cts',
+  'mcbridge.config.js',
+  'mcbridge.config.mjs',
+  'mcbridge.config.cjs',
+  'mcbridge.config.json',
+  'package.json',
+] as const;
+
+export interface LoadedConfig {
+  /** Absolute path of the file it came from; null for a config given as an object (tests). */
+  file: string | null;
+  /** Relative paths and package names resolve from here: the file's directory. */
+  dir: string;
+  config: McbridgeConfig;
+}
+
+// moduleCache: false evaluates the config (and the local files it imports) afresh on every
+// load, so a reload sees the edit; packages under node_modules are imported natively once.
+const jiti = createJiti(import.meta.url, { moduleCache: false, interopDefault: true });
+
+/** Import any JS/TS module through jiti; its default export (or the namespace without one). */
+export async function importModule(file: string): Promise<unknown> {
+  return jiti.import(file, { default: true });
+}
+
+/**
+ * A config module evaluated afresh. jiti imports plain JavaScript natively, and Node caches it
+ * for good, so they are transpiled and evaluated by jiti itself instead (forceTranspile).
+ */
+async function importFresh(file: string): Promise<unknown> {
+  if (!/\.[cm]?js$/.test(file)) return importModule(file);
+  const mod = (await jiti.evalModule(fs.readFileSync(file, 'utf8'), { filename: file, async: true, forceTranspile: true })) as
+    | { default?: unknown }
+    | null
+    | undefined;
+  return mod && typeof mod === 'object' && 'default' in mod && mod.default !== undefined ? mod.default : mod;
+}
+
+const jitiLoader: Loader = async (filepath) => {
+  const loaded = await importFresh(filepath);
+  // `export default undefined` and an empty module both mean "no config here".
+  return loaded ?? null;
+};
+
+function explorer() {
+  return cosmiconfig('mcbridge', {
+    searchPlaces: [...SEARCH_PLACES],
+    searchStrategy: 'project',
+    packageProp: 'mcbridge',
+    // Every load reads the file again: reloads must see edits.
+    cache: false,
+    loaders: {
+      '.ts': jitiLoader,
+      '.mts': jitiLoader,
+      '.cts': jitiLoader,
+      '.js': jitiLoader,
+      '.mjs': jitiLoader,
+      '.cjs': jitiLoader,
+      '.json': defaultLoaders['.json'],
+    },
+  });
+}
+
+/** Check what a config file exported; the problems name paths inside it. */
+export function validateConfig(raw: unknown, file: string | null): McbridgeConfig {
+  if (typeof raw === 'function') {
+    throw new ConfigError(file, [{ path: '', message: 'exports a function; export the config object itself: export default defineConfig({ ... })' }]);
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    const got = raw === null ? 'null' : Array.isArray(raw) ? 'an array' : typeof raw;
+    throw new ConfigError(file, [{ path: '', message: `must export an object (export default defineConfig({ ... })), got ${got}` }]);
+  }
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(file, zodProblems(parsed.error));
+  return raw as McbridgeConfig;
+}
+
+function loadFailure(file: string, err: unknown): ConfigError {
+  if (err instanceof ConfigError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new ConfigError(file, [{ path: '', message: `could not be loaded: ${message}` }], { cause: message });
+}
+
+/**
+ * Load the config named by `file`, or search for one from `cwd` up to the project root (the first
+ * directory with a package.json). Null when there is none.
+ */
+export async function loadConfig(options: { cwd?: string; file?: string } = {}): Promise<LoadedConfig | null> {
+  const cwd = path.resolve(options.cwd ?? process.cwd());
+  if (options.file !== undefined) {
+    const file = path.resolve(cwd, options.file);
+    if (!fs.existsSync(file)) {
+      throw new ConfigError(file, [{ path: '', message: 'does not exist; pass an existing file to --config, or leave it out to search the working directory' }]);
+    }
+    let result;
+    try {
+      result = await explorer().load(file);
+    } catch (err) {
+      throw loadFailure(file, err);
+    }
+    if (path.basename(file) === 'package.json' && (result === null || result.isEmpty)) {
+      throw new ConfigError(file, [{ path: '', message: 'has no "mcbridge" key to read a config from' }]);
+    }
+    return { file, dir: path.dirname(file), config: validateConfig(result?.config ?? {}, file) };
+  }
+  let result;
+  try {
+    result = await explorer().search(cwd);
+  } catch (err) {
+    const file = (err as { filepath?: unknown }).filepath;
+    throw loadFailure(typeof file === 'string' ? file : path.join(cwd, 'mcbridge.config'), err);
+  }
+  if (!result) return null;
+  return { file: result.filepath, dir: path.dirname(result.filepath), config: validateConfig(result.config, result.filepath) };
+}
+
+/** A config given as an object (tests, embedding programs), checked like a file. */
+export function inlineConfig(config: McbridgeConfig, dir = process.cwd()): LoadedConfig {
+  return { file: null, dir: path.resolve(dir), config: validateConfig(config, null) };
+}

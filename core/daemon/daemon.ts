@@ -1,0 +1,119 @@
+import { LocalApiServer } from '../api/server.js';
+import type { LoadedConfig } from './config/load.js';
+import { ConfigRuntime } from './config/runtime.js';
+import { Host, type LinkSettings, type PluginEntry } from '../host/host.js';
+import type { Vantage } from '../host/link/discovery.js';
+import type { Logger } from '../util/log.js';
+import type { ToolPolicy } from '../host/registry/policy.js';
+import { builtinPlugins } from './builtins.js';
+import { startSim, type SimulatedMod } from '../sim/index.js';
+
+export interface DaemonOptions {
+  vantage?: Vantage;
+  link?: LinkSettings;
+  buffer?: number;
+  policy?: ToolPolicy;
+  api?: { host?: string; port?: number; token?: string; allowRemote?: boolean; pushBufferBytes?: number };
+  /** Run an in-process simulated mod and connect to it instead of discovering a game. */
+  sim?: boolean | { dir?: string; seed?: number };
+  /** Plugins beyond the built-ins (config, npm). */
+  plugins?: PluginEntry[];
+  /**
+   * A loaded config: its plugins, composites and policy join the host (`policy` above holds the
+   * command-line flags, which win). With a file and `watch`, edits are applied while running.
+   */
+  config?: { loaded: LoadedConfig; watch?: boolean };
+  /** Leave the built-in plugins out (tests of a plugin on its own). */
+  builtins?: boolean;
+  log: Logger;
+}
+
+export interface Daemon {
+  host: Host;
+  api: LocalApiServer;
+  apiAddress: { host: string; port: number };
+  sim: SimulatedMod | null;
+  /** The config in force, when one was given. */
+  config: ConfigRuntime | null;
+  /** Resolves when a client called `stop` or `stop()` ran. */
+  stopped: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Assemble and start a daemon: host, built-in plugins, local API, optional simulated mod. */
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const vantage = options.vantage ?? 'server';
+  let sim: SimulatedMod | null = null;
+  let link = options.link ?? {};
+  if (options.sim) {
+    const simOptions = typeof options.sim === 'object' ? options.sim : {};
+    sim = await startSim({ vantage, port: 0, ...simOptions });
+    link = { ...link, modPort: sim.port };
+    options.log.info({ port: sim.port, dir: sim.dir }, `simulated ${vantage}-vantage mod listening on 127.0.0.1:${sim.port}`);
+  }
+  const host = new Host({
+    vantage,
+    link,
+    buffer: options.buffer,
+    log: options.log,
+    policy: options.policy,
+    plugins: [
+      ...(options.builtins === false ? [] : builtinPlugins.map((plugin) => ({ plugin, source: 'built-in' as const }))),
+      ...(options.plugins ?? []),
+    ],
+  });
+  let config: ConfigRuntime | null = null;
+  if (options.config) {
+    config = new ConfigRuntime(host, {
+      loaded: options.config.loaded,
+      overrides: options.policy,
+      watch: options.config.watch,
+      log: options.log,
+    });
+    try {
+      await config.start();
+    } catch (err) {
+      await host.stop();
+      await sim?.stop();
+      throw err;
+    }
+  }
+
+  let resolveStopped!: () => void;
+  const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
+  let stopping: Promise<void> | null = null;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      // Every part gets its stop even when an earlier one fails, and `stopped` always resolves.
+      const steps: Array<[string, (() => Promise<void>) | undefined]> = [
+        ['config', config ? () => config!.close() : undefined],
+        ['api', () => api.close()],
+        ['host', () => host.stop()],
+        ['sim', sim ? () => sim!.stop() : undefined],
+      ];
+      for (const [part, step] of steps) {
+        try {
+          await step?.();
+        } catch (err) {
+          options.log.error({ part, err: (err as Error).message }, `stopping the ${part} failed`);
+        }
+      }
+      resolveStopped();
+    })();
+    return stopping;
+  };
+
+  const api = new LocalApiServer(host, { ...options.api, log: options.log.child({ part: 'api' }), onStop: () => void stop() });
+  let apiAddress: { host: string; port: number };
+  try {
+    apiAddress = await api.listen();
+  } catch (err) {
+    await config?.close();
+    await sim?.stop();
+    throw err;
+  }
+  await host.start();
+  config?.watch();
+  options.log.info({ api: apiAddress, vantage }, `mcbridge daemon listening on ${apiAddress.host}:${apiAddress.port}`);
+  return { host, api, apiAddress, sim, config, stopped, stop };
+}

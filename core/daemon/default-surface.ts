@@ -1,0 +1,81 @@
+/**
+ * What the MCP front-end serves while no daemon answers: the built-in plugins' registry
+ * filtered against the mod's released default CAPS for the vantage (the same list a
+ * daemon serves before its first mod connects), and local answers for `status` and
+ * `capabilities` that say the daemon is unreachable and how to start it.
+ */
+import { builtinPlugins } from './builtins.js';
+import { McbridgeError } from '../host/errors.js';
+import { Host } from '../host/host.js';
+import type { Vantage } from '../host/link/discovery.js';
+import type { Manifest, Surface } from '../host/plugin-api.js';
+
+export interface DaemonAddress {
+  host: string;
+  port: number;
+}
+
+interface DefaultSurface {
+  manifest: Manifest;
+  surface: Surface;
+}
+
+const cache = new Map<Vantage, DefaultSurface>();
+
+/** A throwaway host with the built-in plugins, never started: no link, no sockets. */
+export function defaultSurface(vantage: Vantage): DefaultSurface {
+  let found = cache.get(vantage);
+  if (!found) {
+    const host = new Host({ vantage, plugins: builtinPlugins.map((plugin) => ({ plugin, source: 'built-in' as const })) });
+    found = { manifest: host.manifest(), surface: host.surface() };
+    cache.set(vantage, found);
+  }
+  return found;
+}
+
+export function howToStart(address: DaemonAddress): string {
+  return `No mcbridge daemon answers on ${address.host}:${address.port}. Start one next to the game server with ` +
+    '`npx mcbridge run` (or `npx mcbridge run --sim` for the simulated world), or run this MCP server with ' +
+    '`mcbridge mcp --embedded` so it hosts the mod link itself. Until a daemon answers, the tool list is the default ' +
+    'surface of the mod\'s released capabilities and every game tool fails with code "unavailable".';
+}
+
+/** The refusal for a game tool while no daemon answers (the CLI's exit-3 condition). */
+export function unreachableError(address: DaemonAddress, cause: string): McbridgeError {
+  return new McbridgeError('unavailable', `${howToStart(address)} (${cause})`, {
+    reason: 'daemon_unreachable',
+    host: address.host,
+    port: address.port,
+  });
+}
+
+function daemonSection(address: DaemonAddress, cause: string): Record<string, unknown> {
+  return { reachable: false, host: address.host, port: address.port, error: cause };
+}
+
+/** `status`, answered locally: the daemon is unreachable, and how to start it. */
+export function localStatus(vantage: Vantage, address: DaemonAddress, cause: string): Record<string, unknown> {
+  const { manifest } = defaultSurface(vantage);
+  return {
+    connected: false,
+    vantage,
+    capsSource: 'default',
+    daemon: daemonSection(address, cause),
+    tools: { total: manifest.tools.length, available: manifest.tools.filter((t) => t.available).length },
+    hint: howToStart(address),
+  };
+}
+
+/** `capabilities`, answered locally: no live CAPS, the default surface, and why. */
+export function localCapabilities(vantage: Vantage, address: DaemonAddress, cause: string): Record<string, unknown> {
+  const { surface } = defaultSurface(vantage);
+  return {
+    type: 'capabilities',
+    connected: false,
+    instance: null,
+    modCapabilities: null,
+    daemon: daemonSection(address, cause),
+    surface,
+    hint: howToStart(address),
+  };
+}

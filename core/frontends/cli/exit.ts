@@ -1,0 +1,19 @@
+import { McbridgeError } from '../../host/errors.js';
+
+/** The CLI's exit codes: scripts branch on these. */
+export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3 } as const;
+
+export class UsageError extends Error {}
+
+export function exitCodeFor(err: unknown): number {
+  if (err instanceof UsageError) return EXIT.usage;
+  if (err instanceof McbridgeError && err.details?.reason === 'daemon_unreachable') return EXIT.unreachable;
+  return EXIT.failed;
+}
+
+/** One line on stderr for a person; the code in brackets for a script. */
+export function describeError(err: unknown): string {
+  if (err instanceof McbridgeError) return `error: ${err.message} [${err.code}]`;
+  if (err instanceof Error) return `error: ${err.message}`;
+  return `error: ${String(err)}`;
+}

@@ -1,0 +1,160 @@
+import { Command, CommanderError, Option } from 'commander';
+import { DEFAULT_API_HOST, DEFAULT_API_PORT } from '../../api/server.js';
+import { resolvePort } from '../../host/link/discovery.js';
+import { DEFAULT_SERVER_PORT } from '../../host/link/discovery.js';
+import { createLogger } from '../../util/log.js';
+import { startSim } from '../../sim/index.js';
+import { VERSION } from '../../util/version.js';
+import { callCommand } from './call.js';
+import { describeError, EXIT, exitCodeFor } from './exit.js';
+import {
+  parseList, parseNonNegativeInt, parsePort, parsePositiveInt, parseSeconds, parseVantage, type GlobalOptions,
+} from './options.js';
+import { mcpCommand, parseTransport } from './mcp.js';
+import { toolsCommand } from './tools.js';
+import { configCommand } from './config.js';
+import { pluginsCommand } from './plugins.js';
+import { runCommand } from './run.js';
+import { watchCommand } from './watch.js';
+
+function vantageOption(): Option {
+  return new Option('--vantage <vantage>', 'server (default) or client; client only for an explicit client endpoint')
+    .argParser(parseVantage)
+    .default('server');
+}
+
+function discoveryOptions(cmd: Command): Command {
+  return cmd
+    .addOption(vantageOption())
+    .option('--server-dir <dir>', 'game directory holding mc-agent-server/ (or set MC_AGENT_SERVER_DIR)')
+    .option('--port-file <file>', 'the exact port.txt to read (or set MC_AGENT_PORT_FILE)')
+    .option('--mod-port <port>', 'the mod port itself', (v) => parsePort(v, false));
+}
+
+export function buildProgram(): Command {
+  const program = new Command('mcbridge')
+    .description('Minecraft Agent Toolkit: one link to the mc-agent-interface mod, served as a local JSON-lines API, MCP and this CLI')
+    .version(VERSION)
+    .option('--api-host <host>', 'daemon API address', DEFAULT_API_HOST)
+    .option('--api-port <port>', 'daemon API port (0 = any free port, for run)', (v) => parsePort(v), DEFAULT_API_PORT)
+    .option('--api-token <token>', 'token the daemon requires (or set MCBRIDGE_API_TOKEN)')
+    .option('--log-level <level>', 'pino level for stderr logs: fatal, error, warn, info, debug, trace, silent')
+    .showHelpAfterError()
+    .exitOverride();
+
+  const globals = (): GlobalOptions => {
+    const o = program.opts<GlobalOptions>();
+    return { ...o, apiToken: o.apiToken ?? (process.env.MCBRIDGE_API_TOKEN || undefined) };
+  };
+
+  discoveryOptions(program.command('run').description('run the daemon in the foreground (logs on stderr)'))
+    .option('--sim', 'run on an in-process simulated mod instead of a game')
+    .option('--mod-host <host>', 'address of the mod', '127.0.0.1')
+    .option('--buffer <n>', 'events kept for replay', parsePositiveInt, 1000)
+    .option('--push-buffer <MiB>', 'how far (MiB) a subscriber may fall behind before it gets a gap frame instead of events', parsePositiveInt, 8)
+    .option('--read-only', 'hide every tool that can change the game')
+    .option('--allow-remote', 'allow a non-loopback --api-host (requires --api-token)')
+    .option('--config <file>', 'config file (default: mcbridge.config.* or package.json "mcbridge", searched from the working directory)')
+    .option('--no-config', 'ignore any config file')
+    .option('--allow <globs>', 'only these tools (names or globs, comma-separated), e.g. "state,entities,sky_*"', parseList)
+    .option('--deny <globs>', 'hide these tools (names or globs, comma-separated)', parseList)
+    .option('--no-watch', 'do not reload plugins, composites and policy when the config file changes')
+    .action(async (_opts, cmd: Command) => runCommand(cmd, program));
+
+  program.command('call')
+    .description('call one tool or method and print its result as JSON')
+    .argument('<method>', 'tool name, e.g. state, entities, command')
+    .argument('[params]', 'params as a JSON object, e.g. \'{"radius": 16}\'')
+    .option('--timeout <seconds>', 'give up (and cancel) after this long', parseSeconds)
+    .option('--progress', 'print progress lines on stderr')
+    .action(async (method: string, params: string | undefined, opts) => callCommand(method, params, opts, globals()));
+
+  program.command('watch')
+    .description('print pushed events, one frame per line, until interrupted')
+    .option('--events <list>', 'categories: hello,chat,game,mark,sample,error,other or *', parseList, ['*'])
+    .option('--since <seq>', 'first replay buffered events after this seq', parseNonNegativeInt)
+    .action(async (opts) => watchCommand(opts, globals()));
+
+  discoveryOptions(program.command('discover').description('print where the daemon would find the mod, without starting anything'))
+    .action((opts) => {
+      const resolution = resolvePort({ vantage: opts.vantage, modPort: opts.modPort, portFile: opts.portFile, serverDir: opts.serverDir });
+      const { vantage, port, source, checked, error, resolved } = resolution;
+      process.stdout.write(JSON.stringify({ vantage, port, source, error, checked, resolved }, null, 2) + '\n');
+      if (!resolved) process.exitCode = EXIT.failed;
+    });
+
+  program.command('tools')
+    .description('list the tools available now, and why the others are hidden')
+    .option('--json', 'print the full manifest')
+    .action(async (opts) => toolsCommand(opts, globals()));
+
+  discoveryOptions(program.command('mcp').description('serve the toolkit over MCP (stdio, or streamable HTTP), in front of the daemon'))
+    .addOption(new Option('--transport <transport>', 'stdio or http').argParser(parseTransport).default('stdio'))
+    .option('--host <host>', 'HTTP: address to bind; anything but loopback needs --token', '127.0.0.1')
+    .option('--port <port>', 'HTTP: port to listen on (0 = any free port; default 8766)', (v) => parsePort(v))
+    .option('--token <token>', 'HTTP: bearer token every request must carry, or "auto" to generate and store one (or set MCBRIDGE_MCP_TOKEN)')
+    .option('--token-file <file>', 'HTTP: where --token auto keeps the token (default ~/.config/mcbridge/mcp-token)')
+    .option('--allowed-host <list>', 'HTTP: more Host names to accept, comma separated', parseList)
+    .option('--allowed-origin <list>', 'HTTP: more Origins to accept, comma separated', parseList)
+    .option('--session-idle <seconds>', 'HTTP: close a session after this long without requests or an open stream (default 1800)', parseSeconds)
+    .option('--startup-wait <seconds>', 'how long the first tools/list waits for the daemon\'s surface (default 3)', parseSeconds)
+    .option('--embedded', 'when no daemon answers, run one in this process (owning the mod link)')
+    .option('--sim', 'with --embedded: run on an in-process simulated mod')
+    .option('--read-only', 'with --embedded: hide every tool that can change the game')
+    .option('--mod-host <host>', 'with --embedded: address of the mod')
+    .option('--config <file>', 'with --embedded: config file for plugins, composites and policy (default: searched from the working directory)')
+    .option('--no-config', 'with --embedded: ignore any config file')
+    .action(async (opts) => mcpCommand(opts, globals()));
+
+  program.command('config')
+    .description('print the resolved config as JSON (secrets redacted), without starting anything')
+    .option('--config <file>', 'config file (default: searched from the working directory)')
+    .option('--no-config', 'ignore any config file')
+    .action(async (opts) => configCommand(opts));
+
+  program.command('plugins')
+    .description('list the loaded plugins: version, source, and the state of each tool')
+    .option('--json', 'print the report as JSON')
+    .action(async (opts) => pluginsCommand(opts, globals()));
+
+  program.command('sim')
+    .description('run a simulated mod (server vantage by default) that a daemon can discover')
+    .addOption(vantageOption())
+    .option('--dir <dir>', 'game directory to write mc-agent-server/port.txt into', '.')
+    .option('--port <port>', `port to listen on (0 = any; default: ${DEFAULT_SERVER_PORT} or the next free one)`, (v) => parsePort(v))
+    .option('--seed <n>', 'seed for the deterministic world', parseNonNegativeInt)
+    .action(async (opts) => {
+      const log = createLogger({ level: globals().logLevel });
+      const sim = await startSim({
+        vantage: opts.vantage,
+        dir: opts.dir,
+        ...(opts.port !== undefined ? { port: opts.port } : { basePort: opts.vantage === 'client' ? 25580 : DEFAULT_SERVER_PORT }),
+        ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+      });
+      process.stdout.write(JSON.stringify({ vantage: opts.vantage, port: sim.port, dir: sim.dir, portFile: sim.portFile }) + '\n');
+      log.info({ port: sim.port, portFile: sim.portFile }, `simulated ${opts.vantage}-vantage mod listening on 127.0.0.1:${sim.port}`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await sim.stop();
+    });
+
+  return program;
+}
+
+/** Parse and run; never throws, returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+      return EXIT.usage;
+    }
+    process.stderr.write(describeError(err) + '\n');
+    return exitCodeFor(err);
+  }
+}

@@ -1,0 +1,87 @@
+import { InvalidArgumentError } from 'commander';
+import { createLogger } from '../../util/log.js';
+import type { Vantage } from '../../host/link/discovery.js';
+import { UsageError } from './exit.js';
+import type { GlobalOptions } from './options.js';
+
+export interface McpCliOptions {
+  transport: 'stdio' | 'http';
+  host: string;
+  port?: number;
+  token?: string;
+  tokenFile?: string;
+  allowedHost?: string[];
+  allowedOrigin?: string[];
+  sessionIdle?: number;
+  startupWait?: number;
+  vantage: Vantage;
+  embedded?: boolean;
+  /** A file, false for --no-config, true (the default) to search the working directory. */
+  config?: string | boolean;
+  sim?: boolean;
+  readOnly?: boolean;
+  modHost?: string;
+  modPort?: number;
+  portFile?: string;
+  serverDir?: string;
+}
+
+export function parseTransport(value: string): 'stdio' | 'http' {
+  if (value !== 'stdio' && value !== 'http') throw new InvalidArgumentError(`expected stdio or http, got '${value}'`);
+  return value;
+}
+
+/** `mcbridge mcp`: the MCP front-end, in front of the daemon's local API. */
+export async function mcpCommand(opts: McpCliOptions, global: GlobalOptions): Promise<void> {
+  const embeddedOnly = {
+    '--config': typeof opts.config === 'string' ? opts.config : undefined,
+    '--no-config': opts.config === false || undefined,
+    '--sim': opts.sim,
+    '--read-only': opts.readOnly,
+    '--mod-host': opts.modHost,
+    '--mod-port': opts.modPort,
+    '--port-file': opts.portFile,
+    '--server-dir': opts.serverDir,
+  };
+  const misplaced = Object.entries(embeddedOnly).filter(([, v]) => v !== undefined && v !== false).map(([k]) => k);
+  if (!opts.embedded && misplaced.length > 0) {
+    throw new UsageError(`${misplaced.join(', ')} configure the daemon that --embedded starts; pass --embedded, or give them to \`mcbridge run\``);
+  }
+  if (opts.transport === 'stdio') {
+    const httpOnly = { '--token': opts.token, '--token-file': opts.tokenFile, '--allowed-host': opts.allowedHost, '--allowed-origin': opts.allowedOrigin, '--session-idle': opts.sessionIdle, '--port': opts.port };
+    const given = Object.entries(httpOnly).filter(([, v]) => v !== undefined).map(([k]) => k);
+    if (given.length > 0) throw new UsageError(`${given.join(', ')} apply to --transport http only`);
+  }
+  const log = createLogger({ level: global.logLevel });
+  // The MCP SDK loads only for this command; the other commands stay quick to start.
+  const { runMcp } = await import('../mcp/run.js');
+  await runMcp({
+    transport: opts.transport,
+    api: { host: global.apiHost, port: global.apiPort, token: global.apiToken },
+    vantage: opts.vantage,
+    startupWaitMs: opts.startupWait !== undefined ? opts.startupWait * 1000 : undefined,
+    http: {
+      host: opts.host,
+      port: opts.port,
+      token: opts.token ?? (process.env.MCBRIDGE_MCP_TOKEN || undefined),
+      tokenFile: opts.tokenFile,
+      allowedHosts: opts.allowedHost,
+      allowedOrigins: opts.allowedOrigin,
+      sessionIdleMs: opts.sessionIdle !== undefined ? opts.sessionIdle * 1000 : undefined,
+    },
+    embedded: opts.embedded
+      ? {
+        sim: opts.sim === true,
+        // Only what the command line says: the config's policy applies beneath it.
+        policy: opts.readOnly === true ? { readOnly: true } : {},
+        link: { modHost: opts.modHost, modPort: opts.modPort, portFile: opts.portFile, serverDir: opts.serverDir },
+        // Plugins, composites and policy from mcbridge.config.*, as `mcbridge run` would load them.
+        loadConfig: opts.config === false ? undefined : async () => {
+          const { loadConfig } = await import('../../daemon/config/load.js');
+          return loadConfig({ file: typeof opts.config === 'string' ? opts.config : undefined });
+        },
+      }
+      : undefined,
+    log,
+  });
+}

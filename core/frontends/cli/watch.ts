@@ -1,0 +1,104 @@
+import { ApiClient } from '../../api/client.js';
+import type { EventFrame, GapFrame } from '../../api/frames.js';
+import { McbridgeError, toMcbridgeError } from '../../host/errors.js';
+import type { EventPage, RecordedEvent } from '../../host/events/event-log.js';
+import type { GlobalOptions } from './options.js';
+
+function print(event: RecordedEvent): void {
+  const frame: EventFrame = { type: 'event', event: event.category, data: event };
+  process.stdout.write(JSON.stringify(frame) + '\n');
+}
+
+/**
+ * Follow a subscription on `client` until `until` settles or the connection closes, handing
+ * each event to `emitEvent` once, in seq order. With `since`, the buffered events come first;
+ * pushes that race a replay are held and de-duplicated by seq, and a `gap` (this watcher fell
+ * behind) is filled from the buffer. Replays run one after another, and one that fails (the
+ * daemon restarted, the connection dropped) ends the watch with its error.
+ */
+export async function followEvents(
+  client: ApiClient,
+  opts: { events: string[]; since?: number },
+  emitEvent: (event: RecordedEvent) => void,
+  until: Promise<void>,
+): Promise<void> {
+  const categories = opts.events.includes('*') ? null : new Set(opts.events);
+  let lastSeq = -1;
+  let replaying = false;
+  let queuedReplays = 0;
+  let chain: Promise<void> = Promise.resolve();
+  const held: RecordedEvent[] = [];
+
+  const emit = (event: RecordedEvent) => {
+    if (event.seq <= lastSeq) return;
+    lastSeq = event.seq;
+    emitEvent(event);
+  };
+  const replay = async (since: number, upTo: number) => {
+    let cursor = since;
+    for (;;) {
+      const page = (await client.call('events', { since: cursor, limit: 1000 })) as EventPage;
+      if (page.streamReset) throw new McbridgeError('unavailable', 'the daemon restarted (new event stream); rerun watch');
+      for (const event of page.events) {
+        if (event.seq > upTo) return;
+        if (!categories || categories.has(event.category)) emit(event);
+      }
+      if (!page.truncated) return;
+      cursor = page.next;
+    }
+  };
+  /** Replay a range after those already queued; pushes are held until the last one is done. */
+  const catchUp = (since: number, upTo = Infinity): Promise<void> => {
+    queuedReplays += 1;
+    replaying = true;
+    const run = chain.then(() => replay(since, upTo)).then(() => {
+      queuedReplays -= 1;
+      if (queuedReplays > 0) return;
+      replaying = false;
+      for (const e of held.splice(0)) emit(e);
+    });
+    chain = run.catch(() => undefined);
+    return run;
+  };
+
+  let fail!: (err: unknown) => void;
+  const failed = new Promise<void>((_resolve, reject) => (fail = reject));
+  const closed = new Promise<void>((_resolve, reject) => {
+    client.once('close', () => reject(new McbridgeError('unavailable', 'the daemon closed the connection', { reason: 'daemon_unreachable' })));
+  });
+
+  // Raced below; marked handled so one that loses the race (or is never raced) cannot crash the process.
+  failed.catch(() => undefined);
+  closed.catch(() => undefined);
+
+  client.on('event', (frame: EventFrame) => {
+    const event = frame.data as RecordedEvent;
+    if (frame.event === 'surface') return;
+    if (replaying) held.push(event);
+    else emit(event);
+  });
+  client.on('gap', (gap: GapFrame) => {
+    catchUp(gap.fromSeq - 1, gap.toSeq).catch((err: unknown) => fail(toMcbridgeError(err)));
+  });
+
+  if (opts.since !== undefined) replaying = true; // hold pushes from the moment we subscribe
+  await client.subscribe(opts.events);
+  if (opts.since !== undefined) await Promise.race([catchUp(opts.since), failed, closed]);
+  await Promise.race([closed, until, failed]);
+}
+
+/**
+ * `mcbridge watch`: one event frame per line until interrupted; see `followEvents`.
+ */
+export async function watchCommand(opts: { events: string[]; since?: number }, global: GlobalOptions): Promise<void> {
+  const client = await ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken });
+  const interrupted = new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+  try {
+    await followEvents(client, opts, print, interrupted);
+  } finally {
+    client.close();
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * The MCP front-end: one daemon connection shared by any number of MCP sessions, each a
+ * low-level SDK `Server` whose `tools/list` and `tools/call` read the daemon's manifest.
+ * (McpServer wants zod schemas and cannot register tools after connect; our tools arrive
+ * as JSON Schema and change at run time.)
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema, McpError, ErrorCode,
+  type CallToolResult, type ServerNotification, type ServerRequest, type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { McbridgeError } from '../../host/errors.js';
+import type { Logger } from '../../util/log.js';
+import type { ManifestTool } from '../../host/plugin-api.js';
+import { VERSION } from '../../util/version.js';
+import { localCapabilities, localStatus } from '../../daemon/default-surface.js';
+import { GUIDE_PROMPT, guidePrompt, guideResult, INSTRUCTIONS } from './prompts.js';
+import { errorResult, projectTools, registryToolName, successResult, toolListKey } from './projection.js';
+import { DaemonUpstream, type UpstreamOptions } from './upstream.js';
+
+export const MCP_SERVER_NAME = 'mcbridge';
+
+/** Answered locally, with the daemon's absence as the news, when no daemon answers. */
+const LOCAL_WHEN_UNREACHABLE = new Map([['status', localStatus], ['capabilities', localCapabilities]]);
+
+export type McpFrontendOptions = UpstreamOptions;
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export class McpFrontend {
+  readonly upstream: DaemonUpstream;
+  private readonly log: Logger;
+  /** Initialized sessions, with the key of the tool list each was last given (null: none yet). */
+  private readonly sessions = new Map<Server, { listed: string | null }>();
+  private listKey: string;
+  private sessionCounter = 0;
+
+  constructor(options: McpFrontendOptions) {
+    this.log = options.log;
+    this.upstream = new DaemonUpstream(options);
+    this.listKey = toolListKey(projectTools(this.upstream.manifest));
+    this.upstream.on('surface', () => this.surfaceChanged());
+  }
+
+  start(): void {
+    this.upstream.start();
+  }
+
+  /** The tools a client sees now. */
+  tools(): Tool[] {
+    return projectTools(this.upstream.manifest);
+  }
+
+  /** A server for one MCP session; connect it to that session's transport. */
+  createServer(): Server {
+    const session = ++this.sessionCounter;
+    const server = new Server(
+      { name: MCP_SERVER_NAME, title: 'mcbridge: Minecraft Agent Toolkit', version: VERSION },
+      {
+        capabilities: { tools: { listChanged: true }, prompts: {} },
+        instructions: INSTRUCTIONS,
+        debouncedNotificationMethods: ['notifications/tools/list_changed'],
+      },
+    );
+    const state = { listed: null as string | null };
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      // The first answer is the one most clients keep: wait (bounded) for the daemon's surface.
+      await this.upstream.settled();
+      const tools = this.tools();
+      state.listed = toolListKey(tools);
+      return { tools };
+    });
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+      this.callTool(session, request.params.name, request.params.arguments ?? {}, extra));
+    server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [guidePrompt] }));
+    server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+      if (request.params.name !== GUIDE_PROMPT) {
+        throw new McpError(ErrorCode.InvalidParams, `unknown prompt '${request.params.name}'; this server has '${GUIDE_PROMPT}'`);
+      }
+      await this.upstream.settled();
+      return guideResult(this.upstream.manifest);
+    });
+    server.oninitialized = () => this.sessions.set(server, state);
+    server.onclose = () => this.sessions.delete(server);
+    return server;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.sessions.keys()].map((s) => s.close().catch(() => {})));
+    this.sessions.clear();
+    await this.upstream.close();
+  }
+
+  private find(name: string): ManifestTool | undefined {
+    return this.upstream.manifest.tools.find((t) => t.name === name);
+  }
+
+  private surfaceChanged(): void {
+    const key = toolListKey(this.tools());
+    if (key === this.listKey) return;
+    this.listKey = key;
+    this.log.info({ tools: this.tools().map((t) => t.name), sessions: this.sessions.size }, 'the tool surface changed; notifying MCP clients');
+    // Only sessions that were given another list need to hear about it.
+    for (const [server, state] of this.sessions) {
+      if (state.listed !== null && state.listed !== key) void server.sendToolListChanged().catch(() => {});
+    }
+  }
+
+  private async callTool(
+    session: number,
+    mcpName: string,
+    args: Record<string, unknown>,
+    extra: Extra,
+  ): Promise<CallToolResult> {
+    const started = Date.now();
+    const name = registryToolName(mcpName);
+    let outcome = 'ok';
+    try {
+      // A plugin tool is known only once the daemon's manifest is in.
+      if (name !== null && !this.find(name) && this.upstream.surfaceOrigin === 'default') await this.upstream.settled();
+      const entry = name === null ? undefined : this.find(name);
+      if (!entry || name === null) {
+        throw new McbridgeError('unknown_method', `unknown tool '${mcpName}'. Call tools/list for the tools this server offers now (all named mc_<tool>).`, { method: mcpName });
+      }
+      if (extra.signal.aborted) throw new McbridgeError('cancelled', `the call to '${name}' was cancelled`);
+      try {
+        const result = await this.upstream.call(name, args, { signal: extra.signal, onProgress: progressForwarder(extra) });
+        return successResult(result, entry);
+      } catch (err) {
+        const local = LOCAL_WHEN_UNREACHABLE.get(name);
+        if (local && err instanceof McbridgeError && err.details?.reason === 'daemon_unreachable') {
+          const address = this.upstream.daemonAddress;
+          // Text only: a local answer need not match the daemon tool's output schema.
+          return successResult(local(this.upstream.defaultVantage, address, this.upstream.lastError), {});
+        }
+        throw err;
+      }
+    } catch (err) {
+      const result = errorResult(err);
+      outcome = err instanceof McbridgeError ? err.code : 'internal';
+      return result;
+    } finally {
+      this.log.info({ session, tool: mcpName, ms: Date.now() - started, outcome }, 'mcp tool call');
+    }
+  }
+}
+
+/** Daemon progress frames as MCP progress notifications, only when the client asked (and only increasing). */
+function progressForwarder(extra: Extra) {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return undefined;
+  let last = -Infinity;
+  return (frame: { progress: number; total?: number; message?: string }) => {
+    if (!(frame.progress > last)) return;
+    last = frame.progress;
+    const params: { progressToken: string | number; progress: number; total?: number; message?: string } = { progressToken: token, progress: frame.progress };
+    if (frame.total !== undefined) params.total = frame.total;
+    if (frame.message !== undefined) params.message = frame.message;
+    void extra.sendNotification({ method: 'notifications/progress', params }).catch(() => {});
+  };
+}

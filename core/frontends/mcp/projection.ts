@@ -1,0 +1,111 @@
+/**
+ * The manifest, projected onto MCP: which registry tools a client sees, under which
+ * names, with which schemas and hints; and a daemon answer (or refusal) as a tool result.
+ * Pure functions, no SDK objects: the v1 → v2 SDK move touches the session, not this.
+ */
+import type { CallToolResult, Tool, ToolAnnotations as McpToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { McbridgeError, toMcbridgeError } from '../../host/errors.js';
+import type { Manifest, ManifestTool, ToolAnnotations } from '../../host/plugin-api.js';
+
+/** Every registry tool appears to MCP clients as mc_<name> (the predecessor's names). */
+export const MCP_TOOL_PREFIX = 'mc_';
+
+export function mcpToolName(name: string): string {
+  return MCP_TOOL_PREFIX + name;
+}
+
+/** The registry name behind an MCP tool name, or null when it is not one of ours. */
+export function registryToolName(mcpName: string): string | null {
+  return mcpName.startsWith(MCP_TOOL_PREFIX) && mcpName.length > MCP_TOOL_PREFIX.length ? mcpName.slice(MCP_TOOL_PREFIX.length) : null;
+}
+
+/**
+ * Registry descriptions name other tools by their registry names (`events`, command_output);
+ * an MCP client knows them as mc_events, mc_command_output. Rewritten: known tool names in
+ * backticks, and bare known names with an underscore (plain words like "state" stay as they are).
+ */
+export function mcpDescription(description: string, toolNames: ReadonlySet<string>): string {
+  return description
+    .replace(/`([a-z][a-z0-9_]{0,47})`/g, (whole, name: string) => (toolNames.has(name) ? `\`${mcpToolName(name)}\`` : whole))
+    .replace(/(?<![\w`])([a-z][a-z0-9]*_[a-z0-9_]+)(?![\w`])/g, (whole, name: string) => (toolNames.has(name) ? mcpToolName(name) : whole));
+}
+
+/**
+ * The registry's hints in MCP terms. A hint the plugin did not declare is left out, so
+ * the client applies MCP's cautious default (destructive, not idempotent), except
+ * `openWorldHint`: registry tools act on the game unless they declare `openWorld`.
+ */
+export function mcpAnnotations(annotations: ToolAnnotations): McpToolAnnotations {
+  const out: McpToolAnnotations = { readOnlyHint: annotations.readOnly === true };
+  if (annotations.readOnly !== true && annotations.destructive !== undefined) out.destructiveHint = annotations.destructive;
+  if (annotations.idempotent !== undefined) out.idempotentHint = annotations.idempotent;
+  out.openWorldHint = annotations.openWorld === true;
+  return out;
+}
+
+function isObjectSchema(schema: Record<string, unknown> | undefined): schema is Record<string, unknown> & { type: 'object' } {
+  return schema !== undefined && schema.type === 'object';
+}
+
+/** The MCP tool for one available manifest entry. */
+export function mcpTool(tool: ManifestTool, toolNames: ReadonlySet<string>): Tool {
+  const inputSchema = isObjectSchema(tool.inputSchema) ? tool.inputSchema : { type: 'object' as const, properties: {} };
+  const out: Tool = {
+    name: mcpToolName(tool.name),
+    description: mcpDescription(tool.description, toolNames),
+    inputSchema: inputSchema as Tool['inputSchema'],
+    annotations: mcpAnnotations(tool.annotations),
+  };
+  // MCP's structuredContent is an object; a non-object output schema stays text-only.
+  if (isObjectSchema(tool.outputSchema)) out.outputSchema = tool.outputSchema as Tool['outputSchema'];
+  return out;
+}
+
+/** Exactly the tools the manifest says are available now: unsupported ones are absent. */
+export function projectTools(manifest: Manifest): Tool[] {
+  const names = new Set(manifest.tools.map((t) => t.name));
+  return manifest.tools.filter((t) => t.available).map((t) => mcpTool(t, names));
+}
+
+/** A stable key of what a client sees; list_changed is sent only when it changes. */
+export function toolListKey(tools: readonly Tool[]): string {
+  return JSON.stringify(tools);
+}
+
+/** One compact line of JSON: what a model reads beside (or instead of) structuredContent. */
+export function renderText(value: unknown): string {
+  return value === undefined ? 'null' : JSON.stringify(value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A successful answer; structured when the tool declares an (object) output schema. */
+export function successResult(result: unknown, tool: Pick<ManifestTool, 'outputSchema'>): CallToolResult {
+  const out: CallToolResult = { content: [{ type: 'text', text: renderText(result ?? null) }] };
+  if (isObjectSchema(tool.outputSchema) && isPlainObject(result)) out.structuredContent = result;
+  return out;
+}
+
+/**
+ * A refusal as a tool result: `isError` with the daemon's machine `code` and its message,
+ * in the same shape as the local API's error frame (`code`, `error`, `details`).
+ */
+export function errorResult(err: unknown): CallToolResult {
+  const error = err instanceof McbridgeError ? err : toMcbridgeError(err);
+  return { isError: true, content: [{ type: 'text', text: renderText(error.toJSON()) }] };
+}
+
+/** The `{code, error, details?}` an error result carries (for tests and harnesses). */
+export function parseErrorResult(result: Pick<CallToolResult, 'content' | 'isError'>): { code: string; error: string; details?: Record<string, unknown> } | null {
+  if (!result.isError) return null;
+  const first = result.content[0];
+  if (!first || first.type !== 'text') return null;
+  try {
+    const parsed = JSON.parse(first.text) as { code?: unknown; error?: unknown };
+    return typeof parsed.code === 'string' && typeof parsed.error === 'string' ? (parsed as { code: string; error: string }) : null;
+  } catch {
+    return null;
+  }
+}

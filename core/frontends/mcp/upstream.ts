@@ -1,0 +1,249 @@
+/**
+ * The MCP front-end's one connection to the daemon's local API. It keeps the current
+ * manifest (pushed on every surface change), reconnects when the daemon restarts, and
+ * forwards tool calls with cancellation and progress. While no daemon answers it holds the
+ * default surface, so a client's first `tools/list` always has an answer.
+ */
+import { EventEmitter } from 'node:events';
+import { ApiClient, type ClientCallOptions } from '../../api/client.js';
+import { DEFAULT_API_HOST, DEFAULT_API_PORT } from '../../api/server.js';
+import type { EventFrame } from '../../api/frames.js';
+import { McbridgeError } from '../../host/errors.js';
+import type { Vantage } from '../../host/link/discovery.js';
+import type { Logger } from '../../util/log.js';
+import type { Manifest } from '../../host/plugin-api.js';
+import { defaultSurface, unreachableError, type DaemonAddress } from '../../daemon/default-surface.js';
+
+export interface UpstreamOptions {
+  api?: { host?: string; port?: number; token?: string };
+  /** Vantage of the default surface served while no daemon answers. */
+  vantage?: Vantage;
+  /** How long the first `tools/list` may wait for the daemon's surface. */
+  startupWaitMs?: number;
+  reconnectMinMs?: number;
+  reconnectMaxMs?: number;
+  connectTimeoutMs?: number;
+  log: Logger;
+  /**
+   * Called after a failed connection attempt; may bring a daemon up (embedded mode) and
+   * return its address, which is then tried at once.
+   */
+  onUnreachable?: () => Promise<DaemonAddress | null>;
+}
+
+/** Where the surface being served came from. */
+export type SurfaceOrigin = 'daemon' | 'last-known' | 'default';
+
+export const DEFAULT_STARTUP_WAIT_MS = 3_000;
+const ATTACH_TIMEOUT_MS = 5_000;
+
+/**
+ * Connection to the daemon, with the surface to serve. Emits `surface` (Manifest) when the
+ * daemon's manifest arrives or changes, and `attempt` after each connection attempt.
+ */
+export class DaemonUpstream extends EventEmitter {
+  private address: DaemonAddress;
+  private client: ApiClient | null = null;
+  private current: Manifest;
+  private origin: SurfaceOrigin = 'default';
+  private error = 'not connected yet';
+  private closed = false;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private deadline = 0;
+  private wasSettled = false;
+  private readonly vantage: Vantage;
+
+  constructor(private readonly options: UpstreamOptions) {
+    super();
+    this.address = { host: options.api?.host ?? DEFAULT_API_HOST, port: options.api?.port ?? DEFAULT_API_PORT };
+    this.vantage = options.vantage ?? 'server';
+    this.current = defaultSurface(this.vantage).manifest;
+  }
+
+  /** Start connecting; the startup wait counts from here. */
+  start(): void {
+    if (this.loop) return;
+    this.deadline = Date.now() + (this.options.startupWaitMs ?? DEFAULT_STARTUP_WAIT_MS);
+    this.loop = this.run();
+  }
+
+  get manifest(): Manifest {
+    return this.current;
+  }
+
+  get surfaceOrigin(): SurfaceOrigin {
+    return this.origin;
+  }
+
+  get reachable(): boolean {
+    return this.client !== null && !this.client.closed;
+  }
+
+  get daemonAddress(): DaemonAddress {
+    return { ...this.address };
+  }
+
+  /** Why the daemon is not reachable (the last connection error). */
+  get lastError(): string {
+    return this.error;
+  }
+
+  get defaultVantage(): Vantage {
+    return this.vantage;
+  }
+
+  /**
+   * Resolves once the surface is worth answering with: the daemon's manifest after its mod
+   * was seen (live, last known or legacy), or when the startup wait is over. Immediate after.
+   */
+  settled(): Promise<void> {
+    if (this.isSettled()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.off('surface', check);
+        this.off('attempt', check);
+        resolve();
+      };
+      const check = () => {
+        if (this.isSettled()) done();
+      };
+      const timer = setTimeout(done, Math.max(0, this.deadline - Date.now()));
+      this.on('surface', check);
+      this.on('attempt', check);
+    });
+  }
+
+  private isSettled(): boolean {
+    if (!this.wasSettled) {
+      this.wasSettled = this.closed || Date.now() >= this.deadline || (this.origin !== 'default' && this.current.capsSource !== 'default');
+    }
+    return this.wasSettled;
+  }
+
+  /** One tool call through the daemon; fails with `unavailable` when no daemon answers. */
+  async call(method: string, params: Record<string, unknown>, options: ClientCallOptions = {}): Promise<unknown> {
+    let client = this.liveClient();
+    if (!client) {
+      // A daemon that just came back is tried now rather than at the next backoff step.
+      await this.attemptNow();
+      client = this.liveClient();
+    }
+    if (!client) throw unreachableError(this.address, this.error);
+    // A signal that fired while we waited for the daemon would never send `cancel`
+    // (an aborted signal fires no more events): the daemon would run the call to its end.
+    if (options.signal?.aborted) throw new McbridgeError('cancelled', `the call to '${method}' was cancelled`);
+    return client.call(method, params, options);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.client?.close();
+    this.wake?.();
+    await this.loop;
+  }
+
+  private liveClient(): ApiClient | null {
+    return this.client && !this.client.closed ? this.client : null;
+  }
+
+  /** Skip the backoff and wait for the next connection attempt (bounded; during start-up as long as `tools/list` would wait). */
+  private attemptNow(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    const bound = Math.max(this.deadline - Date.now(), (this.options.connectTimeoutMs ?? 1_000) + 500);
+    return new Promise((resolve) => {
+      const timer = setTimeout(finish, bound);
+      const self = this;
+      function finish() {
+        clearTimeout(timer);
+        self.off('attempt', finish);
+        resolve();
+      }
+      this.on('attempt', finish);
+      this.wake?.();
+    });
+  }
+
+  private async run(): Promise<void> {
+    const min = this.options.reconnectMinMs ?? 100;
+    const max = this.options.reconnectMaxMs ?? 2_000;
+    let delay = min;
+    while (!this.closed) {
+      let client: ApiClient | null = null;
+      try {
+        client = await ApiClient.connect({ ...this.address, token: this.options.api?.token, connectTimeoutMs: this.options.connectTimeoutMs ?? 1_000 });
+      } catch (err) {
+        this.error = (err as McbridgeError).details?.reason === 'daemon_unreachable'
+          ? String((err as Error).message.match(/\(([^)]*)\)/)?.[1] ?? (err as Error).message)
+          : (err as Error).message;
+      }
+      if (this.closed) {
+        client?.close();
+        break;
+      }
+      if (client) {
+        delay = min;
+        const lost = new Promise<void>((resolve) => client!.once('close', () => resolve()));
+        await this.attach(client);
+        this.emit('attempt');
+        await lost;
+        this.client = null;
+        if (this.closed) break;
+        this.error = 'the connection to the daemon closed';
+        this.options.log.warn({ daemon: this.address }, 'lost the mcbridge daemon; serving the last known tool list and reconnecting');
+        if (this.origin === 'daemon') this.origin = 'last-known';
+        continue;
+      }
+      const started = await this.options.onUnreachable?.().catch((err: Error) => {
+        this.options.log.error({ err: err.message }, 'could not start an embedded daemon');
+        return null;
+      });
+      if (started) {
+        this.address = started;
+        continue;
+      }
+      this.emit('attempt');
+      await this.sleep(delay);
+      delay = Math.min(max, delay * 2);
+    }
+  }
+
+  /** Subscribe to surface pushes, then read the manifest (pushes cannot be missed in between). */
+  private async attach(client: ApiClient): Promise<void> {
+    this.client = client;
+    client.on('event', (frame: EventFrame) => {
+      if (frame.event === 'surface' && client === this.client) this.setManifest(frame.data as Manifest);
+    });
+    try {
+      // Bounded: something on the port that is not a daemon must not hold the front-end up.
+      await client.call('subscribe', { events: ['surface'] }, { timeoutMs: ATTACH_TIMEOUT_MS });
+      const manifest = (await client.call('tools', {}, { timeoutMs: ATTACH_TIMEOUT_MS })) as Manifest;
+      if (client === this.client) this.setManifest(manifest);
+      this.options.log.info({ daemon: this.address, revision: manifest.revision, capsSource: manifest.capsSource }, 'connected to the mcbridge daemon');
+    } catch (err) {
+      // An older daemon without `tools`/`surface`, or a token mismatch: calls still go
+      // through and fail with the daemon's own code.
+      if (!client.closed) this.options.log.warn({ err: (err as Error).message }, 'the daemon did not serve its tool manifest; serving the default surface');
+    }
+  }
+
+  private setManifest(manifest: Manifest): void {
+    if (!manifest || !Array.isArray(manifest.tools)) return;
+    this.current = manifest;
+    this.origin = 'daemon';
+    this.emit('surface', manifest);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+}

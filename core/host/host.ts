@@ -1,0 +1,418 @@
+import { EventEmitter, setMaxListeners } from 'node:events';
+import { z } from 'zod';
+import { McbridgeError, toMcbridgeError } from './errors.js';
+import { EventLog, type RecordedEvent } from './events/event-log.js';
+import { DEFAULT_CAPS, normalizeCaps } from './link/caps.js';
+import type { Vantage } from './link/discovery.js';
+import { ModLink, type ModLinkOptions } from './link/mod-link.js';
+import { silentLogger, type Logger } from '../util/log.js';
+import { formatIssuePath, validatePlugin } from './define.js';
+import type { ToolPolicy } from './registry/policy.js';
+import { ToolRegistry, type CapsView, type RegisteredTool } from './registry/registry.js';
+import type {
+  EventsView, HostView, Manifest, Plugin, PluginContext, PluginInfo, PluginSource, Service, Surface, ToolContext,
+} from './plugin-api.js';
+import { VERSION } from '../util/version.js';
+
+export interface PluginEntry {
+  plugin: Plugin;
+  source?: PluginSource;
+  options?: unknown;
+  /** Where it came from (package directory, config file), shown by `mcbridge plugins`. */
+  from?: string;
+}
+
+export type LinkSettings = Omit<ModLinkOptions, 'vantage' | 'log' | 'onEvent'>;
+
+export interface HostOptions {
+  vantage?: Vantage;
+  link?: LinkSettings;
+  /** Event ring capacity. */
+  buffer?: number;
+  log?: Logger;
+  policy?: ToolPolicy;
+  plugins?: PluginEntry[];
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+}
+
+interface PluginRecord {
+  plugin: Plugin;
+  source: PluginSource;
+  from?: string;
+  config: unknown;
+  tools: string[];
+  state: 'loaded' | 'failed';
+  error?: string;
+  stopController: AbortController;
+  started: Service[];
+}
+
+/** Rename legacy parameter names to the ones the schema declares. */
+function applyParamAliases(tool: string, args: unknown, aliases: Record<string, string> | undefined): unknown {
+  if (!aliases || args === null || typeof args !== 'object' || Array.isArray(args)) return args;
+  const out: Record<string, unknown> = { ...(args as Record<string, unknown>) };
+  for (const [alias, canonical] of Object.entries(aliases)) {
+    if (!(alias in out)) continue;
+    if (canonical in out) {
+      throw new McbridgeError('invalid_params', `invalid params for '${tool}': give '${canonical}' or its older name '${alias}', not both`);
+    }
+    out[canonical] = out[alias];
+    delete out[alias];
+  }
+  return out;
+}
+
+/** Zod's issues, as one sentence that names each field. */
+export function describeZodError(error: z.ZodError, subject = 'params'): string {
+  return error.issues
+    .map((issue) => {
+      const path = formatIssuePath(issue.path);
+      return `${path ? `'${path}'` : subject}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+/**
+ * The host: it owns the mod link, the event log and the tool registry, loads plugins,
+ * and runs tool calls with a context. Front-ends talk to it and to nothing else.
+ */
+export class Host extends EventEmitter {
+  readonly vantage: Vantage;
+  readonly log: Logger;
+  readonly events: EventLog;
+  readonly link: ModLink;
+  readonly registry: ToolRegistry;
+  private readonly records = new Map<string, PluginRecord>();
+  private readonly statusSections = new Map<string, () => unknown>();
+  private readonly startedAt = Date.now();
+  private started = false;
+  private lastSurfaceKey = '';
+
+  constructor(options: HostOptions = {}) {
+    super();
+    this.vantage = options.vantage ?? 'server';
+    this.log = options.log ?? silentLogger();
+    this.events = new EventLog({ capacity: options.buffer });
+    this.registry = new ToolRegistry(options.policy);
+    this.link = new ModLink({
+      ...options.link,
+      vantage: this.vantage,
+      log: this.log.child({ part: 'link' }),
+      onEvent: (event, line) => this.events.record(event, line),
+    });
+    // CAPS and connection changes change what is available: a new surface revision.
+    this.link.on('caps', () => this.surfaceMayHaveChanged());
+    this.link.on('state', () => this.surfaceMayHaveChanged());
+    this.registry.on('change', () => this.emit('surface', this.manifest()));
+    for (const entry of options.plugins ?? []) this.use(entry.plugin, entry);
+  }
+
+  /**
+   * Load a plugin: validate it and its options, then register its tools. On a started host its
+   * setup runs at once; the promise settles when it is done (a failing setup is reported, not thrown).
+   */
+  use(candidate: Plugin, entry: Omit<PluginEntry, 'plugin'> = {}): Promise<void> {
+    const source = entry.source ?? 'config';
+    const plugin = validatePlugin(candidate, source);
+    if (this.records.has(plugin.name)) {
+      throw new McbridgeError('invalid_params', `plugin '${plugin.name}' is loaded twice; list it once`);
+    }
+    let config: unknown = entry.options;
+    if (plugin.options) {
+      const parsed = plugin.options.safeParse(entry.options ?? {});
+      if (!parsed.success) {
+        throw new McbridgeError('invalid_params', `options of plugin '${plugin.name}' are invalid: ${describeZodError(parsed.error, 'options')}`);
+      }
+      config = parsed.data;
+    }
+    const tools = this.registry.registerPlugin(plugin).map((t) => t.name);
+    const stopController = new AbortController();
+    // One stop signal serves every wait a plugin's services start; many at once is normal.
+    setMaxListeners(0, stopController.signal);
+    const record: PluginRecord = { plugin, source, config, tools, state: 'loaded', stopController, started: [] };
+    if (entry.from !== undefined) record.from = entry.from;
+    this.records.set(plugin.name, record);
+    return this.started ? this.setupPlugin(record) : Promise.resolve();
+  }
+
+  /** Unload a plugin: stop its services, dispose it and remove its tools. False if it was not loaded. */
+  async remove(name: string): Promise<boolean> {
+    const record = this.records.get(name);
+    if (!record) return false;
+    this.records.delete(name);
+    this.registry.unregisterPlugin(name);
+    if (record.state === 'loaded' && this.started) await this.stopPlugin(record);
+    return true;
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    // A snapshot: a plugin `use`d while an earlier setup is awaited is set up by `use` itself.
+    for (const record of [...this.records.values()]) await this.setupPlugin(record);
+    this.link.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.link.stop();
+    // Only a started host set its plugins up; dispose each of them once.
+    if (!this.started) return;
+    this.started = false;
+    for (const record of [...this.records.values()].reverse()) {
+      if (record.state === 'loaded') await this.stopPlugin(record);
+    }
+  }
+
+  /** Stop the services a plugin started (newest first), then dispose it. */
+  private async stopPlugin(record: PluginRecord): Promise<void> {
+    record.stopController.abort();
+    for (const service of record.started.splice(0).reverse()) {
+      try {
+        await service.stop?.();
+      } catch (err) {
+        this.log.warn({ plugin: record.plugin.name, service: service.name, err: (err as Error).message }, 'service failed to stop');
+      }
+    }
+    try {
+      await record.plugin.dispose?.();
+    } catch (err) {
+      this.log.warn({ plugin: record.plugin.name, err: (err as Error).message }, 'plugin dispose failed');
+    }
+  }
+
+  /** A plugin whose setup or service start throws is reported and left out; the rest keep serving. */
+  private async setupPlugin(record: PluginRecord): Promise<void> {
+    const { plugin } = record;
+    const ctx = this.pluginContext(record);
+    try {
+      await plugin.setup?.(ctx);
+      for (const service of plugin.services ?? []) {
+        await service.start(ctx);
+        record.started.push(service);
+      }
+    } catch (err) {
+      record.state = 'failed';
+      // Whatever this plugin already started stops with it.
+      await this.stopPlugin(record);
+      // `throw undefined` / `Promise.reject()` must not crash start() for every other plugin.
+      const message = (err as { message?: unknown } | null | undefined)?.message;
+      record.error = typeof message === 'string' ? message : String(err);
+      this.registry.unregisterPlugin(plugin.name);
+      record.tools = [];
+      this.log.error({ plugin: plugin.name, err: record.error }, `plugin '${plugin.name}' failed to start and was left out`);
+    }
+  }
+
+  private pluginContext(record: PluginRecord): PluginContext {
+    return {
+      log: this.log.child({ plugin: record.plugin.name }),
+      config: record.config,
+      events: this.eventsView(record.stopController.signal),
+      host: this.view(),
+      call: (tool, args) => this.call(tool, args ?? {}, { signal: record.stopController.signal }),
+      signal: record.stopController.signal,
+    };
+  }
+
+  addStatusSection(name: string, section: () => unknown): void {
+    this.statusSections.set(name, section);
+  }
+
+  // ---- the surface ---------------------------------------------------------------
+
+  /** The caps used for filtering: live, last known, or the documented default. */
+  capsView(): CapsView {
+    const status = this.link.capsInfo();
+    const { instance, minecraft } = status;
+    if (status.connected) {
+      return { caps: this.link.caps, source: this.link.caps ? 'mod' : 'unknown', vantage: this.vantage, instance, minecraft };
+    }
+    if (status.capsSource !== null || this.link.caps !== null) {
+      return { caps: this.link.caps, source: 'last-known', vantage: this.vantage, instance, minecraft };
+    }
+    return { caps: normalizeCaps([...DEFAULT_CAPS[this.vantage]]), source: 'default', vantage: this.vantage, instance, minecraft };
+  }
+
+  surface(): Surface {
+    const view = this.capsView();
+    const supported: string[] = [];
+    const unsupported: Surface['unsupported'] = [];
+    for (const tool of this.registry.list()) {
+      const a = this.registry.availability(tool, view);
+      if (a.available) supported.push(tool.name);
+      else unsupported.push({ name: a.name, available: false, missing: a.missing, reason: a.reason, ...(a.dependency ? { dependency: a.dependency } : {}) });
+    }
+    const surface: Surface = {
+      vantage: this.vantage,
+      instance: view.instance,
+      capsSource: view.source,
+      modCapabilities: view.caps ? [...view.caps].sort() : null,
+      supported,
+      unsupported,
+    };
+    if (view.caps === null) surface.note = 'the mod did not advertise capabilities; the bridge is not filtering its surface';
+    return surface;
+  }
+
+  manifest(): Manifest {
+    const view = this.capsView();
+    return {
+      revision: this.registry.revision,
+      vantage: this.vantage,
+      capsSource: view.source,
+      connected: this.link.connected,
+      tools: this.registry.manifestTools(view),
+    };
+  }
+
+  private surfaceMayHaveChanged(): void {
+    const m = this.manifest();
+    const key = JSON.stringify([m.connected, m.capsSource, m.tools.map((t) => [t.name, t.available])]);
+    if (key === this.lastSurfaceKey) return;
+    this.lastSurfaceKey = key;
+    this.registry.bump();
+  }
+
+  plugins(): PluginInfo[] {
+    return [...this.records.values()].map((r) => {
+      const info: PluginInfo = { name: r.plugin.name, version: r.plugin.version, source: r.source, tools: r.tools, state: r.state };
+      if (r.from) info.from = r.from;
+      if (r.plugin.description) info.description = r.plugin.description;
+      if (r.error) info.error = r.error;
+      return info;
+    });
+  }
+
+  status(): Record<string, unknown> {
+    const link = this.link.status();
+    const manifest = this.manifest();
+    const out: Record<string, unknown> = {
+      version: VERSION,
+      connected: link.connected,
+      state: link.state,
+      vantage: this.vantage,
+      instance: link.instance,
+      mod: link.mod,
+      discovery: link.discovery,
+      capabilities: link.capabilities,
+      capsSource: manifest.capsSource,
+      hello: link.hello,
+      lastError: link.lastError,
+      link: { connectedAt: link.connectedAt, inFlight: link.inFlight, queued: link.queued, owed: link.owed, stats: link.stats },
+      events: this.events.stats(),
+      tools: { total: manifest.tools.length, available: manifest.tools.filter((t) => t.available).length, revision: manifest.revision },
+      plugins: this.plugins().map((p) => ({
+        name: p.name, version: p.version, source: p.source, state: p.state, ...(p.from ? { from: p.from } : {}), ...(p.error ? { error: p.error } : {}),
+      })),
+      uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000 * 1000) / 1000,
+    };
+    for (const [name, section] of this.statusSections) out[name] = section();
+    for (const record of this.records.values()) {
+      for (const service of record.plugin.services ?? []) {
+        if (service.status) out[`${record.plugin.name}:${service.name}`] = service.status();
+      }
+    }
+    return out;
+  }
+
+  view(): HostView {
+    return {
+      status: () => this.status(),
+      surface: () => this.surface(),
+      manifest: () => this.manifest(),
+      plugins: () => this.plugins(),
+    };
+  }
+
+  private eventsView(signal: AbortSignal): EventsView {
+    const log = this.events;
+    return {
+      get streamId() {
+        return log.streamId;
+      },
+      get lastSeq() {
+        return log.lastSeq;
+      },
+      query: (q) => log.query(q),
+      waitFor: (match: (e: RecordedEvent) => boolean, options = {}) => log.waitFor(match, { ...options, signal }),
+      stats: () => log.stats(),
+    };
+  }
+
+  // ---- calls ---------------------------------------------------------------------
+
+  /** Run a tool by name: gate by policy and CAPS, validate params, run with a context. */
+  async call(name: string, args: unknown, options: CallOptions = {}): Promise<unknown> {
+    const tool = this.registry.get(name);
+    if (!tool) {
+      throw new McbridgeError('unknown_method', `unknown method '${name}'. Call "tools" (or run \`mcbridge tools\`) for the methods this daemon serves.`, { method: name });
+    }
+    const refusal = this.registry.refusal(tool, this.capsView());
+    if (refusal) throw refusal;
+    const parsed = tool.spec.input.safeParse(applyParamAliases(name, args ?? {}, tool.spec.paramAliases));
+    if (!parsed.success) {
+      throw new McbridgeError('invalid_params', `invalid params for '${name}': ${describeZodError(parsed.error)}`, {
+        issues: parsed.error.issues.map((i) => ({ path: formatIssuePath(i.path), message: i.message })),
+      });
+    }
+    const signal = options.signal ?? new AbortController().signal;
+    if (signal.aborted) throw new McbridgeError('cancelled', `the call to '${name}' was cancelled`);
+    try {
+      const result = await tool.spec.run(parsed.data, this.toolContext(tool, signal, options));
+      return this.checkOutput(tool, result);
+    } catch (err) {
+      if (signal.aborted && !(err instanceof McbridgeError && err.code === 'cancelled')) {
+        throw new McbridgeError('cancelled', `the call to '${name}' was cancelled`);
+      }
+      const error = toMcbridgeError(err);
+      if (error.code === 'internal') this.log.error({ tool: name, err }, `tool '${name}' failed unexpectedly`);
+      throw error;
+    }
+  }
+
+  private checkOutput(tool: RegisteredTool, result: unknown): unknown {
+    if (!tool.spec.output) return result;
+    const parsed = tool.spec.output.safeParse(result);
+    if (parsed.success) return parsed.data;
+    throw new McbridgeError('internal', `tool '${tool.name}' returned a result that does not match its output schema: ${describeZodError(parsed.error, 'result')}`);
+  }
+
+  private toolContext(tool: RegisteredTool, signal: AbortSignal, options: CallOptions): ToolContext {
+    const record = this.records.get(tool.plugin);
+    const link = this.link;
+    const host = this;
+    let events: EventsView | undefined;
+    let log: Logger | undefined;
+    let view: HostView | undefined;
+    return {
+      request: (line, opts = {}) => link.request(line, { ...opts, signal }),
+      call: (other, args, opts) => this.call(other, args ?? {}, { signal: opts?.signal ?? signal, onProgress: options.onProgress }),
+      // The events view, child logger and host view are built on first use: most calls
+      // never touch them, and building them was a measurable part of every call.
+      get events() {
+        return (events ??= host.eventsView(signal));
+      },
+      caps: link.caps,
+      vantage: this.vantage,
+      signal,
+      progress: (progress, total, message) => {
+        options.onProgress?.({
+          progress,
+          ...(total !== undefined ? { total } : {}),
+          ...(message !== undefined ? { message } : {}),
+        });
+      },
+      get log() {
+        return (log ??= host.log.child({ plugin: tool.plugin, tool: tool.name }));
+      },
+      config: record?.config,
+      get host() {
+        return (view ??= host.view());
+      },
+    };
+  }
+}

@@ -1,0 +1,202 @@
+import type { z } from 'zod';
+import type { Logger } from '../util/log.js';
+import type { Cursor, EventPage, RecordedEvent, WaitForOptions } from './events/event-log.js';
+import type { Vantage } from './link/discovery.js';
+import type { ModReply, RequestOptions } from './link/mod-link.js';
+
+/** The host API version plugins declare; bumped only on breaking changes to this file. */
+export const HOST_API_VERSION = 1;
+
+export interface ToolAnnotations {
+  /** Does not change the game or the daemon. Read-only mode keeps only these. */
+  readOnly?: boolean;
+  /** May destroy or overwrite something (kill entities, overwrite a snapshot). */
+  destructive?: boolean;
+  /** Calling it twice with the same arguments has no further effect. */
+  idempotent?: boolean;
+  /** Reaches outside the game (network, other hosts). */
+  openWorld?: boolean;
+}
+
+export type AnyObjectSchema = z.ZodObject<z.ZodRawShape>;
+
+/**
+ * Where a tool applies. A tool outside its scope is hidden like one whose CAPS are missing.
+ * Each field takes one value or a list; an omitted field matches everything.
+ */
+export interface ToolScope {
+  vantage?: Vantage | Vantage[];
+  /** The `instance` the mod's hello names (e.g. "server", "client"). */
+  instance?: string | string[];
+  /** Minecraft versions from the mod's hello; "1.21" matches "1.21.4". */
+  minecraft?: string | string[];
+}
+
+/** What a tool sees of the event log. */
+export interface EventsView {
+  readonly streamId: string;
+  readonly lastSeq: number;
+  query(q: { since?: Cursor; limit?: number; filter?: (e: RecordedEvent) => boolean }): EventPage;
+  /** Resolves with the first matching event after `since` (default: now); honours the tool's signal. */
+  waitFor(match: (event: RecordedEvent) => boolean, options?: Omit<WaitForOptions, 'signal'>): Promise<RecordedEvent>;
+  stats(): Record<string, unknown>;
+}
+
+/** Read-only facts about the host, for status-like tools. */
+export interface HostView {
+  status(): Record<string, unknown>;
+  surface(): Surface;
+  manifest(): Manifest;
+  plugins(): PluginInfo[];
+}
+
+export interface ToolContext {
+  /** One verb line to the mod; resolves with its reply, rejects with a typed error. */
+  request(line: string, options?: Omit<RequestOptions, 'signal'>): Promise<ModReply>;
+  /**
+   * Another tool, under the same CAPS and policy rules. It is cancelled with this call unless
+   * `options.signal` gives it a signal of its own (e.g. for clean-up after a cancel).
+   */
+  call(tool: string, args?: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<unknown>;
+  events: EventsView;
+  /** Advertised capabilities; null when unknown (legacy mod) or not yet known. */
+  caps: ReadonlySet<string> | null;
+  vantage: Vantage;
+  /** Aborted when the caller cancels. */
+  signal: AbortSignal;
+  progress(done: number, total?: number, message?: string): void;
+  log: Logger;
+  /** This plugin's validated options. */
+  config: unknown;
+  host: HostView;
+}
+
+export interface ToolSpec<I extends AnyObjectSchema = AnyObjectSchema, O extends z.ZodType | undefined = z.ZodType | undefined> {
+  /** ^[a-z][a-z0-9_]{0,47}$; MCP shows it as mc_<name>. */
+  name: string;
+  /** Written for a model: when to use it, what it costs, what to use instead. */
+  description: string;
+  input: I;
+  output?: O;
+  /** CAPS tokens that must all be advertised (alias spellings accepted). */
+  requires?: string[];
+  annotations?: ToolAnnotations;
+  /**
+   * Other tools this one calls through `ctx.call`. While any of them is hidden (policy, CAPS,
+   * scope), this tool is hidden too, with the reason.
+   */
+  uses?: string[];
+  /** Only for some vantages, instances or game versions. */
+  only?: ToolScope;
+  /**
+   * Older parameter names still accepted, e.g. `{ uuid: 'player' }`: the predecessor's clients
+   * keep working while the schema shows one name. Giving both spellings is invalid.
+   */
+  paramAliases?: Record<string, string>;
+  run(args: z.infer<I>, ctx: ToolContext): Promise<O extends z.ZodType ? z.infer<O> : unknown>;
+}
+
+export interface ServiceContext {
+  log: Logger;
+  config: unknown;
+  events: EventsView;
+  host: HostView;
+  call(tool: string, args?: Record<string, unknown>): Promise<unknown>;
+  /** Aborted when the host stops. */
+  signal: AbortSignal;
+}
+
+export interface Service {
+  name: string;
+  start(ctx: ServiceContext): void | Promise<void>;
+  stop?(): void | Promise<void>;
+  /** Shown in `status` under the plugin's name. */
+  status?(): Record<string, unknown>;
+}
+
+export type PluginContext = ServiceContext;
+
+export interface Plugin {
+  name: string;
+  version: string;
+  apiVersion: number;
+  description?: string;
+  requires?: {
+    /** CAPS every tool of this plugin needs, added to each tool's own. */
+    caps?: string[];
+    /** The mcbridge versions it works with, as a semver range (e.g. ">=0.1.0", "^1.2.0"). */
+    mcbridge?: string;
+  };
+  /** Validates this plugin's slice of the config. */
+  options?: z.ZodType;
+  // Tools keep their own input types; the registry only needs the common shape.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  tools?: ToolSpec<any, any>[];
+  services?: Service[];
+  setup?(ctx: PluginContext): void | Promise<void>;
+  dispose?(): void | Promise<void>;
+}
+
+export type PluginSource = 'built-in' | 'config' | 'npm';
+
+export interface PluginInfo {
+  name: string;
+  version: string;
+  source: PluginSource;
+  /** Where it came from: the package directory (npm) or the config file (config). */
+  from?: string;
+  description?: string;
+  tools: string[];
+  state: 'loaded' | 'failed';
+  error?: string;
+}
+
+/** What hides a tool: missing CAPS, read-only mode, the allow/deny lists, its scope, or a hidden tool it calls. */
+export type HiddenBy = 'caps' | 'read-only' | 'policy' | 'scope' | 'dependency';
+
+export interface ToolAvailability {
+  name: string;
+  available: boolean;
+  missing?: string[];
+  reason?: string;
+  hiddenBy?: HiddenBy;
+  /** Upstream mod issue a missing capability came from (player, context). */
+  dependency?: string;
+}
+
+export interface Surface {
+  vantage: Vantage;
+  instance: string | null;
+  capsSource: CapsSource;
+  modCapabilities: string[] | null;
+  supported: string[];
+  unsupported: ToolAvailability[];
+  note?: string;
+}
+
+/** Where the caps used for filtering came from. */
+export type CapsSource = 'mod' | 'last-known' | 'default' | 'unknown';
+
+export interface ManifestTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations: ToolAnnotations;
+  requires: string[];
+  plugin: string;
+  uses?: string[];
+  only?: ToolScope;
+  available: boolean;
+  missing?: string[];
+  reason?: string;
+  hiddenBy?: HiddenBy;
+}
+
+export interface Manifest {
+  revision: number;
+  vantage: Vantage;
+  capsSource: CapsSource;
+  connected: boolean;
+  tools: ManifestTool[];
+}

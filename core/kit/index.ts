@@ -1,0 +1,11 @@
+/**
+ * 'mcbridge/kit': helpers any plugin may use (the built-in ones use nothing else): zod field
+ * builders for mod text and event filters, event scanning, and small value readers.
+ */
+export { sortedCounts } from './counts.js';
+export {
+  compactEvent, cursorInput, EventCounter, eventFilterFields, eventMatcher, eventSender, eventText, hasEventFilter, scanEvents,
+  type EventFilterInput,
+} from './event-filter.js';
+export { commandText, javaDouble, lineText } from './text.js';
+export { isObject, num, str } from './values.js';

@@ -1,0 +1,183 @@
+/**
+ * The config through the real CLI: `mcbridge config`, `mcbridge run` picking up a config from its
+ * working directory (and edits to it), `mcbridge plugins`, and flags winning over the file.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { CliProcesses, runCli } from '../../../support/cli-process.js';
+import { freePort, waitUntil } from '../../../support/helpers.js';
+import { pluginSource, project, removeProjects, type Project } from '../../../support/config-project.js';
+
+const processes = new CliProcesses();
+afterEach(async () => {
+  await processes.stopAll();
+  removeProjects();
+});
+
+function run(args: string[], cwd: string) {
+  return runCli(args, { cwd, timeoutMs: 20_000 });
+}
+
+async function daemon(p: Project, args: string[] = []) {
+  const apiPort = await freePort();
+  const { child, out } = processes.start(['run', '--sim', '--api-port', String(apiPort), ...args], { cwd: p.dir });
+  await waitUntil(() => /connected to server mod/.test(out.stderr) || child.exitCode !== null, 15_000, 'the daemon to connect');
+  if (child.exitCode !== null) throw new Error(`the daemon exited: ${out.stderr}`);
+  const cli = (...more: string[]) => run([...more, '--api-port', String(apiPort)], p.dir);
+  return { child, out, apiPort, cli };
+}
+
+const CONFIG = `import { z } from 'zod';
+import { defineConfig, defineComposite } from 'mcbridge';
+
+export default defineConfig({
+  apiToken: undefined,
+  deny: ['mark'],
+  plugins: [['sky', { defaultWeatherSeconds: 30 }], 'broken'],
+  composites: [
+    defineComposite({
+      name: 'tick_now',
+      description: 'The current tick.',
+      uses: ['state'],
+      run: async ({ state }) => (await state()).tick,
+    }),
+  ],
+});
+`;
+
+function withBrokenPlugin(p: Project): Project {
+  p.fakePackage('mcbridge-plugin-broken', pluginSource(
+    "setup: () => { throw new Error('no database'); }",
+    "[{ name: 'broken_tool', description: 'Never served.', input: z.object({}), run: async () => 1 }]",
+  ).replace("name: 'fake'", "name: 'mcbridge-plugin-broken'"));
+  return p;
+}
+
+describe('mcbridge config', () => {
+  it('prints the resolved config as JSON, secrets redacted', async () => {
+    const p = project();
+    p.write('mcbridge.config.ts', `export default {
+      apiToken: 's3cret-token',
+      apiPort: 9123,
+      readOnly: true,
+      plugins: [['sky', { defaultWeatherSeconds: 30 }]],
+      composites: [{ name: 'probe', description: 'Probe.', uses: ['state'], run: async () => 1 }],
+    };\n`);
+    const result = await run(['config'], p.dir);
+    expect(result.code, result.stderr).toBe(0);
+    const printed = JSON.parse(result.stdout);
+    expect(printed).toMatchObject({
+      file: `${p.dir}/mcbridge.config.ts`,
+      daemon: { apiPort: 9123, apiToken: '[redacted]', vantage: 'server' },
+      policy: { readOnly: true },
+      plugins: [{ name: 'mcbridge-plugin-sky', version: '1.0.0', source: 'npm', package: 'mcbridge-plugin-sky', options: { defaultWeatherSeconds: 30 }, tools: ['sky_time', 'sky_set_time', 'sky_weather'] }],
+      composites: [{ name: 'probe', uses: ['state'], requires: ['state'], annotations: { readOnly: true } }],
+    });
+    expect(result.stdout).not.toContain('s3cret');
+  });
+
+  it('redacts secrets inside plugin options too', async () => {
+    const p = project();
+    p.fakePackage('mcbridge-plugin-hook', pluginSource("options: z.object({ url: z.string(), apiKey: z.string() })").replace("name: 'fake'", "name: 'mcbridge-plugin-hook'"));
+    p.write('mcbridge.config.json', JSON.stringify({ plugins: [['hook', { url: 'https://bot:hunter2@example.com/x', apiKey: 'abc123' }]] }));
+    const result = await run(['config'], p.dir);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).plugins[0].options).toEqual({ url: 'https://bot:[redacted]@example.com/x', apiKey: '[redacted]' });
+  });
+
+  it('says when there is no config, and exits 1 naming the file and path when the config is invalid', async () => {
+    const none = await run(['config'], project().dir);
+    expect(none.code).toBe(0);
+    expect(JSON.parse(none.stdout)).toMatchObject({ file: null, plugins: [], composites: [] });
+
+    const p = project();
+    p.write('mcbridge.config.ts', "export default { plugins: [['sky', { defaultWeatherSeconds: -1 }]] };\n");
+    const bad = await run(['config'], p.dir);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toMatch(/^error: .*mcbridge\.config\.ts: plugins\[0\]\[1\]: options of plugin 'mcbridge-plugin-sky' are invalid: 'defaultWeatherSeconds'.*\[invalid_params\]/s);
+  });
+});
+
+describe('mcbridge run with a config', () => {
+  it('loads plugins, composites and policy from the working directory; `plugins` reports each tool\'s state', async () => {
+    const p = withBrokenPlugin(project());
+    p.write('mcbridge.config.ts', CONFIG);
+    const { cli, out } = await daemon(p);
+    expect(out.stderr).toMatch(/"msg":"config loaded from mcbridge\.config\.ts \(reloads on change\)"/);
+    expect(out.stderr).toMatch(/plugin 'mcbridge-plugin-broken' failed to start and was left out/);
+
+    const tick = await cli('call', 'tick_now');
+    expect(tick.code, tick.stderr).toBe(0);
+    expect(Number(tick.stdout)).toBeGreaterThanOrEqual(0);
+
+    const json = await cli('plugins', '--json');
+    expect(json.code, json.stderr).toBe(0);
+    const report = JSON.parse(json.stdout) as Array<{ name: string; source: string; state: string; error?: string; tools: Array<{ name: string; available: boolean; hiddenBy?: string }> }>;
+    const byName = new Map(report.map((r) => [r.name, r]));
+    expect(byName.get('state')).toMatchObject({ source: 'built-in', state: 'loaded', tools: [{ name: 'state', available: true }] });
+    expect(byName.get('mark')).toMatchObject({ tools: [{ name: 'mark', available: false, hiddenBy: 'policy' }] });
+    expect(byName.get('mcbridge-plugin-sky')).toMatchObject({ version: '1.0.0', source: 'npm', state: 'loaded' });
+    expect(byName.get('mcbridge-plugin-sky')!.tools.every((t) => t.available)).toBe(true);
+    expect(byName.get('mcbridge-plugin-broken')).toMatchObject({ source: 'npm', state: 'failed', error: 'no database', tools: [] });
+    expect(byName.get('composites')).toMatchObject({ source: 'config', tools: [{ name: 'tick_now', available: true }] });
+
+    const text = await cli('plugins');
+    expect(text.stdout).toMatch(/^mcbridge-plugin-sky 1\.0\.0 {2}\(npm\)/m);
+    expect(text.stdout).toMatch(/hidden {5}mark +\[policy\] removed by the tool deny list \(mark\)/);
+    expect(text.stdout).toMatch(/mcbridge-plugin-broken 1\.0\.0 {2}\(npm\).*FAILED: no database/);
+  });
+
+  it('a composite added to the config is callable from the CLI moments after saving', async () => {
+    const p = project();
+    p.write('mcbridge.config.ts', "export default { composites: [] };\n");
+    const { cli } = await daemon(p);
+    expect((await cli('call', 'fresh_tool')).code).toBe(1);
+
+    p.write('mcbridge.config.ts', `export default { composites: [
+      { name: 'fresh_tool', description: 'Added while the daemon runs.', uses: ['state'], run: async ({ state }) => ({ fresh: true, tick: (await state()).tick }) },
+    ] };\n`);
+    let result = await cli('call', 'fresh_tool');
+    const deadline = Date.now() + 10_000;
+    while (result.code !== 0 && Date.now() < deadline) result = await cli('call', 'fresh_tool');
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ fresh: true });
+  });
+
+  it('flags win over the config: --read-only, --deny, --allow; config daemon options apply without flags', async () => {
+    const p = project();
+    const configPort = await freePort();
+    p.write('mcbridge.config.json', JSON.stringify({ apiPort: configPort, deny: ['mark'], readOnly: false }));
+    const viaConfig = processes.start(['run', '--sim'], { cwd: p.dir });
+    await waitUntil(() => /connected to server mod/.test(viaConfig.out.stderr), 15_000, 'the daemon on the config\'s port');
+    const tools = await run(['tools', '--json', '--api-port', String(configPort)], p.dir);
+    const manifest = JSON.parse(tools.stdout) as { tools: Array<{ name: string; available: boolean }> };
+    const available = manifest.tools.filter((t) => t.available).map((t) => t.name);
+    expect(available).toContain('command');
+    expect(available).not.toContain('mark');
+
+    const { cli } = await daemon(p, ['--read-only', '--deny', 'wait,entit*']);
+    const flagged = JSON.parse((await cli('tools', '--json')).stdout) as { tools: Array<{ name: string; available: boolean }> };
+    const flaggedAvailable = flagged.tools.filter((t) => t.available).map((t) => t.name);
+    expect(flaggedAvailable).toContain('state');
+    expect(flaggedAvailable).toContain('events');
+    expect(flaggedAvailable).not.toContain('command'); // --read-only
+    expect(flaggedAvailable).not.toContain('wait'); // --deny replaces the config's deny list...
+    expect(flaggedAvailable).not.toContain('entities');
+    expect(flagged.tools.find((t) => t.name === 'mark')?.available).toBe(false); // ...and mark is not read-only anyway
+
+    const allowed = await daemon(p, ['--allow', 'state,status']);
+    const onlyTwo = JSON.parse((await allowed.cli('tools', '--json')).stdout) as { tools: Array<{ name: string; available: boolean }> };
+    expect(onlyTwo.tools.filter((t) => t.available).map((t) => t.name).sort()).toEqual(['state', 'status']);
+  });
+
+  it('refuses to start on an invalid config, and --no-config ignores it', async () => {
+    const p = project();
+    p.write('mcbridge.config.ts', "export default { plugins: ['mcbridge-plugin-nope'] };\n");
+    const refused = await run(['run', '--sim', '--api-port', String(await freePort())], p.dir);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/error: .*mcbridge\.config\.ts: plugins\[0\]: cannot find the plugin package 'mcbridge-plugin-nope'/);
+
+    const { cli } = await daemon(p, ['--no-config']);
+    expect((await cli('call', 'state')).code).toBe(0);
+  });
+});

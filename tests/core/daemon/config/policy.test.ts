@@ -1,0 +1,64 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { mergePolicy } from '../../../../core/daemon/config/runtime.js';
+import { startTestHost, type TestHost, type TestHostOptions } from '../../../../core/testing/index.js';
+
+const hosts: TestHost[] = [];
+afterEach(async () => {
+  for (const t of hosts.splice(0)) await t.close();
+});
+
+async function start(options: TestHostOptions): Promise<TestHost> {
+  const t = await startTestHost(options);
+  hosts.push(t);
+  return t;
+}
+
+interface SurfaceAnswer {
+  surface: { supported: string[]; unsupported: Array<{ name: string }> };
+}
+
+describe('tool policy', () => {
+  it('read-only mode removes every tool not annotated read-only from every surface', async () => {
+    const t = await start({ config: { readOnly: true } });
+    const manifest = await t.tools();
+    const mutating = manifest.tools.filter((tool) => tool.annotations.readOnly !== true);
+    expect(mutating.map((tool) => tool.name)).toEqual(expect.arrayContaining(['command', 'mark']));
+    for (const tool of mutating) expect(tool).toMatchObject({ available: false, hiddenBy: 'read-only' });
+    for (const tool of manifest.tools.filter((x) => x.available)) expect(tool.annotations.readOnly).toBe(true);
+    // The capabilities tool's surface (what agents read) lists them as unsupported, not supported.
+    const { surface } = (await t.call('capabilities')) as SurfaceAnswer;
+    expect(surface.supported).not.toContain('command');
+    expect(surface.unsupported.map((u) => u.name)).toContain('command');
+    // Refused before anything reaches the game.
+    const before = t.sim.received.length;
+    expect((await t.callError('command', { command: 'say hi' })).code).toBe('tool_disabled');
+    expect(t.sim.received.length).toBe(before);
+  });
+
+  it('an allow list keeps only matching tools (names and globs)', async () => {
+    const t = await start({ config: { allow: ['st*', 'entities'] } });
+    expect((await t.available()).sort()).toEqual(['entities', 'state', 'status']);
+    const hidden = await t.tools();
+    expect(hidden.tools.find((tool) => tool.name === 'command')).toMatchObject({
+      available: false, hiddenBy: 'policy', reason: 'not in the tool allow list (st*, entities)',
+    });
+  });
+
+  it('a deny list removes matching tools, even allowed ones', async () => {
+    const t = await start({ config: { allow: ['*'], deny: ['comm?nd', 'mark'] } });
+    const available = await t.available();
+    expect(available).toContain('state');
+    expect(available).not.toContain('command');
+    expect(available).not.toContain('mark');
+    expect((await t.callError('mark', { text: 'x' })).message).toBe("tool 'mark' is disabled: removed by the tool deny list (comm?nd, mark)");
+  });
+
+  it('command-line flags win over the config', async () => {
+    expect(mergePolicy({ readOnly: false, allow: ['a'], deny: ['b'] }, { readOnly: true, deny: ['c'] })).toEqual({ readOnly: true, allow: ['a'], deny: ['c'] });
+    expect(mergePolicy({ readOnly: true }, {})).toEqual({ readOnly: true });
+    const t = await start({ config: { deny: ['mark'] }, deny: ['wait'] });
+    const available = await t.available();
+    expect(available).toContain('mark');
+    expect(available).not.toContain('wait');
+  });
+});

@@ -1,0 +1,58 @@
+import { afterEach, expect } from 'vitest';
+import type { McbridgeError } from '../../core/host/errors.js';
+import { STEVE_UUID, type PlayerSpec } from '../../core/sim/index.js';
+import { startStack, type Stack } from './helpers.js';
+
+/** The rejection of a call that must fail; fails the test when it resolves. */
+export async function failure(promise: Promise<unknown>): Promise<McbridgeError> {
+  return promise.then(
+    (value) => {
+      throw new Error(`expected the call to fail, got ${JSON.stringify(value)}`);
+    },
+    (err: McbridgeError) => err,
+  );
+}
+
+/** One stack per test, closed after it: `const s = await stacks.start({...})`. */
+export function useStacks(): { start: typeof startStack } {
+  const open: Stack[] = [];
+  afterEach(async () => {
+    for (const stack of open.splice(0)) await stack.close();
+  });
+  return {
+    start: async (options) => {
+      const stack = await startStack(options);
+      open.push(stack);
+      return stack;
+    },
+  };
+}
+
+/** Lines the sim received since `from`, for "what was sent to the game" assertions. */
+export function sentSince(stack: Stack, from: number): string[] {
+  return stack.sim.received.slice(from);
+}
+
+export const ALEX_UUID = '6a1e0d2c-4b3f-4e5a-8c7d-9e0f1a2b3c4d';
+
+/** Steve at the default spot and Alex next to him (or where `alex` says). */
+export function steveAndAlex(alex: Partial<PlayerSpec> = {}): PlayerSpec[] {
+  return [
+    { name: 'Steve', uuid: STEVE_UUID, x: 0.5, y: 64, z: 0.5 },
+    { name: 'Alex', uuid: ALEX_UUID, x: 3.5, y: 64, z: 0.5, ...alex },
+  ];
+}
+
+/**
+ * Each call must fail with `invalid_params` and a message matching its pattern, and none of
+ * them may reach the game.
+ */
+export async function expectInvalidParams(stack: Stack, cases: Array<readonly [string, Record<string, unknown>, RegExp]>): Promise<void> {
+  const before = stack.sim.received.length;
+  for (const [tool, params, message] of cases) {
+    const err = await failure(stack.client.call(tool, params));
+    expect(err.code, `${tool} ${JSON.stringify(params)}`).toBe('invalid_params');
+    expect(err.message, `${tool} ${JSON.stringify(params)}`).toMatch(message);
+  }
+  expect(sentSince(stack, before)).toEqual([]);
+}
