@@ -13,7 +13,7 @@ export type { ToolScope } from './host/plugin-api.js';
 export { defineConfig, defineComposite } from './authoring/config.js';
 export type { McbridgeConfig, PluginConfigEntry, CompositeSpec, CompositeContext } from './authoring/config.js';
 export { McbridgeError, ERROR_CODES, type ErrorCode } from './host/errors.js';
-export { sleep } from './util/abort.js';
+export { sleep } from './host/abort.js';
 export type { RecordedEvent, Cursor, EventPage } from './host/events/event-log.js';
 export { parseCursor, DEFAULT_EVENT_LIMIT } from './host/events/event-log.js';
 export { EVENT_CATEGORIES, type EventCategory } from './host/events/categories.js';

@@ -4,7 +4,7 @@
  * every other tool; with `uses`, their CAPS and annotations are derived from the tools they call.
  */
 import { z } from 'zod';
-import { sleep } from '../../util/abort.js';
+import { sleep } from '../../host/abort.js';
 import { McbridgeError, toMcbridgeError } from '../../host/errors.js';
 import type { Cursor, RecordedEvent } from '../../host/events/event-log.js';
 import { canonicalCap } from '../../host/link/caps.js';

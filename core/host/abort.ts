@@ -1,4 +1,4 @@
-import { McbridgeError } from '../host/errors.js';
+import { McbridgeError } from './errors.js';
 
 /**
  * Wait `ms` milliseconds unless `signal` aborts first; then reject with `cancelled`. For tools
