@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CLIENT_CAPABILITIES } from '../../core/sim/index.js';
-import type { Manifest } from '../../core/host/plugin-api.js';
-import { waitUntil } from '../support/helpers.js';
+import { CLIENT_CAPABILITIES } from 'mcbridge/testing';
+import type { Manifest } from 'mcbridge';
+import { waitUntil } from 'mcbridge/testing';
 import { expectInvalidParams, failure, sentSince, useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();
@@ -14,7 +14,7 @@ const TOOL_CAPS: Record<string, string> = {
 describe('client-vantage tools against the client sim', () => {
   it('chat sends CHAT <message> and the message comes back as a chat event', async () => {
     const stack = await stacks.start({ sim: { vantage: 'client' } });
-    const since = stack.daemon.host.events.lastSeq;
+    const since = stack.lastSeq();
     const before = stack.sim.received.length;
     const ack = (await stack.client.call('chat', { message: 'hello there' })) as Record<string, any>;
     expect(sentSince(stack, before)).toEqual(['CHAT hello there']);
@@ -55,7 +55,7 @@ describe('client-vantage tools against the client sim', () => {
 
   it('lan publishes once (with a lan event), then polls; it builds the documented lines', async () => {
     const stack = await stacks.start({ sim: { vantage: 'client' } });
-    const since = stack.daemon.host.events.lastSeq;
+    const since = stack.lastSeq();
     const before = stack.sim.received.length;
     const first = (await stack.client.call('lan', { port: 25570, mode: 'offline' })) as Record<string, any>;
     expect(first.detail).toBe('port=25570 address=127.0.0.1 gamemode=survival cheats=false online=false');
@@ -70,7 +70,7 @@ describe('client-vantage tools against the client sim', () => {
 
   it('record_start and record_stop drive a recording whose samples land on disk and whose end is an event', async () => {
     const stack = await stacks.start({ sim: { vantage: 'client' } });
-    const since = stack.daemon.host.events.lastSeq;
+    const since = stack.lastSeq();
     const before = stack.sim.received.length;
     const ack = (await stack.client.call('record_start', { ticks: 10, radius: 8, interval: 2 })) as Record<string, any>;
     expect(ack).toMatchObject({ type: 'sample_start_ack', detail: 'ticks=10' });

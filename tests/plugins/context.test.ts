@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { STEVE_UUID } from '../../core/sim/index.js';
+import { STEVE_UUID } from 'mcbridge/testing';
 import { normalizeContextReply } from '../../plugins/context/index.js';
-import type { Stack } from '../support/helpers.js';
+import type { Stack } from '../support/plugins.js';
 import { ALEX_UUID, expectInvalidParams, failure, sentSince, steveAndAlex, useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();
 
 /** Make a player chat in the sim and return the chat event as the daemon buffered it. */
 async function chat(stack: Stack, player: string, text: string, variant?: 'receipt' | 'broadcast' | 'receipt_expired' | 'sender_unavailable') {
-  const since = stack.daemon.host.events.lastSeq;
+  const since = stack.lastSeq();
   stack.sim.chat(player, text, variant ? { variant } : {});
   const got = (await stack.client.call('wait_for', { match: { type: 'chat', text: `^${text}$` }, since, timeout_ms: 5_000 })) as any;
   expect(got.matched).toBe(true);

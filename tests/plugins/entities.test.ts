@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { STEVE_UUID } from '../../core/sim/index.js';
+import { STEVE_UUID } from 'mcbridge/testing';
 import { ALEX_UUID, expectInvalidParams, failure, sentSince, steveAndAlex, useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();

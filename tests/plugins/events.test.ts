@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { STEVE_UUID } from '../../core/sim/index.js';
-import type { Stack } from '../support/helpers.js';
-import { waitUntil } from '../support/helpers.js';
+import { STEVE_UUID } from 'mcbridge/testing';
+import type { Stack } from '../support/plugins.js';
+import { waitUntil } from 'mcbridge/testing';
 import { expectInvalidParams, failure, steveAndAlex, useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();
@@ -11,20 +11,20 @@ type Page = { events: Array<Record<string, any>>; next: number; truncated: boole
 
 /** Emit game events from the sim and wait until the daemon buffered all of them. */
 async function flood(stack: Stack, count: number, text = (i: number) => `line ${i}`): Promise<void> {
-  const target = stack.daemon.host.events.lastSeq + count;
+  const target = stack.lastSeq() + count;
   for (let i = 0; i < count; i += 1) stack.sim.emit({ type: 'game', millis: stack.sim.millis(), text: text(i) });
-  await waitUntil(() => stack.daemon.host.events.lastSeq >= target, 20_000, `${count} events to arrive`);
+  await waitUntil(() => stack.lastSeq() >= target, 20_000, `${count} events to arrive`);
 }
 
 describe('events filters', () => {
   it('filters by category, type, sender (name any case, or UUID) and a text pattern', async () => {
     const stack = await stacks.start({ sim: twoPlayers });
-    const since = stack.daemon.host.events.lastSeq;
+    const since = stack.lastSeq();
     stack.sim.chat('Steve', 'hello from steve');
     stack.sim.chat('Alex', 'hello from alex');
     await stack.client.call('mark', { text: 'checkpoint' });
     stack.sim.emit({ type: 'sample_progress', millis: 1, text: 'sampled=20' });
-    await waitUntil(() => stack.daemon.host.events.lastSeq >= since + 4, 5_000, 'the events');
+    await waitUntil(() => stack.lastSeq() >= since + 4, 5_000, 'the events');
 
     const texts = async (params: Record<string, unknown>) =>
       ((await stack.client.call('events', { since, ...params })) as Page).events.map((e) => e.text);
@@ -39,9 +39,9 @@ describe('events filters', () => {
 
   it('reads the client vantage sender (a stringified profile) by name and UUID', async () => {
     const stack = await stacks.start({ sim: { vantage: 'client' } });
-    const since = stack.daemon.host.events.lastSeq;
+    const since = stack.lastSeq();
     stack.sim.chat('Steve', 'hi');
-    await waitUntil(() => stack.daemon.host.events.lastSeq > since, 5_000, 'the chat');
+    await waitUntil(() => stack.lastSeq() > since, 5_000, 'the chat');
     const byName = (await stack.client.call('events', { since, sender: 'STEVE' })) as Page;
     expect(byName.events).toHaveLength(1);
     expect(byName.events[0]!.sender).toMatch(/^GameProfile\[id=/);
@@ -72,7 +72,7 @@ describe('events filters', () => {
 describe('events response budget', () => {
   it('cuts by bytes with truncated and next, keeps at least one event, and the tail keeps the newest', async () => {
     const stack = await stacks.start();
-    const since = stack.daemon.host.events.lastSeq;
+    const since = stack.lastSeq();
     await flood(stack, 20, (i) => `${'x'.repeat(200)} ${i}`);
     const page = (await stack.client.call('events', { since, max_bytes: 1_000 })) as Page;
     expect(page.truncated).toBe(true);
@@ -92,7 +92,7 @@ describe('events response budget', () => {
     const tail = (await stack.client.call('events', { max_bytes: 1_000 })) as Page;
     expect(tail.truncated).toBe(true);
     expect(tail.events.at(-1)!.text).toMatch(/ 19$/);
-    expect(tail.next).toBe(stack.daemon.host.events.lastSeq);
+    expect(tail.next).toBe(stack.lastSeq());
 
     const whole = (await stack.client.call('events', { since })) as Page;
     expect(whole).toMatchObject({ truncated: false, dropped: false });
@@ -102,8 +102,8 @@ describe('events response budget', () => {
   });
 
   it('pages through a flood of 10,000 events, arriving while it pages, without skipping or repeating one', async () => {
-    const stack = await stacks.start({ daemon: { buffer: 20_000 } });
-    const start = stack.daemon.host.events.lastSeq;
+    const stack = await stacks.start({ buffer: 20_000 });
+    const start = stack.lastSeq();
     const total = 10_000;
     // The flood goes out in bursts while the pager reads.
     const emitting = (async () => {
@@ -147,8 +147,8 @@ describe('events response budget', () => {
   }, 90_000);
 
   it('says dropped and evicted when the buffer lost events the cursor never saw', async () => {
-    const stack = await stacks.start({ daemon: { buffer: 10 } });
-    const since = stack.daemon.host.events.lastSeq;
+    const stack = await stacks.start({ buffer: 10 });
+    const since = stack.lastSeq();
     await flood(stack, 25);
     const page = (await stack.client.call('events', { since })) as Page;
     expect(page.dropped).toBe(true);
@@ -162,19 +162,19 @@ describe('events_summary', () => {
   it('counts by category and type over the buffer, largest first, with the seq range and next', async () => {
     const stack = await stacks.start({ sim: twoPlayers });
     const before = stack.sim.received.length;
-    const since = stack.daemon.host.events.lastSeq;
+    const since = stack.lastSeq();
     await flood(stack, 3);
     stack.sim.chat('Steve', 'a');
     stack.sim.chat('Alex', 'b');
     stack.sim.emit({ type: 'lan', millis: 1, text: 'port=25565 address=127.0.0.1' });
-    await waitUntil(() => stack.daemon.host.events.lastSeq >= since + 6, 5_000, 'the events');
+    await waitUntil(() => stack.lastSeq() >= since + 6, 5_000, 'the events');
     const all = (await stack.client.call('events_summary')) as Record<string, any>;
     expect(all.total).toBe(stack.daemon.host.events.size);
     expect(all.byCategory.game).toBe(3);
     expect(all.byCategory.chat).toBe(2);
     expect(all.byType).toMatchObject({ game: 3, chat: 2, lan: 1 });
     expect(Object.keys(all.byType).slice(0, 2)).toEqual(['game', 'chat']);
-    expect(all).toMatchObject({ firstSeq: 1, lastSeq: stack.daemon.host.events.lastSeq, next: stack.daemon.host.events.lastSeq, dropped: false, evicted: 0 });
+    expect(all).toMatchObject({ firstSeq: 1, lastSeq: stack.lastSeq(), next: stack.lastSeq(), dropped: false, evicted: 0 });
 
     const recent = (await stack.client.call('events_summary', { since: since + 3 })) as Record<string, any>;
     expect(recent).toMatchObject({ total: 3, byCategory: { chat: 2, other: 1 }, firstSeq: since + 4 });
@@ -183,12 +183,12 @@ describe('events_summary', () => {
   });
 
   it('reports dropped when the buffer evicted events after the cursor, and works on the client vantage', async () => {
-    const stack = await stacks.start({ sim: { vantage: 'client' }, daemon: { buffer: 5 } });
+    const stack = await stacks.start({ sim: { vantage: 'client' }, buffer: 5 });
     await flood(stack, 12);
     const s = (await stack.client.call('events_summary', { since: 0 })) as Record<string, any>;
     expect(s).toMatchObject({ total: 5, buffered: 5, capacity: 5, dropped: true });
-    expect(s.evicted).toBe(stack.daemon.host.events.lastSeq - 5);
-    const empty = (await stack.client.call('events_summary', { since: stack.daemon.host.events.lastSeq })) as Record<string, any>;
+    expect(s.evicted).toBe(stack.lastSeq() - 5);
+    const empty = (await stack.client.call('events_summary', { since: stack.lastSeq() })) as Record<string, any>;
     expect(empty).toMatchObject({ total: 0, firstSeq: null, lastSeq: null, dropped: false });
     const bad = await failure(stack.client.call('events_summary', { since: 'x:y' }));
     expect(bad.code).toBe('invalid_params');

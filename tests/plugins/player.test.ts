@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SERVER_CAPABILITIES, STEVE_UUID } from '../../core/sim/index.js';
+import { SERVER_CAPABILITIES, STEVE_UUID } from 'mcbridge/testing';
 import { normalizePlayerReply } from '../../plugins/player/index.js';
 import { ALEX_UUID, expectInvalidParams, failure, sentSince, steveAndAlex, useStacks } from '../support/plugins.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Manifest } from '../../core/host/plugin-api.js';
+import type { Manifest } from 'mcbridge';
 import { builtinPlugins } from '../../core/daemon/builtins.js';
 import { useStacks } from '../support/plugins.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { STEVE_UUID } from '../../core/sim/index.js';
+import { STEVE_UUID } from 'mcbridge/testing';
 import { conditionHolds, readPath } from '../../plugins/wait-for/index.js';
 import { rawConnection, waitUntil } from '../support/helpers.js';
 import { expectInvalidParams, failure, sentSince, useStacks } from '../support/plugins.js';
@@ -24,10 +24,10 @@ describe('wait_for an event', () => {
 
   it('with since, finds an event that arrived before the call, and continues after a returned cursor', async () => {
     const stack = await stacks.start();
-    const since = stack.daemon.host.events.lastSeq;
+    const since = stack.lastSeq();
     await stack.client.call('mark', { text: 'one' });
     await stack.client.call('mark', { text: 'two' });
-    await waitUntil(() => stack.daemon.host.events.lastSeq >= since + 2, 5_000, 'the marks');
+    await waitUntil(() => stack.lastSeq() >= since + 2, 5_000, 'the marks');
     const first = (await stack.client.call('wait_for', { match: { category: 'mark' }, since, timeout_ms: 1_000 })) as Record<string, any>;
     expect(first.event.text).toBe('one');
     const second = (await stack.client.call('wait_for', { match: { category: 'mark' }, since: first.cursor, timeout_ms: 1_000 })) as Record<string, any>;
@@ -48,12 +48,12 @@ describe('wait_for an event', () => {
     expect(result.seen).toMatchObject({ total: 2, byCategory: { chat: 1, mark: 1 }, byType: { chat: 1, mark: 1 }, dropped: false });
     expect(result.seen.recent.map((e: any) => e.text)).toEqual(['something else', 'meanwhile']);
     expect(result.seen.recent[0]).toMatchObject({ type: 'chat', sender: 'Steve', contextId: expect.stringMatching(/^ctx-/) });
-    expect(result.cursor).toBe(stack.daemon.host.events.lastSeq);
+    expect(result.cursor).toBe(stack.lastSeq());
   });
 
   it('stops waiting when cancelled: one response, code cancelled, and the daemon keeps serving', async () => {
     const stack = await stacks.start();
-    const raw = await rawConnection(stack.daemon.apiAddress.port);
+    const raw = await rawConnection(stack.port);
     raw.send(JSON.stringify({ id: 'w', method: 'wait_for', params: { match: { type: 'never' }, timeout_ms: 600_000 }, progress: true }));
     const first = await raw.next();
     expect(first).toMatchObject({ type: 'progress', id: 'w', progress: 0, total: 600_000 });
@@ -105,7 +105,7 @@ describe('wait_for a STATE value', () => {
 
   it('stops polling when cancelled', async () => {
     const stack = await stacks.start();
-    const raw = await rawConnection(stack.daemon.apiAddress.port);
+    const raw = await rawConnection(stack.port);
     raw.send(JSON.stringify({ id: 's', method: 'wait_for', params: { match: { state: { path: 'players', equals: 9 } }, timeout_ms: 600_000, poll_ms: 100 } }));
     await waitUntil(() => stack.sim.received.filter((l) => l === 'STATE').length >= 1, 5_000, 'the first poll');
     raw.send(JSON.stringify({ id: 'c', method: 'cancel', params: { id: 's' } }));

@@ -1,7 +1,18 @@
 import { afterEach, expect } from 'vitest';
-import type { McbridgeError } from '../../core/host/errors.js';
-import { STEVE_UUID, type PlayerSpec } from '../../core/sim/index.js';
-import { startStack, type Stack } from './helpers.js';
+import type { McbridgeError } from 'mcbridge';
+import { startTestHost, STEVE_UUID, type PlayerSpec, type SimOptions, type TestHost } from 'mcbridge/testing';
+
+/**
+ * Helpers for the built-in plugins' tests. They use only 'mcbridge' and 'mcbridge/testing', as a
+ * third party's plugin tests would.
+ */
+export type Stack = TestHost;
+
+export interface StackOptions {
+  sim?: SimOptions;
+  /** Events kept for replay. */
+  buffer?: number;
+}
 
 /** The rejection of a call that must fail; fails the test when it resolves. */
 export async function failure(promise: Promise<unknown>): Promise<McbridgeError> {
@@ -14,14 +25,14 @@ export async function failure(promise: Promise<unknown>): Promise<McbridgeError>
 }
 
 /** One stack per test, closed after it: `const s = await stacks.start({...})`. */
-export function useStacks(): { start: typeof startStack } {
+export function useStacks(): { start(options?: StackOptions): Promise<Stack> } {
   const open: Stack[] = [];
   afterEach(async () => {
     for (const stack of open.splice(0)) await stack.close();
   });
   return {
-    start: async (options) => {
-      const stack = await startStack(options);
+    start: async (options = {}) => {
+      const stack = await startTestHost({ sim: options.sim, config: options.buffer ? { buffer: options.buffer } : undefined });
       open.push(stack);
       return stack;
     },
