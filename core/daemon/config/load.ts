@@ -10,6 +10,7 @@ import { createJiti } from 'jiti';
 import type { McbridgeConfig } from '../../authoring/config.js';
 import { configSchema } from './schema.js';
 import { ConfigError, zodProblems } from './errors.js';
+import { configTimeoutMs, probeConfig, withinConfigTimeout } from './probe.js';
 
 /** Where a config is looked for, in this order, in the working directory and up to the project root. */
 export const SEARCH_PLACES = [
@@ -53,13 +54,20 @@ async function importFresh(file: string): Promise<unknown> {
   return mod && typeof mod === 'object' && 'default' in mod && mod.default !== undefined ? mod.default : mod;
 }
 
-const jitiLoader: Loader = async (filepath) => {
-  const loaded = await importFresh(filepath);
-  // `export default undefined` and an empty module both mean "no config here".
-  return loaded ?? null;
-};
+/** Evaluate a config module, first in a worker that can be stopped, then here; both bounded in time. */
+function jitiLoader(timeoutMs: number): Loader {
+  return async (filepath) => {
+    await probeConfig(filepath, timeoutMs);
+    const loaded = await withinConfigTimeout(filepath, importFresh(filepath), timeoutMs);
+    // `export default undefined` (jiti hands back the namespace then) and an empty module both
+    // mean "no config here".
+    const emptyDefault = loaded !== null && typeof loaded === 'object' && 'default' in loaded && loaded.default === undefined;
+    return emptyDefault ? null : (loaded ?? null);
+  };
+}
 
-function explorer() {
+function explorer(timeoutMs: number) {
+  const js = jitiLoader(timeoutMs);
   return cosmiconfig('mcbridge', {
     searchPlaces: [...SEARCH_PLACES],
     searchStrategy: 'project',
@@ -67,12 +75,12 @@ function explorer() {
     // Every load reads the file again: reloads must see edits.
     cache: false,
     loaders: {
-      '.ts': jitiLoader,
-      '.mts': jitiLoader,
-      '.cts': jitiLoader,
-      '.js': jitiLoader,
-      '.mjs': jitiLoader,
-      '.cjs': jitiLoader,
+      '.ts': js,
+      '.mts': js,
+      '.cts': js,
+      '.js': js,
+      '.mjs': js,
+      '.cjs': js,
       '.json': defaultLoaders['.json'],
     },
   });
@@ -102,8 +110,9 @@ function loadFailure(file: string, err: unknown): ConfigError {
  * Load the config named by `file`, or search for one from `cwd` up to the project root (the first
  * directory with a package.json). Null when there is none.
  */
-export async function loadConfig(options: { cwd?: string; file?: string } = {}): Promise<LoadedConfig | null> {
+export async function loadConfig(options: { cwd?: string; file?: string; timeoutMs?: number } = {}): Promise<LoadedConfig | null> {
   const cwd = path.resolve(options.cwd ?? process.cwd());
+  const timeoutMs = options.timeoutMs ?? configTimeoutMs();
   if (options.file !== undefined) {
     const file = path.resolve(cwd, options.file);
     if (!fs.existsSync(file)) {
@@ -111,18 +120,24 @@ export async function loadConfig(options: { cwd?: string; file?: string } = {}):
     }
     let result;
     try {
-      result = await explorer().load(file);
+      result = await explorer(timeoutMs).load(file);
     } catch (err) {
       throw loadFailure(file, err);
     }
-    if (path.basename(file) === 'package.json' && (result === null || result.isEmpty)) {
-      throw new ConfigError(file, [{ path: '', message: 'has no "mcbridge" key to read a config from' }]);
+    if (result === null || result.isEmpty || result.config === undefined || result.config === null) {
+      // Saving an empty file must not reload as "no plugins, no composites".
+      throw new ConfigError(file, [{
+        path: '',
+        message: path.basename(file) === 'package.json'
+          ? 'has no "mcbridge" key to read a config from'
+          : 'is empty or exports nothing: export default defineConfig({ ... })',
+      }]);
     }
-    return { file, dir: path.dirname(file), config: validateConfig(result?.config ?? {}, file) };
+    return { file, dir: path.dirname(file), config: validateConfig(result.config, file) };
   }
   let result;
   try {
-    result = await explorer().search(cwd);
+    result = await explorer(timeoutMs).search(cwd);
   } catch (err) {
     const file = (err as { filepath?: unknown }).filepath;
     throw loadFailure(typeof file === 'string' ? file : path.join(cwd, 'mcbridge.config'), err);

@@ -12,6 +12,7 @@ import type { Plugin } from '../../host/plugin-api.js';
 import { COMPOSITES_PLUGIN, compositesPlugin, toolFacts, validateComposites, type ToolFacts } from './composites.js';
 import { ConfigError, displayPath, type ConfigProblem } from './errors.js';
 import { loadConfig, type LoadedConfig } from './load.js';
+import { configTimeoutMs, withinConfigTimeout } from './probe.js';
 import { resolvePlugins, type ResolvedPlugin } from './plugins.js';
 import type { CompositeSpec, McbridgeConfig } from '../../authoring/config.js';
 import { DAEMON_KEYS } from './schema.js';
@@ -185,7 +186,8 @@ export class ConfigRuntime {
       try {
         const loaded = await loadConfig({ file });
         if (!loaded) throw new ConfigError(file, [{ path: '', message: 'no longer holds a config' }]);
-        const plan = await planConfig(loaded, this.neighbours(), this.options.overrides);
+        // Plugin packages are imported here: one that never finishes must not stall every later reload.
+        const plan = await withinConfigTimeout(file, planConfig(loaded, this.neighbours(), this.options.overrides), configTimeoutMs());
         const restartOnly = DAEMON_KEYS.filter((k) => JSON.stringify(loaded.config[k]) !== JSON.stringify(this.loaded.config[k]));
         const { added, removed } = await this.apply(plan);
         this.loaded = loaded;

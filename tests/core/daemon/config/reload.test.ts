@@ -91,6 +91,22 @@ describe('reloading the config', () => {
     expect(await t.call('kept')).toBe('kept');
   });
 
+  it.each([
+    ['an empty file', ''],
+    ['a file that exports undefined', 'export default undefined;\n'],
+    ['a file whose default export disappeared', 'export const leftover = 1;\n'],
+  ])('keeps the last good config when saved as %s, and says why', async (_what, source) => {
+    const p = project();
+    const t = await start(p, `export default { composites: [${composite('kept')}] };\n`);
+    p.write('mcbridge.config.ts', source);
+    const result = await t.reload();
+    expect(result).toMatchObject({ ok: false, added: [], removed: [] });
+    expect(result.error).toMatch(/mcbridge\.config\.ts: (is empty or exports nothing|Unrecognized key: "leftover")/);
+    expect(await t.call('kept')).toBe('kept');
+    const status = (await t.call('status')) as { config: { lastError?: string } };
+    expect(status.config.lastError).toBe(result.error);
+  });
+
   it('keeps an unchanged npm plugin running, and restarts it when its options change', async () => {
     const p = project();
     countingPlugin(p);
