@@ -180,3 +180,20 @@ describe('a plugin whose setup throws', () => {
     );
   });
 });
+
+describe('errors from a plugin\'s own copy of mcbridge', () => {
+  it('keep their code and details on the wire', async () => {
+    const p = project();
+    // The package imports 'mcbridge' from the project's node_modules: the built copy, not the
+    // sources this daemon runs from, so its McbridgeError is another class.
+    p.fakePackage('mcbridge-plugin-thrower', [
+      "import { z } from 'zod';",
+      "import { McbridgeError } from 'mcbridge';",
+      "export default { name: 'thrower', version: '1.0.0', apiVersion: 1, tools: [{ name: 'throw_own', description: 'Throws.', input: z.object({}),",
+      "  run: async () => { throw new McbridgeError('mod_error', 'the game said no', { verb: 'CMD', hint: 'try later' }); } }] };",
+    ].join('\n'));
+    const t = await start(p, "export default { plugins: ['thrower'] };\n");
+    const err = await t.callError('throw_own');
+    expect(err).toMatchObject({ code: 'mod_error', message: 'the game said no', details: { verb: 'CMD', hint: 'try later' } });
+  });
+});
