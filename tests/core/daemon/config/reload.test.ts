@@ -137,3 +137,32 @@ describe('reloading the config', () => {
     expect(await t.call('after_edit')).toBe('after_edit');
   });
 });
+
+describe('reloads are serialised', () => {
+  it('two saves in quick succession load one after the other, and the last one wins', async () => {
+    const p = project();
+    const t = await start(p, `export default { composites: [${composite('first')}] };\n`);
+    const g = globalThis as { reloadActive?: number; reloadMax?: number };
+    g.reloadActive = 0;
+    g.reloadMax = 0;
+    // Each load is slow and records how many loads were running at once (in this process; the
+    // worker that probes a config first has globals of its own).
+    const slow = (name: string) => [
+      "import { isMainThread } from 'node:worker_threads';",
+      'const g = globalThis;',
+      'if (isMainThread) { g.reloadActive += 1; g.reloadMax = Math.max(g.reloadMax, g.reloadActive); }',
+      'await new Promise((r) => setTimeout(r, 300));',
+      'if (isMainThread) g.reloadActive -= 1;',
+      `export default { composites: [${composite(name)}] };`,
+    ].join('\n');
+    p.write('mcbridge.config.ts', slow('second'));
+    const one = t.reload();
+    p.write('mcbridge.config.ts', slow('third'));
+    const two = t.reload();
+    const [a, b] = await Promise.all([one, two]);
+    expect(g.reloadMax).toBe(1);
+    expect(a.ok && b.ok).toBe(true);
+    expect(await t.call('third')).toBe('third');
+    expect((await t.callError('second')).code).toBe('unknown_method');
+  });
+});
