@@ -209,13 +209,17 @@ export class LocalApiServer {
     }
     const controller = new AbortController();
     conn.inFlight.set(key, controller);
+    // A tool may report progress from a timer that outlives it: nothing may follow the response.
+    let settled = false;
     try {
       const result = await this.host.call(frame.method, params, {
         signal: controller.signal,
-        onProgress: frame.progress ? (p) => this.send(conn, { type: 'progress', id, ...p }) : undefined,
+        onProgress: frame.progress ? (p) => settled || this.send(conn, { type: 'progress', id, ...p }) : undefined,
       });
+      settled = true;
       this.reply(conn, id, result);
     } finally {
+      settled = true;
       conn.inFlight.delete(key);
     }
   }
