@@ -212,14 +212,22 @@ export class DaemonUpstream extends EventEmitter {
   /** Subscribe to surface pushes, then read the manifest (pushes cannot be missed in between). */
   private async attach(client: ApiClient): Promise<void> {
     this.client = client;
+    // A push read from the same chunk as the `tools` response is handled before that response's
+    // continuation runs: never let an older manifest replace a newer one.
+    let newest = -Infinity;
+    const take = (manifest: Manifest) => {
+      if (client !== this.client || !(manifest?.revision >= newest)) return;
+      newest = manifest.revision;
+      this.setManifest(manifest);
+    };
     client.on('event', (frame: EventFrame) => {
-      if (frame.event === 'surface' && client === this.client) this.setManifest(frame.data as Manifest);
+      if (frame.event === 'surface') take(frame.data as Manifest);
     });
     try {
       // Bounded: something on the port that is not a daemon must not hold the front-end up.
       await client.call('subscribe', { events: ['surface'] }, { timeoutMs: ATTACH_TIMEOUT_MS });
       const manifest = (await client.call('tools', {}, { timeoutMs: ATTACH_TIMEOUT_MS })) as Manifest;
-      if (client === this.client) this.setManifest(manifest);
+      take(manifest);
       this.options.log.info({ daemon: this.address, revision: manifest.revision, capsSource: manifest.capsSource }, 'connected to the mcbridge daemon');
     } catch (err) {
       // An older daemon without `tools`/`surface`, or a token mismatch: calls still go
