@@ -34,7 +34,7 @@ export interface ClientId {
   label: string;
 }
 
-export type Verdict = { refusal: Refusal } | { client: ClientId };
+type Verdict = { refusal: Refusal } | { client: ClientId };
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];
 
