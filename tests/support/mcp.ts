@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ApiClient } from '../../core/api/client.js';
@@ -9,6 +9,8 @@ import { silentLogger } from '../../core/util/log.js';
 import { McpFrontend, type McpFrontendOptions } from '../../core/frontends/mcp/frontend.js';
 import { parseErrorResult } from '../../core/frontends/mcp/projection.js';
 import { spawn } from 'node:child_process';
+import http from 'node:http';
+import { Readable } from 'node:stream';
 import { afterEach, expect } from 'vitest';
 import { startStack, waitUntil, type Stack } from './helpers.js';
 
@@ -251,4 +253,78 @@ export async function assertWaitCancels(client: Client, s: Stack, tool = 'mc_wai
   controller.abort();
   expect(await outcome).not.toBe('resolved');
   await waitUntil(() => s.sim.connections === during - 1, 5_000, 'the WAIT connection to close');
+}
+
+// ---- MCP over HTTP from a chosen loopback address -------------------------------------
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export interface RawOptions {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** The source address (any of 127.0.0.0/8 on Linux): another address is another client without a token. */
+  from?: string;
+}
+
+export const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+
+function rawRequest(port: number, options: RawOptions, onResponse: (res: http.IncomingMessage) => void): http.ClientRequest {
+  const req = http.request({
+    host: '127.0.0.1',
+    port,
+    localAddress: options.from,
+    method: options.method ?? 'POST',
+    path: options.path ?? '/mcp',
+    headers: { host: `127.0.0.1:${port}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...options.headers },
+  }, onResponse);
+  req.end(options.body === undefined ? undefined : JSON.stringify(options.body));
+  return req;
+}
+
+/** A raw request, so Host, Origin, Authorization and the source address are exactly what the test says. */
+export function raw(port: number, options: RawOptions = {}): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    rawRequest(port, options, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    }).on('error', reject);
+  });
+}
+
+/**
+ * Open a session's SSE stream (GET) and keep it open: the session is busy until `close`.
+ * Resolves once the server has answered, so it has counted the stream.
+ */
+export function holdStream(port: number, sessionId: string, options: RawOptions = {}): Promise<{ status: number; close(): void }> {
+  return new Promise((resolve, reject) => {
+    const req = rawRequest(port, { ...options, method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, ...options.headers } }, (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, close: () => req.destroy() });
+    });
+    req.on('error', reject);
+  });
+}
+
+/** `fetch` for the SDK's StreamableHTTPClientTransport, from a chosen source address (SSE streams included). */
+export function fetchFrom(localAddress: string): FetchLike {
+  return (url, init = {}) => new Promise((resolve, reject) => {
+    const req = http.request(url, { method: init.method ?? 'GET', localAddress, headers: Object.fromEntries(new Headers(init.headers)), signal: init.signal ?? undefined }, (res) => {
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers.set(name, String(value));
+      const status = res.statusCode ?? 0;
+      const empty = [204, 205, 304].includes(status);
+      if (empty) res.resume();
+      resolve(new Response(empty ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, headers }));
+    });
+    req.on('error', reject);
+    req.end(typeof init.body === 'string' ? init.body : undefined);
+  });
 }

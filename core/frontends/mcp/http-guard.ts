@@ -1,11 +1,12 @@
 /**
  * The checks every HTTP request passes before it reaches an MCP session: `Host` and
  * `Origin` against DNS rebinding (a web page must not reach a loopback server through a
- * name it controls), then the bearer token when one is set.
+ * name it controls), then the bearer token when one is set. A request that passes is
+ * named by its credential: the token when one is in use, else the remote address.
  */
 import type { IncomingMessage } from 'node:http';
 import os from 'node:os';
-import { timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { isLoopback } from '../../util/net.js';
 
 export interface GuardOptions {
@@ -24,7 +25,31 @@ export interface Refusal {
   headers?: Record<string, string>;
 }
 
+/**
+ * Who is asking. `key` is a keyed hash of the credential: equal keys mean one client, and the
+ * raw token is not kept. `label` is safe to log (never the token).
+ */
+export interface ClientId {
+  key: Buffer;
+  label: string;
+}
+
+type Verdict = { refusal: Refusal } | { client: ClientId };
+
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];
+
+/** Per process, so a heap dump holds no plain hash of the token to test guesses against. */
+const CREDENTIAL_KEY = randomBytes(32);
+
+function credentialKey(kind: 'token' | 'address', value: string): Buffer {
+  return createHmac('sha256', CREDENTIAL_KEY).update(`${kind}\0${value}`).digest();
+}
+
+/** The peer's address; an IPv4 client of a dual-stack socket counts as its IPv4 address. */
+function remoteAddress(req: IncomingMessage): string {
+  const address = req.socket.remoteAddress ?? 'unknown';
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
 
 function bare(host: string): string {
   return host.trim().toLowerCase().replace(/^\[|\]$/g, '');
@@ -64,16 +89,26 @@ export function allowedHostnames(options: GuardOptions): Set<string> {
 export class HttpGuard {
   private readonly hosts: Set<string>;
   private readonly origins: Set<string>;
+  /** The token's keyed hash: fixed length, so comparing it leaks neither content nor length. */
   private readonly token: Buffer | null;
 
   constructor(options: GuardOptions) {
     this.hosts = allowedHostnames(options);
     this.origins = new Set((options.allowedOrigins ?? []).map((o) => o.trim().toLowerCase().replace(/\/$/, '')));
-    this.token = options.token ? Buffer.from(options.token) : null;
+    this.token = options.token ? credentialKey('token', options.token) : null;
   }
 
-  /** Null when the request may proceed; otherwise the status and reason to refuse it with. */
-  check(req: IncomingMessage): Refusal | null {
+  /** The client a request may proceed as, or the status and reason to refuse it with. */
+  check(req: IncomingMessage): Verdict {
+    const refusal = this.refusal(req);
+    if (refusal) return { refusal };
+    // The token passed, so it is the credential: every holder of it is one client.
+    if (this.token) return { client: { key: this.token, label: 'token' } };
+    const address = remoteAddress(req);
+    return { client: { key: credentialKey('address', address), label: address } };
+  }
+
+  private refusal(req: IncomingMessage): Refusal | null {
     const host = req.headers.host;
     const hostname = host ? hostnameOf(host) : null;
     if (!hostname || !this.hosts.has(hostname)) {
@@ -86,8 +121,8 @@ export class HttpGuard {
     if (this.token) {
       const header = req.headers.authorization ?? '';
       const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-      const given = match ? Buffer.from(match[1]!.trim()) : null;
-      if (!given || given.length !== this.token.length || !timingSafeEqual(given, this.token)) {
+      const given = match ? credentialKey('token', match[1]!.trim()) : null;
+      if (!given || !timingSafeEqual(given, this.token)) {
         return {
           status: 401,
           message: header ? 'the bearer token is wrong' : 'this server requires a bearer token: send "Authorization: Bearer <token>"',

@@ -1,23 +1,23 @@
 /**
  * Streamable HTTP: one MCP session (transport + server) per client session, on `/mcp`.
- * Every request first passes the guard (Host, Origin, bearer token).
+ * Every request first passes the guard (Host, Origin, bearer token); a session answers only
+ * the credential that opened it, and caps are per client first (sessions.ts).
  */
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { McbridgeError } from '../../host/errors.js';
 import type { Logger } from '../../util/log.js';
 import { isLoopback } from '../../util/net.js';
 import type { McpFrontend } from './frontend.js';
-import { HttpGuard } from './http-guard.js';
+import { HttpGuard, type ClientId } from './http-guard.js';
+import { SessionTable, shortId, type Session } from './sessions.js';
 
 export const MCP_HTTP_PATH = '/mcp';
 export const DEFAULT_MCP_HTTP_PORT = 8766;
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
-const MAX_SESSIONS = 64;
 /** A session with no request for this long, and none open, is closed (clients that vanished without DELETE). */
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 
@@ -38,24 +38,6 @@ export interface McpHttpServer {
   port: number;
   sessions(): number;
   close(): Promise<void>;
-}
-
-interface Session {
-  transport: StreamableHTTPServerTransport;
-  server: Server;
-  lastSeen: number;
-  /** Requests (and SSE streams) of this session still open. */
-  open: number;
-}
-
-/** Count a request against its session until its response closes. */
-function track(session: Session, res: ServerResponse): void {
-  session.open += 1;
-  session.lastSeen = Date.now();
-  res.once('close', () => {
-    session.open -= 1;
-    session.lastSeen = Date.now();
-  });
 }
 
 function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code = -32000): void {
@@ -101,47 +83,69 @@ export async function startHttp(frontend: McpFrontend, options: HttpOptions): Pr
       'Pass --token auto (generates one and stores it) or --token <secret>, or bind 127.0.0.1.');
   }
   const guard = new HttpGuard({ bindHost: host, token: options.token, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins });
-  const sessions = new Map<string, Session>();
+  const table = new SessionTable();
   const log = options.log;
+  const counts = (client: ClientId) => ({ client: client.label, clientSessions: table.countOf(client), sessions: table.size });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const refusal = guard.check(req);
-    if (refusal) {
+    const verdict = guard.check(req);
+    if ('refusal' in verdict) {
+      const { refusal } = verdict;
       log.warn({ status: refusal.status, method: req.method, host: req.headers.host, origin: req.headers.origin }, `refused an MCP HTTP request: ${refusal.message}`);
       return sendError(res, refusal.status, refusal.message, refusal.headers);
     }
+    const { client } = verdict;
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path !== MCP_HTTP_PATH) return sendError(res, 404, `not found: the MCP endpoint is ${MCP_HTTP_PATH}`);
     const sessionId = req.headers['mcp-session-id'];
     const body = req.method === 'POST' ? await readJson(req, res) : undefined;
     if (body === BODY_FAILED) return;
     if (typeof sessionId === 'string') {
-      const session = sessions.get(sessionId);
+      const session = table.find(sessionId, client);
+      if (session === 'foreign') {
+        log.warn({ session: shortId(sessionId), method: req.method, client: client.label }, 'an MCP session id came with another credential than the one that opened it; answered as unknown');
+      }
       // 404 tells a client its session is gone and it should initialize again.
-      if (!session) return sendError(res, 404, 'unknown or closed MCP session; initialize a new one');
-      track(session, res);
+      if (session === undefined || session === 'foreign') return sendError(res, 404, 'unknown or closed MCP session; initialize a new one');
+      table.track(session, res);
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !startsSession(body)) {
       return sendError(res, 400, 'no mcp-session-id: start a session with an initialize request (POST)');
     }
-    if (sessions.size >= MAX_SESSIONS) return sendError(res, 503, `too many MCP sessions (${MAX_SESSIONS}); close some (DELETE) and retry`);
+    const admission = table.admit(client);
+    if (!admission.admitted) {
+      log.warn({ status: admission.status, ...counts(client) }, `refused a new MCP HTTP session: ${admission.message}`);
+      return sendError(res, admission.status, admission.message);
+    }
+    for (const { session, reason } of admission.evicted) {
+      log.info({ session: shortId(session.id), reason, ...counts(session.client) }, 'closed the least recently used idle MCP HTTP session to make room');
+      void session.server.close().catch(() => {});
+    }
+    await openSession(client, req, res, body);
+  };
+
+  /** Reserve the slot before any await, so concurrent initializes cannot overshoot a cap. */
+  const openSession = async (client: ClientId, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+    const id = randomUUID();
     const server = frontend.createServer();
     const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        const session: Session = { transport, server, lastSeen: Date.now(), open: 0 };
-        track(session, res);
-        sessions.set(id, session);
-        log.info({ session: id, sessions: sessions.size }, 'MCP HTTP session started');
-      },
+      sessionIdGenerator: () => id,
+      onsessioninitialized: () => log.info({ session: shortId(id), ...counts(client) }, 'MCP HTTP session started'),
     });
+    const session: Session = { id, client, transport, server, lastSeen: Date.now(), open: 0 };
+    table.add(session);
+    table.track(session, res);
     transport.onclose = () => {
-      const id = transport.sessionId;
-      if (id && sessions.delete(id)) log.info({ session: id, sessions: sessions.size }, 'MCP HTTP session closed');
+      if (table.remove(id)) log.info({ session: shortId(id), ...counts(client) }, 'MCP HTTP session closed');
     };
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      // The SDK refused the initialize (bad Accept, a batch, ...): give the slot back quietly.
+      if (transport.sessionId === undefined && table.remove(id)) void server.close().catch(() => {});
+    }
   };
 
   const httpServer = http.createServer((req, res) => {
@@ -160,11 +164,8 @@ export async function startHttp(frontend: McpFrontend, options: HttpOptions): Pr
   const port = (httpServer.address() as AddressInfo).port;
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [id, session] of sessions) {
-      if (session.open > 0 || now - session.lastSeen < idleMs) continue;
-      log.info({ session: id, idleMs }, 'closing an idle MCP HTTP session');
-      sessions.delete(id);
+    for (const session of table.takeIdle(idleMs)) {
+      log.info({ session: shortId(session.id), idleMs, ...counts(session.client) }, 'closed an idle MCP HTTP session');
       void session.server.close().catch(() => {});
     }
   }, Math.max(10, Math.min(idleMs / 4, 60_000)));
@@ -174,11 +175,10 @@ export async function startHttp(frontend: McpFrontend, options: HttpOptions): Pr
     url: `http://${urlHost}:${port}${MCP_HTTP_PATH}`,
     host,
     port,
-    sessions: () => sessions.size,
+    sessions: () => table.size,
     async close() {
       clearInterval(sweep);
-      await Promise.all([...sessions.values()].map(({ server }) => server.close().catch(() => {})));
-      sessions.clear();
+      await Promise.all(table.takeAll().map(({ server }) => server.close().catch(() => {})));
       httpServer.closeAllConnections();
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
     },

@@ -11,7 +11,7 @@ import { silentLogger } from '../../../../core/util/log.js';
 import { McpFrontend } from '../../../../core/frontends/mcp/frontend.js';
 import { startHttp, type HttpOptions, type McpHttpServer } from '../../../../core/frontends/mcp/http.js';
 import { freePort, startStack, waitUntil, type Stack } from '../../../support/helpers.js';
-import { assertTableMatches, assertWaitCancels, cleanupsAfterEach, probeStack, runNode, TABLE_CAPS, text } from '../../../support/mcp.js';
+import { assertTableMatches, assertWaitCancels, cleanupsAfterEach, INITIALIZE, probeStack, raw, runNode, TABLE_CAPS, text } from '../../../support/mcp.js';
 import { BIN } from '../../../support/cli-process.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
@@ -37,34 +37,6 @@ async function connect(url: string, token?: string): Promise<{ client: Client; t
   await client.connect(transport);
   defer(() => client.close());
   return { client, transport, listChanges: () => changes };
-}
-
-interface RawResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
-
-/** A raw request, so Host, Origin and Authorization are exactly what the test says. */
-function raw(port: number, options: { method?: string; path?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({
-      host: '127.0.0.1',
-      port,
-      method: options.method ?? 'POST',
-      path: options.path ?? '/mcp',
-      headers: { host: `127.0.0.1:${port}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...options.headers },
-    }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end(options.body === undefined ? undefined : JSON.stringify(options.body));
-  });
 }
 
 describe('mcbridge mcp over streamable HTTP', { timeout: 60_000 }, () => {
