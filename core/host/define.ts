@@ -73,7 +73,7 @@ const verbsShape = z.record(
   z.union([z.custom((v) => typeof v === 'function'), verbSpecShape], {
     error: (issue) => (issue.code === 'invalid_union' ? 'must be {replies: [...]} or a function (arg) => {replies: [...]}' : undefined),
   }),
-  { error: (issue) => (issue.code === 'invalid_key' ? 'must be an upper-case verb name (^[A-Z][A-Z0-9_]*$), e.g. "STATE"' : undefined) },
+  { error: (issue) => (issue.code === 'invalid_key' ? 'must be an upper-case verb name (^[A-Z][A-Z0-9_]*$), e.g. "PING"' : undefined) },
 );
 
 const pluginShape = z.object({
