@@ -1,23 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { validatePlugin } from '../../../../core/host/define.js';
-import { McbridgeError } from '../../../../core/host/errors.js';
 import { Host } from '../../../../core/host/host.js';
 import { HOST_API_VERSION, type Plugin, type VerbRule } from '../../../../core/host/plugin-api.js';
 import { ToolRegistry } from '../../../../core/host/registry/registry.js';
+import { caught } from '../../../support/errors.js';
 
 function plugin(name: string, verbs: Record<string, VerbRule>, extra: Partial<Plugin> = {}): Plugin {
   return { name, version: '1.0.0', apiVersion: HOST_API_VERSION, verbs, ...extra };
-}
-
-function caught(fn: () => unknown): McbridgeError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(McbridgeError);
-    return err as McbridgeError;
-  }
-  throw new Error('expected a throw');
 }
 
 describe('validatePlugin: verb declarations', () => {
