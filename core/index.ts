@@ -9,7 +9,7 @@ export type {
   EventsView, HostView, Manifest, ManifestTool, Surface, ToolAvailability, CapsSource, HiddenBy,
 } from './host/plugin-api.js';
 export type { ToolPolicy } from './host/registry/policy.js';
-export type { ToolScope } from './host/plugin-api.js';
+export type { ToolScope, VerbRule, VerbSpec } from './host/plugin-api.js';
 export { defineConfig, defineComposite } from './authoring/config.js';
 export type { McbridgeConfig, PluginConfigEntry, CompositeSpec, CompositeContext } from './authoring/config.js';
 export { McbridgeError, ERROR_CODES, type ErrorCode } from './host/errors.js';

@@ -59,6 +59,23 @@ const toolShape = z.object({
   run: z.custom<ToolSpec['run']>((v) => typeof v === 'function', { message: 'expected a function (args, ctx) => result' }),
 });
 
+// Plugin.verbs: upper-case verb names (mod-protocol.md §1.3), each a spec or a function of the
+// argument; what such a function returns is checked when it runs (registry/verb-table.ts).
+export const verbSpecShape = z.object({
+  replies: z.array(z.string().trim().min(1, 'must be a reply type, e.g. "state"')).min(1, 'must name at least one reply type, e.g. ["state"]'),
+  timeoutMs: z.number().int('must be a whole number of milliseconds').positive('must be a positive number of milliseconds').optional(),
+  blocking: z.boolean().optional(),
+  requires: z.array(z.string().trim().min(1)).optional(),
+}).strict();
+
+const verbsShape = z.record(
+  z.string().regex(/^[A-Z][A-Z0-9_]*$/),
+  z.union([z.custom((v) => typeof v === 'function'), verbSpecShape], {
+    error: (issue) => (issue.code === 'invalid_union' ? 'must be {replies: [...]} or a function (arg) => {replies: [...]}' : undefined),
+  }),
+  { error: (issue) => (issue.code === 'invalid_key' ? 'must be an upper-case verb name (^[A-Z][A-Z0-9_]*$), e.g. "PING"' : undefined) },
+);
+
 const pluginShape = z.object({
   name: z.string().regex(/^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/, 'must be a package-style name (lower case, digits, . _ -)'),
   version: z.string().trim().min(1, 'must be a version string, e.g. "1.0.0"'),
@@ -78,6 +95,7 @@ const pluginShape = z.object({
   })).optional(),
   setup: z.custom((v) => typeof v === 'function', { message: 'expected a function' }).optional(),
   dispose: z.custom((v) => typeof v === 'function', { message: 'expected a function' }).optional(),
+  verbs: verbsShape.optional(),
 });
 
 export function formatIssuePath(path: readonly PropertyKey[]): string {

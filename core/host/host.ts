@@ -101,6 +101,7 @@ export class Host extends EventEmitter {
     this.link = new ModLink({
       ...options.link,
       vantage: this.vantage,
+      verbs: (verb, arg) => this.registry.verbs.lookup(verb, arg),
       log: this.log.child({ part: 'link' }),
       onEvent: (event, line) => this.events.record(event, line),
     });

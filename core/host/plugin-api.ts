@@ -3,6 +3,9 @@ import type { Logger } from '../util/log.js';
 import type { Cursor, EventPage, RecordedEvent, WaitForOptions } from './events/event-log.js';
 import type { Vantage } from './link/discovery.js';
 import type { ModReply, RequestOptions } from './link/mod-link.js';
+import type { VerbRule } from './link/verbs.js';
+
+export type { VerbRule, VerbSpec } from './link/verbs.js';
 
 /** The host API version plugins declare; bumped only on breaking changes to this file. */
 export const HOST_API_VERSION = 1;
@@ -135,6 +138,12 @@ export interface Plugin {
   services?: Service[];
   setup?(ctx: PluginContext): void | Promise<void>;
   dispose?(): void | Promise<void>;
+  /**
+   * The mod verbs this plugin's tools send and the reply types that answer them, e.g.
+   * `{ STATE: { replies: ['state'] } }`; a function of the argument where that decides the
+   * reply (`CONTEXT` vs `CONTEXT <id>`). Replies carry no ids: the link matches them by type.
+   */
+  verbs?: Record<string, VerbRule>;
 }
 
 export type PluginSource = 'built-in' | 'config' | 'npm';

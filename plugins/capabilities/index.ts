@@ -5,6 +5,8 @@ export const capabilitiesPlugin = definePlugin({
   name: 'capabilities',
   version: '1.0.0',
   apiVersion: 1,
+  // The protocol's own verb: every mod answers it, whatever it advertises (mod-protocol.md §2.6).
+  verbs: { CAPS: { replies: ['capabilities'] } },
   tools: [
     defineTool({
       name: 'capabilities',

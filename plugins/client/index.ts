@@ -29,6 +29,15 @@ export const clientPlugin = definePlugin({
   name: 'client',
   version: '1.0.0',
   apiVersion: 1,
+  verbs: {
+    CHAT: { replies: ['chat_ack'], requires: ['chat'] },
+    SCREEN: { replies: ['screen'], requires: ['screen'] },
+    CONNECT: { replies: ['connect_ack'], requires: ['connect'] },
+    WORLD: { replies: ['world_ack'], requires: ['world'] },
+    LAN: { replies: ['lan_ack'], requires: ['lan'] },
+    SAMPLE_START: { replies: ['sample_start_ack'], requires: ['record'] },
+    SAMPLE_STOP: { replies: ['sample_stop_ack'], requires: ['record'] },
+  },
   tools: [
     defineTool({
       name: 'chat',

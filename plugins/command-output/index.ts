@@ -53,6 +53,7 @@ export const commandOutputPlugin = definePlugin({
   version: '1.0.0',
   apiVersion: 1,
   requires: { caps: ['command'] },
+  verbs: { CMD: { replies: ['cmd_ack'], requires: ['command'] } },
   tools: [
     defineTool({
       name: 'command_output',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { definePlugin, defineTool, type ModReply } from 'mcbridge';
+import { definePlugin, defineTool, type ModReply, type VerbSpec } from 'mcbridge';
 import { lineText, isObject, num, str } from 'mcbridge/kit';
 
 /** Flat fields an older mod may send instead of a nested `context` object. */
@@ -68,11 +68,17 @@ export function normalizeContextReply(reply: ModReply, id: string): ContextBundl
   return out;
 }
 
+/** `CONTEXT <id>` answers with the bundle, a bare `CONTEXT` with the cache statistics (mod-protocol.md §2.3). */
+function contextVerb(arg: string): VerbSpec {
+  return { replies: [arg ? 'context' : 'context_stats'], requires: ['context'] };
+}
+
 export const contextPlugin = definePlugin({
   name: 'context',
   version: '1.0.0',
   apiVersion: 1,
   requires: { caps: ['context'] },
+  verbs: { CONTEXT: contextVerb },
   tools: [
     defineTool({
       name: 'context',

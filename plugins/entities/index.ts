@@ -7,6 +7,8 @@ export { javaDouble };
 export const DEFAULT_NEAREST = 20;
 export const MAX_NEAREST = 500;
 export const MAX_RAW_LIMIT = 10_000;
+/** A full list of a busy world is slow to build on the server thread. */
+const ENTITIES_TIMEOUT_MS = 60_000;
 
 type Entity = Record<string, unknown>;
 interface Origin {
@@ -164,6 +166,7 @@ export const entitiesPlugin = definePlugin({
   version: '1.0.0',
   apiVersion: 1,
   requires: { caps: ['entities'] },
+  verbs: { ENTITIES: { replies: ['entities'], timeoutMs: ENTITIES_TIMEOUT_MS, requires: ['entities'] } },
   tools: [
     defineTool({
       name: 'entities',

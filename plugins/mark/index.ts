@@ -7,6 +7,7 @@ export const markPlugin = definePlugin({
   version: '1.0.0',
   apiVersion: 1,
   requires: { caps: ['mark'] },
+  verbs: { MARK: { replies: ['mark_ack'], requires: ['mark'] } },
   tools: [
     defineTool({
       name: 'mark',

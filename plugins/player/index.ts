@@ -57,6 +57,7 @@ export const playerPlugin = definePlugin({
   version: '1.0.0',
   apiVersion: 1,
   requires: { caps: ['player'] },
+  verbs: { PLAYER: { replies: ['player'], requires: ['player'] } },
   tools: [
     defineTool({
       name: 'player',

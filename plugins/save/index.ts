@@ -71,6 +71,7 @@ export const savePlugin = definePlugin({
   version: '1.0.0',
   apiVersion: 1,
   requires: { caps: ['state'] },
+  verbs: { STATE: { replies: ['state'], requires: ['state'] } },
   tools: [
     defineTool({
       name: 'save',

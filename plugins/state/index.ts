@@ -6,6 +6,7 @@ export const statePlugin = definePlugin({
   version: '1.0.0',
   apiVersion: 1,
   requires: { caps: ['state'] },
+  verbs: { STATE: { replies: ['state'], requires: ['state'] } },
   tools: [
     defineTool({
       name: 'state',

@@ -1,14 +1,27 @@
 import { z } from 'zod';
-import { definePlugin, defineTool, TICK_MS } from 'mcbridge';
+import { definePlugin, defineTool, TICK_MS, type VerbSpec } from 'mcbridge';
 
 /** One hour of game time: the cap the mod's control protocol also uses. */
 export const MAX_WAIT_TICKS = 72_000;
+/** Beyond the ticks themselves: a busy server ticks slower than 20 times a second. */
+const WAIT_SLACK_MS = 20_000;
+
+/**
+ * `WAIT n` answers after n ticks (mod-protocol.md §2.3): its timeout grows with n, and with n > 0
+ * it runs on a connection of its own so it holds up no other call.
+ */
+function waitVerb(arg: string): VerbSpec {
+  const parsed = Number.parseInt(arg, 10);
+  const ticks = Number.isFinite(parsed) ? Math.max(0, parsed) : 0;
+  return { replies: ['wait_ack'], timeoutMs: ticks * TICK_MS + WAIT_SLACK_MS, blocking: ticks > 0, requires: ['wait'] };
+}
 
 export const waitPlugin = definePlugin({
   name: 'wait',
   version: '1.0.0',
   apiVersion: 1,
   requires: { caps: ['wait'] },
+  verbs: { WAIT: waitVerb },
   tools: [
     defineTool({
       name: 'wait',

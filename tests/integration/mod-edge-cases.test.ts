@@ -5,6 +5,7 @@ import { ModLink, type ModMessage } from '../../core/host/link/mod-link.js';
 import { silentLogger } from '../../core/util/log.js';
 import { startSim, type SimulatedMod } from '../../core/sim/index.js';
 import { freePort, startStack, waitUntil, type Stack } from '../support/helpers.js';
+import { builtinVerbs } from '../support/verbs.js';
 
 // mod-protocol.md §9 edge cases, end to end: simulated mod, daemon, local API.
 const cleanups: Array<() => Promise<void>> = [];
@@ -80,7 +81,7 @@ describe('late replies against the simulated mod', () => {
     sim = await startSim({ port: 0, replyDelayMs: { STATE: 300 } });
     cleanups.push(() => sim.stop());
     const events: ModMessage[] = [];
-    const link = new ModLink({ vantage: 'server', modPort: sim.port, log: silentLogger(), onEvent: (e) => events.push(e) });
+    const link = new ModLink({ vantage: 'server', modPort: sim.port, verbs: builtinVerbs(), log: silentLogger(), onEvent: (e) => events.push(e) });
     link.start();
     cleanups.push(() => link.stop());
     await waitUntil(() => link.connected, 3_000, 'the link');

@@ -1,57 +1,44 @@
 /**
- * What each mod verb answers with (mod-protocol.md §2.3, §4) and how long to wait for
- * it. Replies carry no request ids, so the expected `type` is how the link tells a
- * reply to its request from anything else on the wire.
+ * How a mod verb is answered. Replies carry no request ids (mod-protocol.md §1.3, §9), so the
+ * expected reply `type` is how the link tells a request's reply from anything else on the wire.
+ * Plugins declare the verbs they send (Plugin.verbs); the link itself knows only the verbs of
+ * the protocol that it needs for the handshake.
  */
 export interface VerbSpec {
-  /** Reply `type`s that answer this verb; an `error` reply always may. Empty: any reply. */
+  /** Reply `type`s that answer this verb; an `error` reply always may. */
+  replies: readonly string[];
+  /** How long to wait for the reply; default 15 s. */
+  timeoutMs?: number;
+  /** Send it on a short-lived connection of its own (like `WAIT n` with n > 0), so it holds up no other call. */
+  blocking?: boolean;
+  /** CAPS tokens the verb needs (mod-protocol.md §1.5); a mod that advertises others is not sent it. */
+  requires?: readonly string[];
+}
+
+/** A verb's rule: fixed, or computed from the argument (`CONTEXT` vs `CONTEXT <id>`, `WAIT <ticks>`). */
+export type VerbRule = VerbSpec | ((arg: string) => VerbSpec);
+
+/** What the loaded plugins declare for `verb` (upper case) sent with `arg`; undefined when none does. */
+export type VerbLookup = (verb: string, arg: string) => VerbSpec | undefined;
+
+/** A verb's rule with every default filled in. */
+export interface ResolvedVerb {
   replies: readonly string[];
   timeoutMs: number;
-  /** Runs on a short-lived connection of its own, so it never holds up other calls. */
   blocking: boolean;
+  requires: readonly string[];
+  /** False for a verb nobody declared: then any reply answers it. */
+  declared: boolean;
 }
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
-const ENTITIES_TIMEOUT_MS = 60_000;
-const SNAPSHOT_TIMEOUT_MS = 120_000;
-const WAIT_SLACK_MS = 20_000;
+/** One game tick at the normal 20 ticks per second. */
 export const TICK_MS = 50;
 
-const SIMPLE: Record<string, readonly string[]> = {
-  PLAYER: ['player'],
-  PLAYER_GET: ['player'],
-  PLAYER_CONTEXT: ['player'],
-  PLAYER_STATE: ['player'],
-  PING: ['pong'],
-  ECHO: ['echo_ack'],
-  CAPS: ['capabilities'],
-  CAPABILITIES: ['capabilities'],
-  CAPS_GET: ['capabilities'],
-  CONTEXT_STATS: ['context_stats'],
-  CONTEXT_STATS_GET: ['context_stats'],
-  CONTEXT_GET: ['context'],
-  STATE: ['state'],
-  STATE_GET: ['state'],
-  ENTITIES: ['entities'],
-  ENTITY_LIST: ['entities'],
-  CMD: ['cmd_ack'],
-  COMMAND: ['cmd_ack'],
-  SNAPSHOTS: ['snapshots'],
-  SNAPSHOT: ['snapshot_ack'],
-  MARK: ['mark_ack'],
-  WAIT: ['wait_ack'],
-  // client vantage
-  CHAT: ['chat_ack'],
-  SAY: ['chat_ack'],
-  SAMPLE_START: ['sample_start_ack'],
-  RECORD_START: ['sample_start_ack'],
-  SAMPLE_STOP: ['sample_stop_ack'],
-  RECORD_STOP: ['sample_stop_ack'],
-  SCREEN: ['screen'],
-  CONNECT: ['connect_ack'],
-  WORLD: ['world_ack'],
-  WORLD_CLOSE: ['world_close_ack'],
-  LAN: ['lan_ack'],
+/** The protocol's own verbs, which the link uses itself: CAPS for negotiation, PING as the liveness probe (§2.4, §2.6). */
+export const PROTOCOL_VERBS: Readonly<Record<string, VerbSpec>> = {
+  CAPS: { replies: ['capabilities'] },
+  PING: { replies: ['pong'] },
 };
 
 export function splitVerb(line: string): { verb: string; arg: string } {
@@ -61,21 +48,15 @@ export function splitVerb(line: string): { verb: string; arg: string } {
   return { verb: trimmed.slice(0, space).toUpperCase(), arg: trimmed.slice(space + 1).trim() };
 }
 
-export function verbSpec(line: string): VerbSpec {
+/** The rule for one request line: the protocol's verbs first, then what plugins declared. */
+export function resolveVerb(line: string, lookup: VerbLookup | undefined): ResolvedVerb {
   const { verb, arg } = splitVerb(line);
-  if (verb === 'CONTEXT') {
-    return { replies: [arg ? 'context' : 'context_stats'], timeoutMs: DEFAULT_TIMEOUT_MS, blocking: false };
-  }
-  if (verb === 'WAIT') {
-    const ticks = Number.parseInt(arg, 10);
-    const n = Number.isFinite(ticks) ? ticks : 0;
-    return { replies: ['wait_ack'], timeoutMs: Math.max(0, n) * TICK_MS + WAIT_SLACK_MS, blocking: n > 0 };
-  }
-  const replies = SIMPLE[verb] ?? [];
-  const timeoutMs = verb === 'ENTITIES' || verb === 'ENTITY_LIST'
-    ? ENTITIES_TIMEOUT_MS
-    : verb === 'SNAPSHOT'
-      ? SNAPSHOT_TIMEOUT_MS
-      : DEFAULT_TIMEOUT_MS;
-  return { replies, timeoutMs, blocking: false };
+  const spec = PROTOCOL_VERBS[verb] ?? lookup?.(verb, arg);
+  return {
+    replies: spec?.replies ?? [],
+    timeoutMs: spec?.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    blocking: spec?.blocking ?? false,
+    requires: spec?.requires ?? [],
+    declared: spec !== undefined,
+  };
 }

@@ -4,6 +4,7 @@ import { McbridgeError } from '../errors.js';
 import { CAPABILITY_ORIGINS, canonicalCap, missingCaps, type Caps } from '../link/caps.js';
 import type { Vantage } from '../link/discovery.js';
 import { policyVerdict, type ToolPolicy } from './policy.js';
+import { VerbTable } from './verb-table.js';
 import type { CapsSource, ManifestTool, Plugin, ToolAnnotations, ToolAvailability, ToolScope, ToolSpec } from '../plugin-api.js';
 
 export interface RegisteredTool {
@@ -66,6 +67,8 @@ function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string,
  */
 export class ToolRegistry extends EventEmitter {
   private readonly byName = new Map<string, RegisteredTool>();
+  /** The mod verbs the loaded plugins send: the link looks replies up here. */
+  readonly verbs = new VerbTable();
   private rev = 1;
   private batching = 0;
   private pending = false;
@@ -111,7 +114,7 @@ export class ToolRegistry extends EventEmitter {
     return this.policy;
   }
 
-  /** Register all tools of a plugin at once, or none of them. */
+  /** Register all tools and verbs of a plugin at once, or none of them. */
   registerPlugin(plugin: Plugin): RegisteredTool[] {
     const pluginCaps = plugin.requires?.caps ?? [];
     const prepared: RegisteredTool[] = [];
@@ -138,12 +141,14 @@ export class ToolRegistry extends EventEmitter {
       if (spec.output) tool.outputSchema = jsonSchemaOf(spec.output, 'output');
       prepared.push(tool);
     }
+    this.verbs.add(plugin);
     for (const tool of prepared) this.byName.set(tool.name, tool);
     if (prepared.length > 0) this.bump();
     return prepared;
   }
 
   unregisterPlugin(pluginName: string): void {
+    this.verbs.remove(pluginName);
     let changed = false;
     for (const [name, tool] of this.byName) {
       if (tool.plugin === pluginName) {

@@ -7,6 +7,7 @@ import { ModLink, type ModLinkOptions, type ModMessage } from '../../../../core/
 import { silentLogger } from '../../../../core/util/log.js';
 import { waitUntil } from '../../../support/wait-until.js';
 import { ScriptedMod, type ScriptedModOptions } from '../../../support/scripted-mod.js';
+import { builtinVerbs } from '../../../support/verbs.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -23,6 +24,7 @@ async function setup(modOptions: ScriptedModOptions = {}, linkOptions: Partial<M
     reconnectMaxMs: 100,
     log: silentLogger(),
     onEvent: (e) => events.push(e),
+    verbs: builtinVerbs(),
     ...linkOptions,
   });
   link.start();

@@ -6,6 +6,7 @@ import { definePlugin, defineTool, RESERVED_NAMES, validatePlugin } from '../../
 import { matchesAny, policyVerdict } from '../../../../core/host/registry/policy.js';
 import { ToolRegistry, unsupportedMessage, type CapsView } from '../../../../core/host/registry/registry.js';
 import { HOST_API_VERSION, type Plugin, type ToolSpec } from '../../../../core/host/plugin-api.js';
+import { caught } from '../../../support/errors.js';
 
 function tool(name: string, extra: Partial<ToolSpec> = {}): ToolSpec {
   return {
@@ -23,16 +24,6 @@ function plugin(name: string, tools: ToolSpec[], extra: Partial<Plugin> = {}): P
 
 function view(caps: Caps | null, extra: Partial<CapsView> = {}): CapsView {
   return { caps, source: 'mod', vantage: 'server', instance: 'server', ...extra };
-}
-
-function caught(fn: () => unknown): McbridgeError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(McbridgeError);
-    return err as McbridgeError;
-  }
-  throw new Error('expected a throw');
 }
 
 // ---- caps ------------------------------------------------------------------------

@@ -1,0 +1,138 @@
+import { McbridgeError } from '../errors.js';
+import { ModConnection } from './connection.js';
+import { cancelledError, matchesReply, modErrorOf, replyType, timeoutError, type LinkStats, type ModReply } from './replies.js';
+
+export interface SideRequestsOptions {
+  modHost: string;
+  connectTimeoutMs: number;
+  maxLineBytes: number;
+  /** Side connections open at once; more wait their turn. */
+  max: number;
+  stats: LinkStats;
+}
+
+interface SideCall {
+  port: number;
+  line: string;
+  replies: readonly string[];
+  timeoutMs: number;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * Blocking verbs (WAIT n > 0) run on short-lived connections of their own, so they hold up
+ * nothing on the main connection. A cancelled one is simply closed: its late reply can reach
+ * no one.
+ */
+export class SideRequests {
+  private active = 0;
+  private waiters: Array<() => void> = [];
+  /** Ends each side connection in use; stopAll() calls them all. */
+  private readonly aborts = new Set<() => void>();
+
+  constructor(private readonly opts: SideRequestsOptions) {}
+
+  /** `port` is read once a slot is free: the mod may have moved meanwhile. */
+  async request(
+    port: () => number | null, notConnected: () => McbridgeError,
+    line: string, replies: readonly string[], timeoutMs: number, signal: AbortSignal | undefined,
+  ): Promise<ModReply> {
+    await this.acquire(signal, line);
+    const current = port();
+    this.opts.stats.sideRequests += 1;
+    try {
+      if (current === null) throw notConnected();
+      return await this.run({ port: current, line, replies, timeoutMs, signal });
+    } finally {
+      this.release();
+    }
+  }
+
+  stopAll(): void {
+    for (const abort of [...this.aborts]) abort();
+  }
+
+  private run({ port, line, replies, timeoutMs, signal }: SideCall): Promise<ModReply> {
+    return new Promise<ModReply>((resolve, reject) => {
+      let conn: ModConnection | null = null;
+      let greeted = false;
+      let done = false;
+      const finish = (err: McbridgeError | null, reply?: ModReply) => {
+        if (done) return;
+        done = true;
+        this.aborts.delete(onStop);
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        conn?.close();
+        if (err) reject(err);
+        else resolve(reply as ModReply);
+      };
+      const timer = setTimeout(() => {
+        this.opts.stats.timeouts += 1;
+        finish(timeoutError(line, timeoutMs));
+      }, timeoutMs);
+      const onAbort = () => {
+        this.opts.stats.cancelled += 1;
+        finish(cancelledError(line));
+      };
+      const onStop = () => finish(new McbridgeError('unavailable', `the daemon stopped before '${line}' was answered`));
+      this.aborts.add(onStop);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) {
+        onAbort();
+        return;
+      }
+      ModConnection.open(this.opts.modHost, port, {
+        onHello: () => {
+          greeted = true;
+          conn?.write(line);
+        },
+        onEvent: () => {}, // the main connection records every event once
+        onReply: (reply) => {
+          const type = replyType(reply);
+          if (!matchesReply(replies, type)) return;
+          finish(type === 'error' ? modErrorOf(line, reply) : null, reply as ModReply);
+        },
+        onBadLine: () => {
+          this.opts.stats.badLines += 1;
+        },
+        onClose: (err) => {
+          finish(new McbridgeError('not_connected', `the mod connection for '${line}' closed before its reply${err ? ` (${err.message})` : ''}`));
+        },
+      }, { connectTimeoutMs: this.opts.connectTimeoutMs, maxLineBytes: this.opts.maxLineBytes }).then(
+        (opened) => {
+          conn = opened;
+          if (done) opened.close();
+          else if (greeted) opened.write(line);
+        },
+        (err: Error) => finish(new McbridgeError('not_connected', `cannot open a connection for '${line}': ${err.message}`)),
+      );
+    });
+  }
+
+  private async acquire(signal: AbortSignal | undefined, line: string): Promise<void> {
+    if (signal?.aborted) throw cancelledError(line);
+    if (this.active < this.opts.max) {
+      this.active += 1;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const grant = () => {
+        signal?.removeEventListener('abort', onAbort);
+        this.active += 1;
+        resolve();
+      };
+      const onAbort = () => {
+        this.waiters = this.waiters.filter((w) => w !== grant);
+        reject(cancelledError(line));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(grant);
+    });
+  }
+
+  private release(): void {
+    this.active -= 1;
+    this.waiters.shift()?.();
+  }
+}

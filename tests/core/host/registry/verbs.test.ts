@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { validatePlugin } from '../../../../core/host/define.js';
+import { Host } from '../../../../core/host/host.js';
+import { HOST_API_VERSION, type Plugin, type VerbRule } from '../../../../core/host/plugin-api.js';
+import { ToolRegistry } from '../../../../core/host/registry/registry.js';
+import { caught } from '../../../support/errors.js';
+
+function plugin(name: string, verbs: Record<string, VerbRule>, extra: Partial<Plugin> = {}): Plugin {
+  return { name, version: '1.0.0', apiVersion: HOST_API_VERSION, verbs, ...extra };
+}
+
+describe('validatePlugin: verb declarations', () => {
+  it('accepts a spec and a function of the argument', () => {
+    const p = plugin('ok', {
+      FOO: { replies: ['foo_ack'], timeoutMs: 1_000, blocking: false, requires: ['foo'] },
+      BAR: (arg) => ({ replies: [arg ? 'bar' : 'bar_stats'] }),
+    });
+    expect(validatePlugin(p, 'config')).toBe(p);
+  });
+
+  it.each([
+    ['a lower-case verb name', { foo: { replies: ['foo_ack'] } }, /plugin 'mine' .*verbs\.foo must be an upper-case verb name/],
+    ['a verb name with a space', { 'FOO BAR': { replies: ['x'] } }, /plugin 'mine' .*verbs\.FOO BAR must be an upper-case verb name/],
+    ['no reply types', { FOO: { replies: [] } }, /plugin 'mine' .*verbs\.FOO\.replies must name at least one reply type/],
+    ['an empty reply type', { FOO: { replies: ['ok', ' '] } }, /plugin 'mine' .*verbs\.FOO\.replies\[1\] must be a reply type/],
+    ['a zero timeout', { FOO: { replies: ['ok'], timeoutMs: 0 } }, /plugin 'mine' .*verbs\.FOO\.timeoutMs must be a positive number/],
+    ['an unknown field', { FOO: { replies: ['ok'], reply: 'ok' } }, /plugin 'mine' .*verbs\.FOO .*reply/],
+    ['neither a spec nor a function', { FOO: 'foo_ack' }, /plugin 'mine' .*verbs\.FOO must be \{replies: \[\.\.\.\]\} or a function/],
+  ])('refuses %s, naming the plugin and the field', (_what, verbs, message) => {
+    const err = caught(() => validatePlugin(plugin('mine', verbs as Record<string, VerbRule>), 'config'));
+    expect(err.code).toBe('invalid_params');
+    expect(err.message).toMatch(message);
+  });
+});
+
+describe('ToolRegistry: declared verbs', () => {
+  it('collects the verbs of a plugin when it registers', () => {
+    const registry = new ToolRegistry();
+    expect(registry.verbs.lookup('FOO', '')).toBeUndefined();
+    registry.registerPlugin(plugin('foo', { FOO: { replies: ['foo_ack'], timeoutMs: 2_000 } }));
+    expect(registry.verbs.lookup('FOO', 'x')).toEqual({ replies: ['foo_ack'], timeoutMs: 2_000 });
+  });
+
+  it('computes a function rule from the argument', () => {
+    const registry = new ToolRegistry();
+    registry.registerPlugin(plugin('ctx', { CTX: (arg) => ({ replies: [arg ? 'ctx' : 'ctx_stats'] }) }));
+    expect(registry.verbs.lookup('CTX', 'abc')?.replies).toEqual(['ctx']);
+    expect(registry.verbs.lookup('CTX', '')?.replies).toEqual(['ctx_stats']);
+  });
+
+  it('refuses a verb two plugins declare with different reply types, naming both, and registers nothing of the second', () => {
+    const registry = new ToolRegistry();
+    registry.registerPlugin(plugin('first', { FOO: { replies: ['foo_ack'] } }));
+    const second = plugin('second', { FOO: { replies: ['foo'] }, BAR: { replies: ['bar'] } }, {
+      tools: [{ name: 'second_tool', description: 'x', input: z.object({}), run: async () => null }],
+    });
+    const err = caught(() => registry.registerPlugin(second));
+    expect(err.code).toBe('invalid_params');
+    expect(err.message).toMatch(/'FOO' is declared differently by plugin 'first' .*and plugin 'second'/);
+    expect(err.details).toMatchObject({ verb: 'FOO', plugins: ['first', 'second'] });
+    expect(registry.get('second_tool')).toBeUndefined();
+    expect(registry.verbs.lookup('BAR', '')).toBeUndefined();
+    expect(registry.verbs.lookup('FOO', '')?.replies).toEqual(['foo_ack']);
+  });
+
+  it('refuses a declaration that differs only in its timeout or blocking', () => {
+    const registry = new ToolRegistry();
+    registry.registerPlugin(plugin('first', { FOO: { replies: ['foo_ack'] } }));
+    expect(() => registry.registerPlugin(plugin('slow', { FOO: { replies: ['foo_ack'], timeoutMs: 60_000 } }))).toThrow(/timeoutMs 60000/);
+    expect(() => registry.registerPlugin(plugin('side', { FOO: { replies: ['foo_ack'], blocking: true } }))).toThrow(/blocking/);
+  });
+
+  it('accepts the same declaration from two plugins, and keeps it until both are gone', () => {
+    const registry = new ToolRegistry();
+    registry.registerPlugin(plugin('state', { STATE: { replies: ['state'], requires: ['state'] } }));
+    registry.registerPlugin(plugin('save', { STATE: { requires: ['STATE'], replies: ['state', 'state'] } }));
+    registry.unregisterPlugin('state');
+    expect(registry.verbs.lookup('STATE', '')?.replies).toEqual(['state']);
+    registry.unregisterPlugin('save');
+    expect(registry.verbs.lookup('STATE', '')).toBeUndefined();
+  });
+
+  it('drops the verbs of a plugin when it unregisters, so another may declare them anew', () => {
+    const registry = new ToolRegistry();
+    registry.registerPlugin(plugin('old', { FOO: { replies: ['foo_ack'] } }));
+    registry.unregisterPlugin('old');
+    expect(registry.verbs.lookup('FOO', '')).toBeUndefined();
+    registry.registerPlugin(plugin('new', { FOO: { replies: ['foo_done'] } }));
+    expect(registry.verbs.lookup('FOO', '')?.replies).toEqual(['foo_done']);
+  });
+
+  it('lets a plugin repeat the protocol verbs but not change them', () => {
+    const registry = new ToolRegistry();
+    registry.registerPlugin(plugin('caps', { CAPS: { replies: ['capabilities'] } }));
+    const err = caught(() => registry.registerPlugin(plugin('pinger', { PING: { replies: ['ping_ack'] } })));
+    expect(err.message).toMatch(/'PING' is declared differently by mcbridge \(the protocol\).*and plugin 'pinger'/);
+  });
+
+  it('refuses, naming plugin and verb, a function rule that returns no valid spec', () => {
+    const registry = new ToolRegistry();
+    registry.registerPlugin(plugin('broken', { BAD: () => ({ replies: [] }), THROWS: () => {
+      throw new Error('no ticks');
+    } }));
+    expect(caught(() => registry.verbs.lookup('BAD', 'x')).message)
+      .toMatch(/plugin 'broken' declares the mod verb 'BAD' with a function .*'BAD x': replies must name at least one reply type/);
+    expect(caught(() => registry.verbs.lookup('THROWS', '')).message).toMatch(/plugin 'broken' .*'THROWS'.*no ticks/);
+  });
+});
+
+describe('Host: declared verbs follow the plugin', () => {
+  it('a load error names both plugins, and removing a plugin removes its verbs', async () => {
+    const host = new Host({ plugins: [{ plugin: plugin('first', { FOO: { replies: ['foo_ack'] } }), source: 'built-in' }] });
+    expect(() => host.use(plugin('second', { FOO: { replies: ['foo'] } }))).toThrow(/plugin 'first'.*plugin 'second'/);
+    expect(host.plugins().map((p) => p.name)).toEqual(['first']);
+    await host.remove('first');
+    expect(host.registry.verbs.lookup('FOO', '')).toBeUndefined();
+    await host.stop();
+  });
+});

@@ -1,0 +1,13 @@
+import { expect } from 'vitest';
+import { McbridgeError } from '../../core/host/errors.js';
+
+/** The McbridgeError a synchronous call must throw; fails the test when it throws nothing. */
+export function caught(fn: () => unknown): McbridgeError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(McbridgeError);
+    return err as McbridgeError;
+  }
+  throw new Error('expected a throw');
+}
