@@ -65,8 +65,12 @@ export const verbSpecShape = z.object({
   replies: z.array(z.string().trim().min(1, 'must be a reply type, e.g. "state"')).min(1, 'must name at least one reply type, e.g. ["state"]'),
   timeoutMs: z.number().int('must be a whole number of milliseconds').positive('must be a positive number of milliseconds').optional(),
   blocking: z.boolean().optional(),
+  immediate: z.boolean().optional(),
   requires: z.array(z.string().trim().min(1)).optional(),
-}).strict();
+}).strict().refine((spec) => !(spec.blocking && spec.immediate), {
+  message: 'cannot be both blocking (answered after ticks, on a connection of its own) and immediate (answered at once): keep one',
+  path: ['immediate'],
+});
 
 const verbsShape = z.record(
   z.string().regex(/^[A-Z][A-Z0-9_]*$/),

@@ -6,7 +6,7 @@ export const capabilitiesPlugin = definePlugin({
   version: '1.0.0',
   apiVersion: 1,
   // The protocol's own verb: every mod answers it, whatever it advertises (mod-protocol.md §2.6).
-  verbs: { CAPS: { replies: ['capabilities'] } },
+  verbs: { CAPS: { replies: ['capabilities'], immediate: true } },
   tools: [
     defineTool({
       name: 'capabilities',

@@ -68,9 +68,12 @@ export function normalizeContextReply(reply: ModReply, id: string): ContextBundl
   return out;
 }
 
-/** `CONTEXT <id>` answers with the bundle, a bare `CONTEXT` with the cache statistics (mod-protocol.md §2.3). */
+/**
+ * `CONTEXT <id>` answers with the bundle on the server thread, a bare `CONTEXT` with the cache
+ * statistics at once on the reader thread (mod-protocol.md §2.1, §2.3).
+ */
 function contextVerb(arg: string): VerbSpec {
-  return { replies: [arg ? 'context' : 'context_stats'], requires: ['context'] };
+  return arg ? { replies: ['context'], requires: ['context'] } : { replies: ['context_stats'], requires: ['context'], immediate: true };
 }
 
 export const contextPlugin = definePlugin({

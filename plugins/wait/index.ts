@@ -6,14 +6,23 @@ export const MAX_WAIT_TICKS = 72_000;
 /** Beyond the ticks themselves: a busy server ticks slower than 20 times a second. */
 const WAIT_SLACK_MS = 20_000;
 
+/** What the mod's Integer.parseInt accepts: anything else is a `bad command` error. */
+const JAVA_INT = /^[+-]?\d{1,10}$/;
+
 /**
  * `WAIT n` answers after n ticks (mod-protocol.md §2.3): its timeout grows with n, and with n > 0
- * it runs on a connection of its own so it holds up no other call.
+ * it runs on a connection of its own so it holds up no other call. With n <= 0 the reader thread
+ * acks at once (§2.11), so it is immediate, but only for an argument the mod parses: an
+ * immediate verb must not fail with anything but `unknown command`.
  */
 function waitVerb(arg: string): VerbSpec {
   const parsed = Number.parseInt(arg, 10);
   const ticks = Number.isFinite(parsed) ? Math.max(0, parsed) : 0;
-  return { replies: ['wait_ack'], timeoutMs: ticks * TICK_MS + WAIT_SLACK_MS, blocking: ticks > 0, requires: ['wait'] };
+  const parsesAsInt = JAVA_INT.test(arg) && parsed >= -(2 ** 31) && parsed < 2 ** 31;
+  return {
+    replies: ['wait_ack'], timeoutMs: ticks * TICK_MS + WAIT_SLACK_MS, blocking: ticks > 0, requires: ['wait'],
+    ...(ticks === 0 && parsesAsInt ? { immediate: true } : {}),
+  };
 }
 
 export const waitPlugin = definePlugin({

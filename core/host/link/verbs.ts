@@ -11,6 +11,13 @@ export interface VerbSpec {
   timeoutMs?: number;
   /** Send it on a short-lived connection of its own (like `WAIT n` with n > 0), so it holds up no other call. */
   blocking?: boolean;
+  /**
+   * The mod answers it at once on its reader thread (mod-protocol.md §2.1: PING, CAPS, bare
+   * CONTEXT, MARK, WAIT n <= 0), and can fail only with `unknown command: <line>`. Such a verb may
+   * be sent while a slow server-thread verb is in flight, when no request in flight expects one of
+   * its reply types (docs/decisions.md, "Reader-thread verbs overtake").
+   */
+  immediate?: boolean;
   /** CAPS tokens the verb needs (mod-protocol.md §1.5); a mod that advertises others is not sent it. */
   requires?: readonly string[];
 }
@@ -26,6 +33,7 @@ export interface ResolvedVerb {
   replies: readonly string[];
   timeoutMs: number;
   blocking: boolean;
+  immediate: boolean;
   requires: readonly string[];
   /** False for a verb nobody declared: then any reply answers it. */
   declared: boolean;
@@ -37,8 +45,8 @@ export const TICK_MS = 50;
 
 /** The protocol's own verbs, which the link uses itself: CAPS for negotiation, PING as the liveness probe (§2.4, §2.6). */
 export const PROTOCOL_VERBS: Readonly<Record<string, VerbSpec>> = {
-  CAPS: { replies: ['capabilities'] },
-  PING: { replies: ['pong'] },
+  CAPS: { replies: ['capabilities'], immediate: true },
+  PING: { replies: ['pong'], immediate: true },
 };
 
 export function splitVerb(line: string): { verb: string; arg: string } {
@@ -56,6 +64,7 @@ export function resolveVerb(line: string, lookup: VerbLookup | undefined): Resol
     replies: spec?.replies ?? [],
     timeoutMs: spec?.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     blocking: spec?.blocking ?? false,
+    immediate: spec?.immediate ?? false,
     requires: spec?.requires ?? [],
     declared: spec !== undefined,
   };
