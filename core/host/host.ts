@@ -303,7 +303,9 @@ export class Host extends EventEmitter {
       capsSource: manifest.capsSource,
       hello: link.hello,
       lastError: link.lastError,
-      link: { connectedAt: link.connectedAt, inFlight: link.inFlight, queued: link.queued, owed: link.owed, stats: link.stats },
+      link: {
+        connectedAt: link.connectedAt, inFlight: link.inFlight, queued: link.queued, oldestQueuedMs: link.oldestQueuedMs, owed: link.owed, stats: link.stats,
+      },
       events: this.events.stats(),
       tools: { total: manifest.tools.length, available: manifest.tools.filter((t) => t.available).length, revision: manifest.revision },
       plugins: this.plugins().map((p) => ({

@@ -8,7 +8,8 @@ export interface ModConnectionHandlers {
   onHello(hello: ModMessage): void;
   /** `line` is the JSON text the event was parsed from. */
   onEvent(event: ModMessage, line: string): void;
-  onReply(reply: ModMessage): void;
+  /** `line` is the JSON text the reply was parsed from (a second copy of a reply is byte-equal). */
+  onReply(reply: ModMessage, line: string): void;
   /** A line that is not a JSON object, or one past the length bound. Never fatal. */
   onBadLine(problem: string): void;
   onClose(error: Error | undefined): void;
@@ -102,7 +103,7 @@ export class ModConnection {
       this.greeted = true;
       this.handlers.onHello(message);
     } else {
-      this.handlers.onReply(message);
+      this.handlers.onReply(message, line);
     }
   }
 }

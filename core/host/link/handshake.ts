@@ -17,7 +17,7 @@ export interface GreetingSettings {
 
 export interface GreetedHandlers {
   onEvent(event: ModMessage, line: string): void;
-  onReply(conn: ModConnection, reply: ModMessage): void;
+  onReply(conn: ModConnection, reply: ModMessage, line: string): void;
   onBadLine(problem: string): void;
   /** Also called for a connection that closed before or during its greeting. */
   onClose(conn: ModConnection, err: Error | undefined): void;
@@ -47,7 +47,7 @@ export async function openGreeted(port: number, settings: GreetingSettings, hand
   const conn = await ModConnection.open(settings.host, port, {
     onHello: (hello) => onHello(hello),
     onEvent: handlers.onEvent,
-    onReply: (reply) => handlers.onReply(conn, reply),
+    onReply: (reply, line) => handlers.onReply(conn, reply, line),
     onBadLine: handlers.onBadLine,
     onClose: (err) => {
       onEarlyClose(new Error(err ? `connection closed before the greeting (${err.message})` : 'connection closed before the greeting'));

@@ -8,7 +8,7 @@ import { resolvePort, type PortResolution, type Vantage } from './discovery.js';
 import { Backoff } from './backoff.js';
 import { openGreeted, untilReady } from './handshake.js';
 import { cancelledError, newLinkStats, type LinkStats, type ModReply } from './replies.js';
-import { RequestQueue } from './request-queue.js';
+import { RequestQueue, type QueueStatus } from './request-queue.js';
 import { SideRequests } from './side-requests.js';
 import { resolveVerb, type ResolvedVerb, type VerbLookup } from './verbs.js';
 
@@ -30,6 +30,8 @@ export interface ModLinkOptions {
   capsTimeoutMs?: number;
   /** How long an abandoned request's reply may stay owed before the connection is reset. */
   owedGraceMs?: number;
+  /** How long a reply byte-equal to the previous one of its type is kept back as a possible copy (docs/decisions.md). */
+  echoWindowMs?: number;
   maxLineBytes?: number;
   /** Concurrent blocking verbs (long WAITs), each on a connection of its own. */
   maxSideRequests?: number;
@@ -50,7 +52,7 @@ export interface RequestOptions {
   replies?: readonly string[];
 }
 
-export interface LinkStatus {
+export interface LinkStatus extends QueueStatus {
   state: LinkState;
   connected: boolean;
   vantage: Vantage;
@@ -62,9 +64,6 @@ export interface LinkStatus {
   capsSource: 'caps' | 'hello' | null;
   lastError: string | null;
   connectedAt: number | null;
-  inFlight: string | null;
-  queued: number;
-  owed: string | null;
   stats: LinkStats;
 }
 
@@ -72,8 +71,8 @@ type OptionalSettings = 'modPort' | 'portFile' | 'serverDir' | 'cwd' | 'env' | '
 
 /**
  * The one connection to the mod: discovery, connect, greeting, CAPS negotiation and reconnect
- * with backoff live here. Requests go one at a time through the RequestQueue (replies carry no
- * ids); blocking verbs (WAIT n > 0) go through SideRequests, on connections of their own. How a
+ * with backoff live here. Requests go through the RequestQueue, one at a time except for
+ * reader-thread verbs that overtake a slow one (replies carry no ids); blocking verbs (WAIT n > 0) go through SideRequests, on connections of their own. How a
  * verb is answered comes from the plugins that declared it (`verbs`), except for the protocol's
  * own CAPS and PING.
  */
@@ -108,6 +107,7 @@ export class ModLink extends EventEmitter {
       helloTimeoutMs: 5_000,
       capsTimeoutMs: 10_000,
       owedGraceMs: 10_000,
+      echoWindowMs: 50,
       maxLineBytes: DEFAULT_MAX_LINE_BYTES,
       maxSideRequests: 16,
       ...options,
@@ -117,6 +117,7 @@ export class ModLink extends EventEmitter {
       stats: this.stats,
       log: this.opts.log,
       owedGraceMs: this.opts.owedGraceMs,
+      echoWindowMs: this.opts.echoWindowMs,
       onOwedExpired: (conn) => {
         this.backoff.skipNextPause();
         conn.close();
@@ -190,6 +191,8 @@ export class ModLink extends EventEmitter {
 
   /** Send one verb line and resolve with its reply. A mod `error` reply rejects with `mod_error`. */
   async request(line: string, options: RequestOptions = {}): Promise<ModReply> {
+    // The timeout counts from here: time spent waiting for the connection or in the queue is part of it.
+    const arrivedAt = Date.now();
     const trimmed = line.trim();
     if (trimmed === '') throw new McbridgeError('invalid_params', 'a mod request needs a verb, e.g. "PING"');
     if (/[\r\n]/.test(trimmed)) {
@@ -207,9 +210,9 @@ export class ModLink extends EventEmitter {
       this.opts.log.debug({ request: trimmed }, 'no plugin declares this verb; taking any reply as its answer');
     }
     if (spec.blocking) {
-      return this.side.request(() => this.port, () => this.notConnectedError(), trimmed, replies, timeoutMs, options.signal);
+      return this.side.request(() => this.port, () => this.notConnectedError(), trimmed, replies, { timeoutMs, arrivedAt }, options.signal);
     }
-    const reply = await this.queue.enqueue(trimmed, replies, timeoutMs, options.signal);
+    const reply = await this.queue.enqueue(trimmed, { replies, immediate: spec.immediate }, timeoutMs, arrivedAt, options.signal);
     // Whoever asks CAPS refreshes the link's view: the surface follows the mod.
     if (reply.type === 'capabilities' && Array.isArray(reply.capabilities)) {
       if (typeof reply.instance === 'string' && reply.instance) this.instance = reply.instance;
@@ -283,7 +286,7 @@ export class ModLink extends EventEmitter {
       opening: (opening) => (this.opening = opening),
     }, {
       onEvent: (event, line) => this.opts.onEvent(event, line),
-      onReply: (from, reply) => this.queue.onReply(from, reply),
+      onReply: (from, reply, line) => this.queue.onReply(from, reply, line),
       onBadLine: (problem) => {
         this.stats.badLines += 1;
         this.opts.log.warn({ port }, `mod sent a bad line: ${problem}`);
@@ -316,7 +319,7 @@ export class ModLink extends EventEmitter {
   private async negotiateCaps(hello: ModMessage): Promise<void> {
     try {
       const caps = resolveVerb('CAPS', undefined);
-      const reply = await this.queue.enqueue('CAPS', caps.replies, this.opts.capsTimeoutMs, undefined);
+      const reply = await this.queue.enqueue('CAPS', caps, this.opts.capsTimeoutMs, Date.now(), undefined);
       if (Array.isArray(reply.capabilities)) {
         if (typeof reply.instance === 'string' && reply.instance) this.instance = reply.instance;
         this.setCaps(normalizeCaps(reply.capabilities), 'caps');

@@ -8,10 +8,18 @@ export interface ModReply extends Record<string, unknown> {
 /** Counters for `status`: what the link sent, and what happened to the replies. */
 export interface LinkStats {
   requests: number;
+  /** Every timeout, queued or in flight. */
   timeouts: number;
+  /** Of those, requests whose deadline passed while they were still queued: never sent. */
+  queueTimeouts: number;
   cancelled: number;
   lateReplies: number;
+  /** Replies no request could want, dropped; duplicates included. */
   strayReplies: number;
+  /** Of the dropped ones, second copies of a reply the mod had already sent. */
+  duplicateReplies: number;
+  /** Reader-thread requests sent while another request was in flight (they overtake it). */
+  overtakes: number;
   badLines: number;
   connections: number;
   sideRequests: number;
@@ -21,7 +29,8 @@ export interface LinkStats {
 
 export function newLinkStats(): LinkStats {
   return {
-    requests: 0, timeouts: 0, cancelled: 0, lateReplies: 0, strayReplies: 0, badLines: 0, connections: 0, sideRequests: 0, undeclaredVerbs: 0,
+    requests: 0, timeouts: 0, queueTimeouts: 0, cancelled: 0, lateReplies: 0, strayReplies: 0, duplicateReplies: 0, overtakes: 0,
+    badLines: 0, connections: 0, sideRequests: 0, undeclaredVerbs: 0,
   };
 }
 
@@ -46,6 +55,30 @@ export function cancelledError(line: string): McbridgeError {
   return new McbridgeError('cancelled', `the request '${line}' was cancelled`);
 }
 
-export function timeoutError(line: string, timeoutMs: number): McbridgeError {
-  return new McbridgeError('timeout', `no response for '${line}' within ${(timeoutMs / 1000).toFixed(1)}s`, { request: line, timeoutMs });
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
+
+/** The request was sent and its reply did not come in time; `queuedMs` it waited before it was sent. */
+export function timeoutError(line: string, timeoutMs: number, queuedMs = 0): McbridgeError {
+  const queued = queuedMs >= 100 ? ` (${seconds(queuedMs)} of it queued behind earlier requests)` : '';
+  return new McbridgeError('timeout', `no response for '${line}' within ${seconds(timeoutMs)}${queued}`, { request: line, timeoutMs, queuedMs, sent: true });
+}
+
+export interface Ahead {
+  /** Requests sent before it and not answered yet, oldest first. */
+  inFlight: Array<{ line: string; ageMs: number }>;
+  /** Requests queued before it. */
+  queued: number;
+}
+
+/** The deadline passed while the request still waited its turn: it was never sent. */
+export function queueTimeoutError(line: string, timeoutMs: number, ahead: Ahead): McbridgeError {
+  const count = ahead.inFlight.length + ahead.queued;
+  const busy = ahead.inFlight.map((r) => `'${r.line}' for ${seconds(r.ageMs)}`).join(', ');
+  return new McbridgeError(
+    'timeout',
+    `no response for '${line}' within ${seconds(timeoutMs)}: it waited in the queue behind ${count} request${count === 1 ? '' : 's'}` +
+      `${busy ? ` (the mod is still answering ${busy})` : ''} and was never sent. ` +
+      'Try again when the mod has caught up, or give the call a longer timeout.',
+    { request: line, timeoutMs, sent: false, ahead: count, inFlight: ahead.inFlight },
+  );
 }

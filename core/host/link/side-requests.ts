@@ -1,6 +1,6 @@
 import { McbridgeError } from '../errors.js';
 import { ModConnection } from './connection.js';
-import { cancelledError, matchesReply, modErrorOf, replyType, timeoutError, type LinkStats, type ModReply } from './replies.js';
+import { cancelledError, matchesReply, modErrorOf, queueTimeoutError, replyType, timeoutError, type LinkStats, type ModReply } from './replies.js';
 
 export interface SideRequestsOptions {
   modHost: string;
@@ -16,7 +16,14 @@ interface SideCall {
   line: string;
   replies: readonly string[];
   timeoutMs: number;
+  /** When the caller asked; the timeout counts from here, a wait for a free slot included. */
+  arrivedAt: number;
   signal: AbortSignal | undefined;
+}
+
+export interface Deadline {
+  timeoutMs: number;
+  arrivedAt: number;
 }
 
 /**
@@ -35,14 +42,14 @@ export class SideRequests {
   /** `port` is read once a slot is free: the mod may have moved meanwhile. */
   async request(
     port: () => number | null, notConnected: () => McbridgeError,
-    line: string, replies: readonly string[], timeoutMs: number, signal: AbortSignal | undefined,
+    line: string, replies: readonly string[], { timeoutMs, arrivedAt }: Deadline, signal: AbortSignal | undefined,
   ): Promise<ModReply> {
-    await this.acquire(signal, line);
+    await this.acquire(signal, line, arrivedAt + timeoutMs, timeoutMs);
     const current = port();
     this.opts.stats.sideRequests += 1;
     try {
       if (current === null) throw notConnected();
-      return await this.run({ port: current, line, replies, timeoutMs, signal });
+      return await this.run({ port: current, line, replies, timeoutMs, arrivedAt, signal });
     } finally {
       this.release();
     }
@@ -52,7 +59,7 @@ export class SideRequests {
     for (const abort of [...this.aborts]) abort();
   }
 
-  private run({ port, line, replies, timeoutMs, signal }: SideCall): Promise<ModReply> {
+  private run({ port, line, replies, timeoutMs, arrivedAt, signal }: SideCall): Promise<ModReply> {
     return new Promise<ModReply>((resolve, reject) => {
       let conn: ModConnection | null = null;
       let greeted = false;
@@ -67,10 +74,11 @@ export class SideRequests {
         if (err) reject(err);
         else resolve(reply as ModReply);
       };
+      const sentAt = Date.now();
       const timer = setTimeout(() => {
         this.opts.stats.timeouts += 1;
-        finish(timeoutError(line, timeoutMs));
-      }, timeoutMs);
+        finish(timeoutError(line, timeoutMs, sentAt - arrivedAt));
+      }, Math.max(0, arrivedAt + timeoutMs - sentAt));
       const onAbort = () => {
         this.opts.stats.cancelled += 1;
         finish(cancelledError(line));
@@ -110,22 +118,34 @@ export class SideRequests {
     });
   }
 
-  private async acquire(signal: AbortSignal | undefined, line: string): Promise<void> {
+  /** A free side connection, or an error once `deadline` passes or the caller cancels. */
+  private async acquire(signal: AbortSignal | undefined, line: string, deadline: number, timeoutMs: number): Promise<void> {
     if (signal?.aborted) throw cancelledError(line);
     if (this.active < this.opts.max) {
       this.active += 1;
       return;
     }
     await new Promise<void>((resolve, reject) => {
-      const grant = () => {
+      const done = () => {
+        clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
+        this.waiters = this.waiters.filter((w) => w !== grant);
+      };
+      const grant = () => {
+        done();
         this.active += 1;
         resolve();
       };
       const onAbort = () => {
-        this.waiters = this.waiters.filter((w) => w !== grant);
+        done();
         reject(cancelledError(line));
       };
+      const timer = setTimeout(() => {
+        done();
+        this.opts.stats.timeouts += 1;
+        this.opts.stats.queueTimeouts += 1;
+        reject(queueTimeoutError(line, timeoutMs, { inFlight: [], queued: this.active + this.waiters.length }));
+      }, Math.max(0, deadline - Date.now()));
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.push(grant);
     });

@@ -127,18 +127,20 @@ describe('ModLink reply matching', () => {
     expect(link.stats.strayReplies).toBe(1);
   });
 
-  it('never hands a late reply to the next request: the next one waits until it is discarded', async () => {
+  it('never hands a late reply to the next request: the next one of its type waits until it is discarded', async () => {
+    let states = 0;
     const { link, mod } = await setup({
-      respond: (line) => (line === 'STATE' ? [{ delayMs: 300, line: { type: 'state', millis: 1, tick: 7 } }] : undefined),
+      respond: (line) => (line === 'STATE' ? [{ delayMs: 300, line: { type: 'state', millis: 1, tick: ++states } }] : undefined),
     });
     await ready(link);
     expect(await errorCode(link.request('STATE', { timeoutMs: 50 }))).toBe('timeout');
-    // The STATE reply is owed; a PING now must get a pong, never the late state.
+    // The first STATE's reply is owed: a PING overtakes it (a pong cannot be taken for a state),
+    // and the next STATE goes out only once the late state has come and been discarded.
     const pong = await link.request('PING');
     expect(pong.type).toBe('pong');
+    await expect(link.request('STATE')).resolves.toMatchObject({ type: 'state', tick: 2 });
     expect(link.stats.lateReplies).toBe(1);
-    const conn = mod.connections[0]!;
-    expect(conn.received.slice(-2)).toEqual(['STATE', 'PING']);
+    expect(mod.connections[0]!.received.slice(-3)).toEqual(['STATE', 'PING', 'STATE']);
   });
 
   it('never hands a late error reply to the next request', async () => {
@@ -165,15 +167,17 @@ describe('ModLink reply matching', () => {
   });
 
   it('a cancelled in-flight request leaves its reply owed, like a timeout', async () => {
-    const { link } = await setup({
-      respond: (line) => (line === 'STATE' ? [{ delayMs: 150, line: { type: 'state', millis: 1, tick: 9 } }] : undefined),
+    let states = 0;
+    const { link, mod } = await setup({
+      respond: (line) => (line === 'STATE' ? [{ delayMs: 150, line: { type: 'state', millis: 1, tick: ++states } }] : undefined),
     });
     await ready(link);
     const controller = new AbortController();
     const pending = errorCode(link.request('STATE', { signal: controller.signal }));
-    setTimeout(() => controller.abort(), 20);
+    await waitUntil(() => mod.received.includes('STATE'), 2_000, 'STATE at the mod');
+    controller.abort();
     expect(await pending).toBe('cancelled');
-    await expect(link.request('PING')).resolves.toMatchObject({ type: 'pong' });
+    await expect(link.request('STATE')).resolves.toMatchObject({ type: 'state', tick: 2 });
     expect(link.stats.lateReplies).toBe(1);
   });
 
