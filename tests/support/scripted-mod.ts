@@ -124,3 +124,33 @@ export class ScriptedMod {
     socket.on('data', (chunk: Buffer) => splitter.push(chunk));
   }
 }
+
+/**
+ * Replies a test lets go of itself, in arrival order: a mod that is slow to answer some verbs,
+ * without timers. Use `hold` inside `respond`.
+ */
+export class Gate {
+  private readonly waiting: Array<() => void> = [];
+  private readonly watchers: Array<() => void> = [];
+
+  /** Keeps `reply` back until release(); returns the (empty) immediate answer for `respond`. */
+  hold(conn: ScriptedConnection, reply: string | Record<string, unknown>): ScriptedReply[] {
+    this.waiting.push(() => conn.write(reply));
+    for (const watcher of this.watchers.splice(0)) watcher();
+    return [];
+  }
+
+  get held(): number {
+    return this.waiting.length;
+  }
+
+  /** Resolves once at least `count` replies are held. */
+  async untilHeld(count: number): Promise<void> {
+    while (this.waiting.length < count) await new Promise<void>((resolve) => this.watchers.push(resolve));
+  }
+
+  /** Writes the oldest `count` held replies. */
+  release(count = 1): void {
+    for (const send of this.waiting.splice(0, count)) send();
+  }
+}
