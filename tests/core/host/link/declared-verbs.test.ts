@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { definePlugin, defineTool } from '../../../../core/host/define.js';
+import { definePlugin, defineTool, validatePlugin } from '../../../../core/host/define.js';
 import type { McbridgeError } from '../../../../core/host/errors.js';
 import { Host } from '../../../../core/host/host.js';
 import { ModLink, type ModLinkOptions } from '../../../../core/host/link/mod-link.js';
 import { resolveVerb, TICK_MS } from '../../../../core/host/link/verbs.js';
 import { silentLogger } from '../../../../core/util/log.js';
 import { ScriptedMod, SERVER_HELLO, type ScriptedModOptions, type ScriptedReply } from '../../../support/scripted-mod.js';
+import { caught } from '../../../support/errors.js';
 import { builtinVerbs } from '../../../support/verbs.js';
 import { waitUntil } from '../../../support/wait-until.js';
 
@@ -115,5 +116,24 @@ describe('argument-dependent rules, declared by their plugins', () => {
     await expect(link.request('WAIT 2')).resolves.toMatchObject({ type: 'wait_ack' });
     expect(mod.connections).toHaveLength(1);
     expect(link.stats.undeclaredVerbs).toBe(1);
+  });
+});
+
+describe('verbs the mod answers at once (immediate)', () => {
+  it('the built-in reader-thread verbs are immediate, and only with an argument the mod accepts (mod-protocol.md §2.1)', () => {
+    const verbs = builtinVerbs();
+    const immediate = (line: string) => resolveVerb(line, verbs).immediate;
+    for (const line of ['PING', 'CAPS', 'MARK experiment 3', 'CONTEXT', 'WAIT 0', 'WAIT -3']) expect(immediate(line), line).toBe(true);
+    // Server-thread verbs, a blocking WAIT, and a WAIT whose argument the mod's parseInt refuses.
+    for (const line of ['STATE', 'CMD time query day', 'CONTEXT ctx-1', 'ENTITIES', 'PLAYER Steve', 'WAIT 5', 'WAIT abc', 'WAIT -99999999999', 'FROB']) {
+      expect(immediate(line), line).toBe(false);
+    }
+  });
+
+  it('a verb cannot be declared both blocking and immediate', () => {
+    const plugin = definePlugin({ name: 'both', version: '1.0.0', apiVersion: 1, verbs: { SLOW: { replies: ['slow_ack'], blocking: true, immediate: true } } });
+    const err = caught(() => validatePlugin(plugin, 'config'));
+    expect(err.code).toBe('invalid_params');
+    expect(err.message).toMatch(/verbs\.SLOW\.immediate cannot be both blocking .* and immediate .*: keep one/);
   });
 });
