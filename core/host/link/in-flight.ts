@@ -94,7 +94,10 @@ export class InFlight<J> {
    * answers first. A barrier (PING) never fails, and an entry behind one was not read yet.
    */
   targetOf(type: string | undefined, reply: ModMessage): Entry<J> | undefined {
-    if (type !== 'error') return this.entries.find((e) => e.replies.length === 0 || (type !== undefined && e.replies.includes(type)));
+    if (type !== 'error') {
+      for (const e of this.entries) if (e.replies.length === 0 || (type !== undefined && e.replies.includes(type))) return e;
+      return undefined;
+    }
     const candidates = this.entries.filter((e) => e.kind !== 'barrier' && !this.behindBarrier(e));
     if (candidates.length <= 1) return candidates[0];
     const named = typeof reply.message === 'string' ? UNKNOWN_COMMAND.exec(reply.message)?.[1] : undefined;

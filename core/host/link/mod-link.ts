@@ -107,7 +107,8 @@ export class ModLink extends EventEmitter {
       helloTimeoutMs: 5_000,
       capsTimeoutMs: 10_000,
       owedGraceMs: 10_000,
-      echoWindowMs: 50,
+      // Twice Linux's minimum delayed ACK: a copy from a mod that keeps Nagle's algorithm on trails by that much.
+      echoWindowMs: 100,
       maxLineBytes: DEFAULT_MAX_LINE_BYTES,
       maxSideRequests: 16,
       ...options,

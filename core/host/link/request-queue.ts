@@ -7,6 +7,13 @@ import { cancelledError, modErrorOf, queueTimeoutError, replyType, timeoutError,
 /** The barrier before each request to a mod that answers twice: PING, answered at once and never with an error. */
 const BARRIER = { line: 'PING', replies: ['pong'], immediate: true } as const;
 
+/**
+ * A mod that answers twice does so from its first replies. For this many replies on a new
+ * connection, a reply byte-equal to the previous one of its type is kept back as a possible copy;
+ * after that the mod is trusted, and only copies that arrive with nothing waiting give it away.
+ */
+export const PROBATION_REPLIES = 64;
+
 interface Job {
   line: string;
   replies: readonly string[];
@@ -67,6 +74,8 @@ export class RequestQueue {
   private pumpScheduled = false;
   /** The last reply of each type on this connection, as sent (a second copy is byte-equal), and how long it took. */
   private readonly lastSeen = new Map<string, { line: string; tookMs: number }>();
+  /** Replies delivered on this connection, up to PROBATION_REPLIES. */
+  private answered = 0;
   private doubleAnswering = false;
 
   constructor(private readonly opts: RequestQueueOptions) {}
@@ -101,6 +110,7 @@ export class RequestQueue {
       this.settle(job, new McbridgeError('not_connected', `${reason} before '${job.line}' was sent`));
     }
     this.lastSeen.clear();
+    this.answered = 0;
     this.doubleAnswering = false;
   }
 
@@ -120,7 +130,7 @@ export class RequestQueue {
         reject(new McbridgeError('unavailable', `the daemon stopped before '${line}' was sent`));
         return;
       }
-      const job: Job = { line, ...expect, timeoutMs, arrivedAt, resolve, reject, settled: false, entry: null };
+      const job: Job = { line, replies: expect.replies, immediate: expect.immediate, timeoutMs, arrivedAt, resolve, reject, settled: false, entry: null };
       if (signal) {
         const onAbort = () => this.cancel(job);
         signal.addEventListener('abort', onAbort, { once: true });
@@ -167,7 +177,7 @@ export class RequestQueue {
       clearTimeout(entry.held.timer);
       entry.held = undefined;
       this.duplicate(type);
-    } else if (this.isCopy(type, line)) {
+    } else if ((this.answered < PROBATION_REPLIES || this.doubleAnswering) && this.isCopy(type, line)) {
       // Byte-equal to the last reply of its type: a copy, or (same millisecond) a genuine twin.
       // Only another reply for this request tells: wait for one about as long as the last took.
       const window = Math.max(this.opts.echoWindowMs, 2 * this.lastSeen.get(type ?? '')!.tookMs);
@@ -182,6 +192,7 @@ export class RequestQueue {
     const job = entry.job!;
     this.forget(entry);
     this.seen(entry, type, line, at);
+    if (this.answered < PROBATION_REPLIES) this.answered += 1;
     this.settle(job, type === 'error' ? modErrorOf(job.line, reply) : null, reply as ModReply);
   }
 
@@ -193,7 +204,13 @@ export class RequestQueue {
   }
 
   private seen(entry: Entry<Job>, type: string | undefined, line: string, at = Date.now()): void {
-    this.lastSeen.set(type ?? '', { line, tookMs: at - entry.sentAt });
+    const last = this.lastSeen.get(type ?? '');
+    if (last) {
+      last.line = line;
+      last.tookMs = at - entry.sentAt;
+    } else {
+      this.lastSeen.set(type ?? '', { line, tookMs: at - entry.sentAt });
+    }
   }
 
   /** Byte-equal to the last reply of its type. */
@@ -234,7 +251,7 @@ export class RequestQueue {
    * reply just delivered, say) is routed first, while nothing new waits for it.
    */
   private schedulePump(): void {
-    if (this.pumpScheduled) return;
+    if (this.pumpScheduled || this.queue.length === 0) return;
     this.pumpScheduled = true;
     queueMicrotask(() => {
       this.pumpScheduled = false;

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McbridgeError } from '../../../../core/host/errors.js';
 import { ModLink, type ModLinkOptions } from '../../../../core/host/link/mod-link.js';
+import { PROBATION_REPLIES } from '../../../../core/host/link/request-queue.js';
 import { silentLogger } from '../../../../core/util/log.js';
 import { Gate, ScriptedMod, type ScriptedModOptions } from '../../../support/scripted-mod.js';
 import { builtinVerbs } from '../../../support/verbs.js';
@@ -86,5 +87,16 @@ describe('a healthy mod that answers twice the same, byte for byte', () => {
     expect(Date.now() - asked).toBeGreaterThanOrEqual(25);
     expect(link.stats).toMatchObject({ strayReplies: 0, duplicateReplies: 0 });
     expect(link.status().doubleAnswering).toBe(false);
+  });
+
+  it(`after ${PROBATION_REPLIES} replies without a copy the mod is trusted: identical answers are delivered at once`, async () => {
+    let distinct = 0;
+    const { link } = await setup(
+      { respond: (line) => (line === 'STATE' ? [{ line: { type: 'state', millis: 1, tick: distinct < PROBATION_REPLIES ? ++distinct : distinct } }] : undefined) },
+      { echoWindowMs: 60_000 }, // a kept-back reply would outlast the test
+    );
+    for (let i = 0; i < PROBATION_REPLIES; i++) await link.request('STATE');
+    for (let i = 0; i < 3; i++) await expect(link.request('STATE')).resolves.toMatchObject({ tick: PROBATION_REPLIES });
+    expect(link.stats.duplicateReplies).toBe(0);
   });
 });
