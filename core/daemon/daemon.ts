@@ -4,7 +4,8 @@ import { ConfigRuntime } from './config/runtime.js';
 import { Host, type LinkSettings, type PluginEntry } from '../host/host.js';
 import type { Vantage } from '../host/link/discovery.js';
 import type { Logger } from '../util/log.js';
-import type { ToolPolicy } from '../host/registry/policy.js';
+import { policyProblems, type ToolPolicy } from '../host/registry/policy.js';
+import { McbridgeError } from '../host/errors.js';
 import { builtinPlugins } from './builtins.js';
 import { startSim, type SimulatedMod } from '../sim/index.js';
 
@@ -62,6 +63,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ...(options.plugins ?? []),
     ],
   });
+  if (!options.config) {
+    // With a config, its plan checks the merged policy; without one, the flags are checked here.
+    const problems = policyProblems(options.policy ?? {}, host.registry.list());
+    for (const p of problems.filter((x) => !x.fatal)) options.log.warn({ entry: p.entry }, `policy: ${p.message}`);
+    const fatal = problems.filter((x) => x.fatal);
+    if (fatal.length > 0) {
+      await sim?.stop();
+      throw new McbridgeError('invalid_params', fatal.map((p) => `--${p.path.replace(/\[\d+\]$/, '')}: ${p.message}`).join('\n'), { problems: fatal });
+    }
+  }
   let config: ConfigRuntime | null = null;
   if (options.config) {
     config = new ConfigRuntime(host, {

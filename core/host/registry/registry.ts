@@ -168,7 +168,7 @@ export class ToolRegistry extends EventEmitter {
   }
 
   availability(tool: RegisteredTool, view: CapsView, visiting: ReadonlySet<string> = new Set()): Availability {
-    const hiddenBy = policyVerdict(this.policy, tool.name, tool.annotations);
+    const hiddenBy = policyVerdict(this.policy, tool);
     if (hiddenBy) {
       const by = this.policy.readOnly && tool.annotations.readOnly !== true ? 'read-only' : 'policy';
       return { name: tool.name, available: false, disabled: true, reason: hiddenBy, hiddenBy: by };
