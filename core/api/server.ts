@@ -9,8 +9,9 @@ import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../util/lines.js';
 import type { Logger } from '../util/log.js';
 import { isLoopback } from '../util/net.js';
 import {
-  cancelParams, requestFrame, subscribeParams, SUBSCRIPTION_TOPICS, type GapFrame, type RequestFrame, type ServerFrame,
+  cancelParams, encodeFrame, errorFrame, subscribeParams, SUBSCRIPTION_TOPICS, type GapFrame, type RequestFrame, type ServerFrame,
 } from './frames.js';
+import { parseRequestLine, type RequestId } from './request-line.js';
 
 export const DEFAULT_API_HOST = '127.0.0.1';
 export const DEFAULT_API_PORT = 8765;
@@ -151,25 +152,12 @@ export class LocalApiServer {
 
   private onLine(conn: Connection, line: string): void {
     if (line.trim() === '') return;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(line);
-    } catch (err) {
-      this.send(conn, errorFrame(null, new McbridgeError('invalid_request', `the request is not valid JSON (${(err as Error).message}); send one JSON object per line, e.g. {"id":1,"method":"status"}`)));
+    const request = parseRequestLine(line);
+    if (!request.ok) {
+      this.send(conn, errorFrame(request.id, request.error));
       return;
     }
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-      this.send(conn, errorFrame(null, new McbridgeError('invalid_request', 'the request must be a JSON object, e.g. {"id":1,"method":"status","params":{}}')));
-      return;
-    }
-    const id = (raw as { id?: unknown }).id ?? null;
-    const parsed = requestFrame.safeParse(raw);
-    if (!parsed.success) {
-      const paramsOnly = parsed.error.issues.every((i) => i.path[0] === 'params');
-      this.send(conn, errorFrame(id, new McbridgeError(paramsOnly ? 'invalid_params' : 'invalid_request', describeZodError(parsed.error, 'request'))));
-      return;
-    }
-    const frame = parsed.data;
+    const { id, frame } = request;
     if (this.options.token && !tokensMatch(frame.auth, this.options.token)) {
       this.send(conn, errorFrame(id, new McbridgeError('unauthorized', 'this daemon requires a token: send it as "auth" in every request (mcbridge --api-token, or MCBRIDGE_API_TOKEN)')));
       return;
@@ -177,7 +165,7 @@ export class LocalApiServer {
     void this.dispatch(conn, id, frame);
   }
 
-  private async dispatch(conn: Connection, id: unknown, frame: RequestFrame): Promise<void> {
+  private async dispatch(conn: Connection, id: RequestId, frame: RequestFrame): Promise<void> {
     const params = frame.params ?? {};
     try {
       switch (frame.method) {
@@ -202,7 +190,7 @@ export class LocalApiServer {
     }
   }
 
-  private async callTool(conn: Connection, id: unknown, frame: RequestFrame, params: Record<string, unknown>): Promise<void> {
+  private async callTool(conn: Connection, id: RequestId, frame: RequestFrame, params: Record<string, unknown>): Promise<void> {
     const key = idKey(id);
     if (conn.inFlight.has(key)) {
       throw new McbridgeError('invalid_request', `a request with id ${key} is already in flight on this connection; use a new id`);
@@ -244,14 +232,21 @@ export class LocalApiServer {
     return { cancelled: true };
   }
 
-  private reply(conn: Connection, id: unknown, result: unknown): void {
-    this.send(conn, { type: 'response', id, ok: true, result: result ?? null });
+  /** Always with `result`: JSON has no undefined, and a key JSON.stringify would drop is a missing answer. */
+  private reply(conn: Connection, id: RequestId, result: unknown): void {
+    const answer = result === undefined || typeof result === 'function' || typeof result === 'symbol' ? null : result;
+    this.send(conn, { type: 'response', id, ok: true, result: answer });
   }
 
   private send(conn: Connection, frame: ServerFrame): void {
     if (conn.socket.destroyed) return;
     this.catchUp(conn); // keep the order: events recorded before this frame go first
-    conn.socket.write(JSON.stringify(frame) + '\n');
+    const text = encodeFrame(frame);
+    if (text === null) {
+      this.options.log.warn({ id: (frame as { id?: unknown }).id }, 'dropped a progress frame that could not be sent as JSON');
+      return;
+    }
+    conn.socket.write(text + '\n');
   }
 
   // ---- pushes --------------------------------------------------------------------
@@ -328,12 +323,6 @@ export class LocalApiServer {
       conn.socket.write(line);
     }
   }
-}
-
-function errorFrame(id: unknown, error: McbridgeError): ServerFrame {
-  const frame: ServerFrame = { type: 'response', id, ok: false, error: error.message, code: error.code };
-  if (error.details) frame.details = error.details;
-  return frame;
 }
 
 export { SUBSCRIPTION_TOPICS };
