@@ -5,18 +5,27 @@ import type { RecordedEvent } from '../host/events/event-log.js';
 import { EventFrameEncoder } from './event-frames.js';
 import type { Host } from '../host/host.js';
 import { describeZodError } from '../host/host.js';
-import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../util/lines.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../util/lines.js';
 import type { Logger } from '../util/log.js';
 import { isLoopback } from '../util/net.js';
 import {
   cancelParams, encodeFrame, errorFrame, subscribeParams, SUBSCRIPTION_TOPICS, type GapFrame, type RequestFrame, type ServerFrame,
 } from './frames.js';
 import { parseRequestLine, type RequestId } from './request-line.js';
+import { RequestReader } from './request-reader.js';
 
 export const DEFAULT_API_HOST = '127.0.0.1';
 export const DEFAULT_API_PORT = 8765;
-/** A subscriber this far behind gets no more pushes until it drains; then a `gap` frame. */
+/**
+ * A connection this far behind gets no more pushes until it drains (then a `gap` frame),
+ * and no more of its request lines are read until then.
+ */
 export const DEFAULT_PUSH_BUFFER_BYTES = 8 * 1024 * 1024;
+/**
+ * Room past the push buffer for responses already owed when reading stopped (requests in
+ * flight answer later); a connection whose unsent output passes both is closed.
+ */
+export const RESPONSE_OVERSHOOT_BYTES = 64 * 1024 * 1024;
 
 export interface LocalApiOptions {
   host?: string;
@@ -26,8 +35,10 @@ export interface LocalApiOptions {
   /** Bind a non-loopback address (the API runs console commands). */
   allowRemote?: boolean;
   maxLineBytes?: number;
-  /** Bytes of pushes a subscriber may have unread before it skips events (and gets a `gap` frame). */
+  /** Bytes a connection may have unread before it skips events (and gets a `gap` frame) and its requests wait. */
   pushBufferBytes?: number;
+  /** Unsent bytes at which a connection is closed; default the push buffer plus `RESPONSE_OVERSHOOT_BYTES`. */
+  maxOutputBytes?: number;
   log: Logger;
   /** `stop` was called by a client. */
   onStop?: () => void;
@@ -38,6 +49,9 @@ type EventBatch = RecordedEvent[];
 
 interface Connection {
   socket: net.Socket;
+  /** The peer's address, for logs. */
+  address: string;
+  reader: RequestReader;
   topics: Set<string>;
   inFlight: Map<string, AbortController>;
   gap: { dropped: number; fromSeq: number; toSeq: number } | null;
@@ -72,12 +86,14 @@ export class LocalApiServer {
   private batch: EventBatch | null = null;
   private readonly encoder: EventFrameEncoder;
   private readonly pushBufferBytes: number;
+  private readonly maxOutputBytes: number;
 
   constructor(private readonly host: Host, private readonly options: LocalApiOptions) {
     this.bindHost = options.host ?? DEFAULT_API_HOST;
     this.server = net.createServer((socket) => this.accept(socket));
     this.encoder = new EventFrameEncoder(host.events);
     this.pushBufferBytes = options.pushBufferBytes ?? DEFAULT_PUSH_BUFFER_BYTES;
+    this.maxOutputBytes = options.maxOutputBytes ?? this.pushBufferBytes + RESPONSE_OVERSHOOT_BYTES;
     this.unsubscribeLog = host.events.subscribe((event) => this.push(event));
     this.onSurface = () => this.pushSurface();
     host.on('surface', this.onSurface);
@@ -88,6 +104,8 @@ export class LocalApiServer {
       subscribers: [...this.connections].filter((c) => c.topics.size > 0).length,
       auth: options.token ? 'token' : 'none',
       pushBufferBytes: this.pushBufferBytes,
+      /** Connections not being read because their unsent output is over the push buffer. */
+      paused: [...this.connections].filter((c) => c.reader.paused).length,
     }));
   }
 
@@ -130,21 +148,35 @@ export class LocalApiServer {
 
   private accept(socket: net.Socket): void {
     socket.setNoDelay(true);
-    const conn: Connection = { socket, topics: new Set(), inFlight: new Map(), gap: null, batch: null, delivered: 0 };
-    this.connections.add(conn);
-    const maxLineBytes = this.options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-    const splitter = new LineSplitter({
-      maxLineBytes,
-      onLine: (line) => this.onLine(conn, line),
-      onOverflow: (bytes) => this.send(conn, errorFrame(null, new McbridgeError(
-        'invalid_request', `request line of ${bytes} bytes exceeds the ${maxLineBytes}-byte limit; send smaller params`,
-      ))),
-    });
-    socket.on('data', (chunk: Buffer) => splitter.push(chunk));
-    socket.on('drain', () => this.flushGap(conn));
     socket.on('error', () => {});
+    const address = socket.remoteAddress ?? 'unknown';
+    const maxLineBytes = this.options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    const conn: Connection = {
+      socket,
+      address,
+      reader: new RequestReader(socket, {
+        maxLineBytes,
+        pauseAboveBytes: this.pushBufferBytes,
+        onLine: (line) => this.onLine(conn, line),
+        onOverflow: (bytes) => this.send(conn, errorFrame(null, new McbridgeError(
+          'invalid_request', `request line of ${bytes} bytes exceeds the ${maxLineBytes}-byte limit; send smaller params`,
+        ))),
+      }),
+      topics: new Set(),
+      inFlight: new Map(),
+      gap: null,
+      batch: null,
+      delivered: 0,
+    };
+    this.connections.add(conn);
+    socket.on('data', (chunk: Buffer) => conn.reader.read(chunk));
+    socket.on('drain', () => {
+      this.flushGap(conn);
+      conn.reader.pump();
+    });
     socket.on('close', () => {
       this.connections.delete(conn);
+      conn.reader.stop();
       // A client that goes away cancels what it asked for (its WAITs stop).
       for (const controller of conn.inFlight.values()) controller.abort();
     });
@@ -241,12 +273,26 @@ export class LocalApiServer {
   private send(conn: Connection, frame: ServerFrame): void {
     if (conn.socket.destroyed) return;
     this.catchUp(conn); // keep the order: events recorded before this frame go first
+    if (this.overflowed(conn)) return;
     const text = encodeFrame(frame);
     if (text === null) {
       this.options.log.warn({ id: (frame as { id?: unknown }).id }, 'dropped a progress frame that could not be sent as JSON');
       return;
     }
     conn.socket.write(text + '\n');
+  }
+
+  /**
+   * Past the hard bound (its reading paused long ago, yet answers owed keep coming), the
+   * connection is closed: one client that does not read must not take the daemon's memory.
+   */
+  private overflowed(conn: Connection): boolean {
+    const unsent = conn.socket.writableLength;
+    if (unsent <= this.maxOutputBytes) return false;
+    this.options.log.warn({ address: conn.address, unsentBytes: unsent, limit: this.maxOutputBytes },
+      `closing an API connection that does not read its answers: ${unsent} bytes unsent, past the ${this.maxOutputBytes}-byte limit`);
+    conn.socket.destroy();
+    return true;
   }
 
   // ---- pushes --------------------------------------------------------------------
@@ -320,7 +366,7 @@ export class LocalApiServer {
       line ??= JSON.stringify({ type: 'event', event: 'surface', data: this.host.manifest() }) + '\n';
       if (conn.socket.destroyed) continue;
       this.catchUp(conn);
-      conn.socket.write(line);
+      if (!this.overflowed(conn)) conn.socket.write(line);
     }
   }
 }
