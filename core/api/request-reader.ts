@@ -1,5 +1,6 @@
 import type net from 'node:net';
 import { LineSplitter } from '../util/lines.js';
+import type { PreAuth } from './connection-guard.js';
 
 /**
  * Request lines handled per connection per turn of the event loop: quick answers are
@@ -11,9 +12,13 @@ export interface RequestReaderOptions {
   maxLineBytes: number;
   /** Unsent output past which no more lines are handled (and the socket is not read) until `drain`. */
   pauseAboveBytes: number;
+  /** Set when the daemon has a token: the connection's allowance before it sends it. */
+  preAuth: PreAuth | null;
   onLine(line: string): void;
   /** A line past `maxLineBytes`, of this many bytes, was dropped. */
   onOverflow(bytes: number): void;
+  /** The pre-auth allowance is spent and none of its lines carried the token. */
+  onAllowanceSpent(): void;
 }
 
 /**
@@ -27,12 +32,16 @@ export class RequestReader {
   /** Read but not handled yet; a number stands for a line past the length bound. */
   private lines: Array<string | number> = [];
   private next = 0;
+  /** Bytes read past the pre-auth allowance, held until the lines before them show whether the token came. */
+  private beyondAllowance: Buffer | null = null;
+  private preAuth: PreAuth | null;
   private turnScheduled = false;
   private stopped = false;
   /** Not read because the unsent output is over the bound. */
   paused = false;
 
   constructor(private readonly socket: net.Socket, private readonly options: RequestReaderOptions) {
+    this.preAuth = options.preAuth;
     this.splitter = new LineSplitter({
       maxLineBytes: options.maxLineBytes,
       onLine: (line) => this.lines.push(line),
@@ -40,15 +49,41 @@ export class RequestReader {
     });
   }
 
-  /** Read nothing more (the socket closed). */
+  get authenticated(): boolean {
+    return this.preAuth === null;
+  }
+
+  /** The token came: no allowance any more. */
+  authenticate(): void {
+    this.preAuth?.release();
+    this.preAuth = null;
+  }
+
+  /** Read nothing more (the connection is being closed); the allowance is given back on `close`. */
   stop(): void {
     this.stopped = true;
     this.lines = [];
     this.next = 0;
+    this.beyondAllowance = null;
+  }
+
+  /** The socket closed. */
+  closed(): void {
+    this.stop();
+    this.preAuth?.release();
   }
 
   read(chunk: Buffer): void {
     if (this.stopped) return;
+    if (this.preAuth) {
+      const allowed = this.preAuth.bytesLeft;
+      if (chunk.length > allowed) {
+        this.beyondAllowance = chunk.subarray(allowed);
+        chunk = chunk.subarray(0, allowed);
+        this.socket.pause();
+      }
+      this.preAuth.bytesLeft -= chunk.length;
+    }
     this.splitter.push(chunk);
     this.pump();
   }
@@ -77,6 +112,13 @@ export class RequestReader {
     this.lines = [];
     this.next = 0;
     if (this.stopped || this.socket.destroyed) return;
+    const beyond = this.beyondAllowance;
+    if (beyond) {
+      this.beyondAllowance = null;
+      if (this.preAuth) this.options.onAllowanceSpent();
+      else this.read(beyond);
+      return;
+    }
     this.paused = this.socket.writableLength > this.options.pauseAboveBytes;
     if (this.paused) this.socket.pause();
     else this.socket.resume();

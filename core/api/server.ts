@@ -1,5 +1,4 @@
 import net from 'node:net';
-import { timingSafeEqual } from 'node:crypto';
 import { McbridgeError, toMcbridgeError } from '../host/errors.js';
 import type { RecordedEvent } from '../host/events/event-log.js';
 import { EventFrameEncoder } from './event-frames.js';
@@ -8,6 +7,7 @@ import { describeZodError } from '../host/host.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../util/lines.js';
 import type { Logger } from '../util/log.js';
 import { isLoopback } from '../util/net.js';
+import { checkTokenStrength, ConnectionGuard, peerAddress, type GuardLimits, type PreAuth } from './connection-guard.js';
 import {
   cancelParams, encodeFrame, errorFrame, subscribeParams, SUBSCRIPTION_TOPICS, type GapFrame, type RequestFrame, type ServerFrame,
 } from './frames.js';
@@ -39,6 +39,8 @@ export interface LocalApiOptions {
   pushBufferBytes?: number;
   /** Unsent bytes at which a connection is closed; default the push buffer plus `RESPONSE_OVERSHOOT_BYTES`. */
   maxOutputBytes?: number;
+  /** Limits before the token arrives (only with a token); the defaults are documented in connection-guard.ts. */
+  guard?: Partial<GuardLimits>;
   log: Logger;
   /** `stop` was called by a client. */
   onStop?: () => void;
@@ -49,7 +51,7 @@ type EventBatch = RecordedEvent[];
 
 interface Connection {
   socket: net.Socket;
-  /** The peer's address, for logs. */
+  /** The peer's address, for the auth throttle and logs. */
   address: string;
   reader: RequestReader;
   topics: Set<string>;
@@ -62,13 +64,6 @@ interface Connection {
 
 function idKey(id: unknown): string {
   return JSON.stringify(id ?? null);
-}
-
-function tokensMatch(given: string | undefined, expected: string): boolean {
-  if (given === undefined) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /**
@@ -87,6 +82,7 @@ export class LocalApiServer {
   private readonly encoder: EventFrameEncoder;
   private readonly pushBufferBytes: number;
   private readonly maxOutputBytes: number;
+  private readonly guard: ConnectionGuard | null;
 
   constructor(private readonly host: Host, private readonly options: LocalApiOptions) {
     this.bindHost = options.host ?? DEFAULT_API_HOST;
@@ -94,6 +90,7 @@ export class LocalApiServer {
     this.encoder = new EventFrameEncoder(host.events);
     this.pushBufferBytes = options.pushBufferBytes ?? DEFAULT_PUSH_BUFFER_BYTES;
     this.maxOutputBytes = options.maxOutputBytes ?? this.pushBufferBytes + RESPONSE_OVERSHOOT_BYTES;
+    this.guard = options.token ? new ConnectionGuard(options.token, options.guard, options.log) : null;
     this.unsubscribeLog = host.events.subscribe((event) => this.push(event));
     this.onSurface = () => this.pushSurface();
     host.on('surface', this.onSurface);
@@ -106,11 +103,13 @@ export class LocalApiServer {
       pushBufferBytes: this.pushBufferBytes,
       /** Connections not being read because their unsent output is over the push buffer. */
       paused: [...this.connections].filter((c) => c.reader.paused).length,
+      pendingAuth: this.guard?.pending ?? 0,
     }));
   }
 
-  /** Bind; refuses a non-loopback address unless allowed and protected by a token. */
+  /** Bind; refuses a short token, and a non-loopback address unless allowed and protected by a token. */
   async listen(): Promise<{ host: string; port: number }> {
+    checkTokenStrength(this.options.token);
     if (!isLoopback(this.bindHost)) {
       if (!this.options.allowRemote) {
         throw new McbridgeError('invalid_params', `refusing to bind the local API to ${this.bindHost}: it runs console commands. ` +
@@ -149,7 +148,19 @@ export class LocalApiServer {
   private accept(socket: net.Socket): void {
     socket.setNoDelay(true);
     socket.on('error', () => {});
-    const address = socket.remoteAddress ?? 'unknown';
+    const address = peerAddress(socket.remoteAddress);
+    let preAuth: PreAuth | null = null;
+    if (this.guard) {
+      const guard = this.guard;
+      const admitted = guard.admit(address, () => this.refuse(conn, new McbridgeError('unauthorized',
+        `no request carrying the token within ${guard.limits.authTimeoutMs} ms of connecting; send "auth" with the first request`)));
+      if (admitted instanceof McbridgeError) {
+        socket.end(JSON.stringify(errorFrame(null, admitted)) + '\n');
+        socket.destroy();
+        return;
+      }
+      preAuth = admitted;
+    }
     const maxLineBytes = this.options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     const conn: Connection = {
       socket,
@@ -157,10 +168,13 @@ export class LocalApiServer {
       reader: new RequestReader(socket, {
         maxLineBytes,
         pauseAboveBytes: this.pushBufferBytes,
+        preAuth,
         onLine: (line) => this.onLine(conn, line),
         onOverflow: (bytes) => this.send(conn, errorFrame(null, new McbridgeError(
           'invalid_request', `request line of ${bytes} bytes exceeds the ${maxLineBytes}-byte limit; send smaller params`,
         ))),
+        onAllowanceSpent: () => this.refuse(conn, new McbridgeError('unauthorized',
+          `no request carrying the token within the first ${this.guard!.limits.preAuthBytes} bytes; send "auth" with the first request`)),
       }),
       topics: new Set(),
       inFlight: new Map(),
@@ -176,10 +190,23 @@ export class LocalApiServer {
     });
     socket.on('close', () => {
       this.connections.delete(conn);
-      conn.reader.stop();
+      conn.reader.closed();
       // A client that goes away cancels what it asked for (its WAITs stop).
       for (const controller of conn.inFlight.values()) controller.abort();
     });
+  }
+
+  /**
+   * Close a connection that did not send the token in time or within its bytes, with one
+   * answer saying why. What it sends meanwhile is read and dropped: closing with unread
+   * input would reset the connection and could lose the answer.
+   */
+  private refuse(conn: Connection, error: McbridgeError): void {
+    if (conn.socket.destroyed || conn.socket.writableEnded) return;
+    this.options.log.debug({ address: conn.address, code: error.code }, `closing an API connection: ${error.message}`);
+    conn.reader.stop();
+    conn.socket.resume();
+    conn.socket.end(JSON.stringify(errorFrame(null, error)) + '\n', () => conn.socket.destroy());
   }
 
   private onLine(conn: Connection, line: string): void {
@@ -190,9 +217,15 @@ export class LocalApiServer {
       return;
     }
     const { id, frame } = request;
-    if (this.options.token && !tokensMatch(frame.auth, this.options.token)) {
-      this.send(conn, errorFrame(id, new McbridgeError('unauthorized', 'this daemon requires a token: send it as "auth" in every request (mcbridge --api-token, or MCBRIDGE_API_TOKEN)')));
-      return;
+    if (this.guard) {
+      const refusal = !conn.reader.authenticated ? this.guard.authenticate(frame.auth, conn.address)
+        : this.guard.matches(frame.auth) ? null
+          : new McbridgeError('unauthorized', 'the token in "auth" is missing or wrong: send the one the daemon was started with in every request');
+      if (refusal) {
+        this.send(conn, errorFrame(id, refusal));
+        return;
+      }
+      conn.reader.authenticate();
     }
     void this.dispatch(conn, id, frame);
   }
