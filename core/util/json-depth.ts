@@ -21,12 +21,14 @@ const CLOSE_BRACE = 0x7d;
 
 /**
  * Whether the JSON text nests arrays and objects deeper than `maxDepth`, counting `[` and `{`
- * outside strings. Linear, and cheap where it matters: a line with no more openers than the
- * bound (almost every event) is cleared by `indexOf` alone. Malformed text gives an answer
- * that does not matter, because `JSON.parse` rejects it before it nests anything.
+ * outside strings. Linear, and cheap where it matters: a short line is cleared by its
+ * length, and one with no more openers than the bound (almost every event) by `indexOf`.
+ * Malformed text gives an answer that does not matter, because `JSON.parse` rejects it
+ * before it nests anything.
  */
 export function exceedsJsonDepth(text: string, maxDepth: number): boolean {
-  if (openersAtMost(text, maxDepth)) return false;
+  // A value nested d deep takes 2d characters: a short line cannot be too deep.
+  if (text.length <= 2 * maxDepth + 1 || openersAtMost(text, maxDepth)) return false;
   let depth = 0;
   const length = text.length;
   for (let i = 0; i < length; i++) {

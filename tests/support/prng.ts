@@ -1,21 +1,19 @@
+import { SeededRandom } from '../../core/sim/random.js';
+
 /**
- * A seeded PRNG (mulberry32) for generated tests: a failure names its seed, and the same
- * seed replays the same inputs.
+ * The sim's seeded PRNG (mulberry32) with what generated tests draw: a failure names its
+ * seed, and the same seed replays the same inputs.
  */
 export class Prng {
-  private state: number;
+  private readonly random: SeededRandom;
 
   constructor(readonly seed: number) {
-    this.state = seed >>> 0;
+    this.random = new SeededRandom(seed);
   }
 
   /** A float in [0, 1). */
   next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return this.random.nextUint32() / 4294967296;
   }
 
   /** An integer in [min, max]. */
