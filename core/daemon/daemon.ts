@@ -1,4 +1,4 @@
-import { LocalApiServer } from '../api/server.js';
+import { LocalApiServer, type LocalApiOptions } from '../api/server.js';
 import type { LoadedConfig } from './config/load.js';
 import { ConfigRuntime } from './config/runtime.js';
 import { Host, type LinkSettings, type PluginEntry } from '../host/host.js';
@@ -14,7 +14,7 @@ export interface DaemonOptions {
   link?: LinkSettings;
   buffer?: number;
   policy?: ToolPolicy;
-  api?: { host?: string; port?: number; token?: string; allowRemote?: boolean; pushBufferBytes?: number };
+  api?: Omit<LocalApiOptions, 'log' | 'onStop'>;
   /** Run an in-process simulated mod and connect to it instead of discovering a game. */
   sim?: boolean | { dir?: string; seed?: number };
   /** Plugins beyond the built-ins (config, npm). */

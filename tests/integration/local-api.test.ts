@@ -221,7 +221,7 @@ describe('local API binding and auth', () => {
   });
 
   it('requires the token on every request when one is set', async () => {
-    stack = await startStack({ daemon: { api: { token: 's3cret' } } });
+    stack = await startStack({ daemon: { api: { token: 's3cret-but-long-enough' } } });
     await expect(stack.client.call('ping')).resolves.toMatchObject({ pong: true });
     const anonymous = await ApiClient.connect({ port: stack.daemon.apiAddress.port, token: 'wrong' });
     const err = await failure(anonymous.call('state'));

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { exceedsJsonDepth, MAX_MOD_LINE_DEPTH } from '../../util/json-depth.js';
 import { LineSplitter } from '../../util/lines.js';
 
 export type ModMessage = Record<string, unknown> & { type?: unknown };
@@ -9,7 +10,7 @@ export interface ModConnectionHandlers {
   /** `line` is the JSON text the event was parsed from. */
   onEvent(event: ModMessage, line: string): void;
   onReply(reply: ModMessage): void;
-  /** A line that is not a JSON object, or one past the length bound. Never fatal. */
+  /** A line that is not a JSON object, or one past the length or nesting bound. Never fatal. */
   onBadLine(problem: string): void;
   onClose(error: Error | undefined): void;
 }
@@ -84,6 +85,10 @@ export class ModConnection {
 
   private route(line: string): void {
     if (line.trim() === '') return;
+    if (exceedsJsonDepth(line, MAX_MOD_LINE_DEPTH)) {
+      this.handlers.onBadLine(`a line nesting deeper than ${MAX_MOD_LINE_DEPTH} levels was discarded: ${line.slice(0, 120)}`);
+      return;
+    }
     let msg: unknown;
     try {
       msg = JSON.parse(line);
