@@ -80,7 +80,7 @@ class RotatingFile {
 }
 
 export class ActivityLog {
-  private readonly file: RotatingFile | null;
+  private file: RotatingFile | null;
   private readonly log: Logger;
 
   constructor(options: ActivityLogOptions) {
@@ -116,7 +116,9 @@ export class ActivityLog {
     }
   }
 
+  /** Calls that end after this still reach the process log, not the file. */
   close(): void {
     this.file?.close();
+    this.file = null;
   }
 }

@@ -10,6 +10,11 @@ export const requestFrame = z.object({
   params: z.record(z.string(), z.unknown(), { error: 'params must be a JSON object' }).nullish(),
   progress: z.boolean().optional(),
   auth: z.string().optional(),
+  /** Who is asking, for the activity log: the front-end and, for MCP, its session. */
+  caller: z.object({
+    frontend: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'caller.frontend must be a short lowercase name such as "cli" or "mcp"'),
+    session: z.string().max(64, 'caller.session must be at most 64 characters').optional(),
+  }).optional(),
 });
 
 export type RequestFrame = z.infer<typeof requestFrame>;

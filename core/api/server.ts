@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { McbridgeError, toMcbridgeError } from '../host/errors.js';
 import type { RecordedEvent } from '../host/events/event-log.js';
+import { ActivityLog } from './activity-log.js';
 import { EventFrameEncoder } from './event-frames.js';
 import type { Host } from '../host/host.js';
 import { describeZodError } from '../host/host.js';
@@ -44,12 +45,16 @@ export interface LocalApiOptions {
   log: Logger;
   /** `stop` was called by a client. */
   onStop?: () => void;
+  /** Where the activity log also goes, beside the process log: `--activity-log FILE`. */
+  activityLog?: { file?: string; maxBytes?: number; keep?: number };
 }
 
 /** Events recorded in one tick, in order; its identity tells connections which batch they saw. */
 type EventBatch = RecordedEvent[];
 
 interface Connection {
+  /** Numbered from 1 per daemon run, for the activity log. */
+  n: number;
   socket: net.Socket;
   /** The peer's address, for the auth throttle and logs. */
   address: string;
@@ -83,6 +88,8 @@ export class LocalApiServer {
   private readonly pushBufferBytes: number;
   private readonly maxOutputBytes: number;
   private readonly guard: ConnectionGuard | null;
+  private readonly activity: ActivityLog;
+  private accepted = 0;
 
   constructor(private readonly host: Host, private readonly options: LocalApiOptions) {
     this.bindHost = options.host ?? DEFAULT_API_HOST;
@@ -91,6 +98,7 @@ export class LocalApiServer {
     this.pushBufferBytes = options.pushBufferBytes ?? DEFAULT_PUSH_BUFFER_BYTES;
     this.maxOutputBytes = options.maxOutputBytes ?? this.pushBufferBytes + RESPONSE_OVERSHOOT_BYTES;
     this.guard = options.token ? new ConnectionGuard(options.token, options.guard, options.log) : null;
+    this.activity = new ActivityLog({ ...options.activityLog, log: options.log.child({ part: 'activity' }) });
     this.unsubscribeLog = host.events.subscribe((event) => this.push(event));
     this.onSurface = () => this.pushSurface();
     host.on('surface', this.onSurface);
@@ -143,6 +151,7 @@ export class LocalApiServer {
       conn.socket.destroy();
     }
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.activity.close();
   }
 
   private accept(socket: net.Socket): void {
@@ -163,6 +172,7 @@ export class LocalApiServer {
     }
     const maxLineBytes = this.options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     const conn: Connection = {
+      n: ++this.accepted,
       socket,
       address,
       reader: new RequestReader(socket, {
@@ -262,6 +272,9 @@ export class LocalApiServer {
     }
     const controller = new AbortController();
     conn.inFlight.set(key, controller);
+    const caller = { frontend: frame.caller?.frontend ?? 'api', conn: conn.n, ...(frame.caller?.session ? { session: frame.caller.session } : {}), remote: conn.address };
+    const mutating = this.host.registry.get(frame.method)?.annotations.readOnly !== true;
+    const ended = this.activity.begin({ id, tool: frame.method, caller, mutating, args: params });
     // A tool may report progress from a timer that outlives it: nothing may follow the response.
     let settled = false;
     try {
@@ -270,7 +283,11 @@ export class LocalApiServer {
         onProgress: frame.progress ? (p) => settled || this.send(conn, { type: 'progress', id, ...p }) : undefined,
       });
       settled = true;
+      ended('ok');
       this.reply(conn, id, result);
+    } catch (err) {
+      ended(toMcbridgeError(err).code);
+      throw err;
     } finally {
       settled = true;
       conn.inFlight.delete(key);
