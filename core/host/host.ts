@@ -369,11 +369,15 @@ export class Host extends EventEmitter {
     if (signal.aborted) throw new McbridgeError('cancelled', `the call to '${name}' was cancelled`);
     try {
       const scope = new CallScope(this.events, name, this.log);
-      const result = await scope.run(
-        () => tool.spec.run(parsed.data, this.toolContext(tool, signal, options, scope)),
-        (cleanupSignal) => this.toolContext(tool, cleanupSignal, options, scope),
-        signal,
-      );
+      let result: unknown;
+      try {
+        result = await tool.spec.run(parsed.data, this.toolContext(tool, signal, options, scope));
+      } catch (err) {
+        if (scope.open) await scope.close((own) => this.toolContext(tool, own, options, scope), signal, true, err);
+        throw err;
+      }
+      // Most calls defer nothing: no clean-up step, no extra await.
+      if (scope.open) await scope.close((own) => this.toolContext(tool, own, options, scope), signal, false);
       return this.checkOutput(tool, result);
     } catch (err) {
       if (signal.aborted && !(err instanceof McbridgeError && err.code === 'cancelled')) {

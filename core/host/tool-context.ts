@@ -9,9 +9,9 @@ import type { ToolContext } from './plugin-api.js';
 import type { Logger } from '../util/log.js';
 
 /** `ctx.waitFor`'s timeout when the tool gives none. */
-export const DEFAULT_WAIT_FOR_MS = 30_000;
+const DEFAULT_WAIT_FOR_MS = 30_000;
 /** How long all of a call's clean-ups together may take after it ended (or was cancelled). */
-export const CLEANUP_MS = 10_000;
+const CLEANUP_MS = 10_000;
 /** setTimeout fires at once beyond this; a longer wait has no timer at all. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -71,21 +71,17 @@ export class CallScope {
     }
   }
 
+  /** Whether `close` has anything to do: clean-ups deferred, or followers to end. */
+  get open(): boolean {
+    return (this.deferred !== undefined && this.deferred.length > 0) || this.ended !== undefined;
+  }
+
   /**
-   * Run the call's body, then its clean-ups on every exit path (newest first), each with a
-   * context from `contextFor` whose signal is not the call's. A failing clean-up fails the call;
-   * a failing body is reported with its clean-up failures appended.
+   * After the call's body: run its clean-ups (newest first), each with a context from
+   * `contextFor` whose signal is not the call's, and end its followers. Throws what the caller
+   * should hear: the body's failure (`failed`), with failing clean-ups appended, or a clean-up's.
    */
-  async run<T>(main: () => Promise<T>, contextFor: (signal: AbortSignal) => ToolContext, signal: AbortSignal): Promise<T> {
-    let result: T | undefined;
-    let failure: unknown;
-    let failed = false;
-    try {
-      result = await main();
-    } catch (err) {
-      failed = true;
-      failure = err;
-    }
+  async close(contextFor: (signal: AbortSignal) => ToolContext, signal: AbortSignal, failed: boolean, failure?: unknown): Promise<void> {
     let errors: McbridgeError[] = [];
     try {
       if (this.deferred !== undefined && this.deferred.length > 0) errors = await this.cleanUp(this.deferred, contextFor);
@@ -94,7 +90,7 @@ export class CallScope {
     }
     if (errors.length === 0) {
       if (failed) throw failure;
-      return result as T;
+      return;
     }
     if (failed) {
       // The caller hears of both, whatever the body threw; a cancelled call stays `cancelled`.

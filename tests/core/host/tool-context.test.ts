@@ -126,8 +126,7 @@ describe('ctx.defer', () => {
     scope.defer(() => ran.push('older, synchronous'));
     scope.defer(() => new Promise(() => undefined));
     const started = Date.now();
-    const run = scope.run(async () => 'ok', () => ({}) as ToolContext, new AbortController().signal);
-    const err = await failure(run);
+    const err = await failure(scope.close(() => ({}) as ToolContext, new AbortController().signal, false));
     expect(err.code).toBe('timeout');
     expect(err.message).toBe("tool 'stuck' finished, but its clean-up failed: a clean-up did not finish within 50 ms after the call ended");
     expect(Date.now() - started).toBeLessThan(2_000);
