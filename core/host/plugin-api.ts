@@ -69,7 +69,7 @@ export interface HostStatus {
   link: Pick<LinkStatus, 'connectedAt' | 'inFlight' | 'queued' | 'owed' | 'stats'>;
   events: EventStats;
   tools: { total: number; available: number; revision: number };
-  plugins: Array<Pick<PluginInfo, 'name' | 'version' | 'source' | 'state' | 'from' | 'error'>>;
+  plugins: Array<Omit<PluginInfo, 'tools' | 'description'>>;
   uptimeSeconds: number;
   [section: string]: unknown;
 }
