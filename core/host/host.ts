@@ -2,6 +2,9 @@ import { EventEmitter, setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { McbridgeError, toMcbridgeError } from './errors.js';
 import { EventLog, type RecordedEvent } from './events/event-log.js';
+import { followEvents } from './events/follow.js';
+import { CallScope } from './tool-context.js';
+import { sleep } from './abort.js';
 import { DEFAULT_CAPS, normalizeCaps } from './link/caps.js';
 import type { Vantage } from './link/discovery.js';
 import { ModLink, type ModLinkOptions } from './link/mod-link.js';
@@ -10,7 +13,7 @@ import { formatIssuePath, validatePlugin } from './define.js';
 import type { ToolPolicy } from './registry/policy.js';
 import { ToolRegistry, type CapsView, type RegisteredTool } from './registry/registry.js';
 import type {
-  EventsView, HostView, Manifest, Plugin, PluginContext, PluginInfo, PluginSource, Service, Surface, ToolContext,
+  EventsView, HostStatus, HostView, Manifest, Plugin, PluginContext, PluginInfo, PluginSource, Service, Surface, ToolContext,
 } from './plugin-api.js';
 import { VERSION } from '../util/version.js';
 
@@ -288,10 +291,10 @@ export class Host extends EventEmitter {
     });
   }
 
-  status(): Record<string, unknown> {
+  status(): HostStatus {
     const link = this.link.status();
     const manifest = this.manifest();
-    const out: Record<string, unknown> = {
+    const out: HostStatus = {
       version: VERSION,
       connected: link.connected,
       state: link.state,
@@ -329,7 +332,8 @@ export class Host extends EventEmitter {
     };
   }
 
-  private eventsView(signal: AbortSignal): EventsView {
+  /** The event log as a context sees it: waits end with `signal`, followers also when `scope`'s call ends. */
+  private eventsView(signal: AbortSignal, scope?: CallScope): EventsView {
     const log = this.events;
     return {
       get streamId() {
@@ -341,6 +345,7 @@ export class Host extends EventEmitter {
       query: (q) => log.query(q),
       waitFor: (match: (e: RecordedEvent) => boolean, options = {}) => log.waitFor(match, { ...options, signal }),
       stats: () => log.stats(),
+      follow: (options) => followEvents(log, options, scope ? [signal, scope.endSignal] : [signal]),
     };
   }
 
@@ -363,7 +368,16 @@ export class Host extends EventEmitter {
     const signal = options.signal ?? new AbortController().signal;
     if (signal.aborted) throw new McbridgeError('cancelled', `the call to '${name}' was cancelled`);
     try {
-      const result = await tool.spec.run(parsed.data, this.toolContext(tool, signal, options));
+      const scope = new CallScope(this.events, name, this.log);
+      let result: unknown;
+      try {
+        result = await tool.spec.run(parsed.data, this.toolContext(tool, signal, options, scope));
+      } catch (err) {
+        if (scope.open) await scope.close((own) => this.toolContext(tool, own, options, scope), signal, true, err);
+        throw err;
+      }
+      // Most calls defer nothing: no clean-up step, no extra await.
+      if (scope.open) await scope.close((own) => this.toolContext(tool, own, options, scope), signal, false);
       return this.checkOutput(tool, result);
     } catch (err) {
       if (signal.aborted && !(err instanceof McbridgeError && err.code === 'cancelled')) {
@@ -382,7 +396,8 @@ export class Host extends EventEmitter {
     throw new McbridgeError('internal', `tool '${tool.name}' returned a result that does not match its output schema: ${describeZodError(parsed.error, 'result')}`);
   }
 
-  private toolContext(tool: RegisteredTool, signal: AbortSignal, options: CallOptions): ToolContext {
+  /** A call's context; its clean-ups get another one, with the same scope and a signal of their own. */
+  private toolContext(tool: RegisteredTool, signal: AbortSignal, options: CallOptions, scope: CallScope): ToolContext {
     const record = this.records.get(tool.plugin);
     const link = this.link;
     const host = this;
@@ -395,7 +410,7 @@ export class Host extends EventEmitter {
       // The events view, child logger and host view are built on first use: most calls
       // never touch them, and building them was a measurable part of every call.
       get events() {
-        return (events ??= host.eventsView(signal));
+        return (events ??= host.eventsView(signal, scope));
       },
       caps: link.caps,
       vantage: this.vantage,
@@ -414,6 +429,12 @@ export class Host extends EventEmitter {
       get host() {
         return (view ??= host.view());
       },
+      get startCursor() {
+        return scope.startCursor;
+      },
+      waitFor: (match, opts) => scope.waitFor(match, opts, signal),
+      sleep: (ms) => sleep(ms, signal),
+      defer: (cleanup) => scope.defer(cleanup),
     };
   }
 }

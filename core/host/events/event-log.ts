@@ -50,6 +50,20 @@ export interface WaitForOptions {
 
 export type EventListener = (event: RecordedEvent) => void;
 
+/** The ring's figures, shown under `events` in `status`. */
+export interface EventStats {
+  buffered: number;
+  capacity: number;
+  lastSeq: number;
+  oldestSeq: number;
+  /** Events pushed out of the ring since the daemon started. */
+  evicted: number;
+  streamId: string;
+  byCategory: Record<string, number>;
+  /** Live listeners: the local API's push, and waits and followers that are waiting now. */
+  listeners: number;
+}
+
 export const DEFAULT_EVENT_LIMIT = 200;
 export const DEFAULT_BUFFER = 1000;
 
@@ -99,7 +113,7 @@ export class EventLog {
     return this.count;
   }
 
-  stats(): { buffered: number; capacity: number; lastSeq: number; oldestSeq: number; evicted: number; streamId: string; byCategory: Record<string, number> } {
+  stats(): EventStats {
     return {
       buffered: this.count,
       capacity: this.capacity,
@@ -108,6 +122,7 @@ export class EventLog {
       evicted: this.evictedTotal,
       streamId: this.streamId,
       byCategory: { ...this.byCategory },
+      listeners: this.listeners.size,
     };
   }
 
@@ -194,7 +209,7 @@ export class EventLog {
   }
 
   /** Resolve a cursor against this run: a foreign stream or a seq from the future restarts at 0. */
-  private position(since: Cursor): { seq: number; reset: boolean } {
+  position(since: Cursor): { seq: number; reset: boolean } {
     if (!Number.isInteger(since.seq)) {
       // A fractional or NaN seq would address the ring between slots and page out holes.
       throw new McbridgeError('invalid_params', `since must be a whole seq number, got ${since.seq}`);
