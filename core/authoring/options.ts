@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { DEFAULT_BUFFER } from '../host/events/event-log.js';
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Where a flag is offered: on these commands, or on the program (before or after any command). */
 export type OptionCommand = 'run' | 'discover' | 'mcp' | 'sim' | 'global';
@@ -222,12 +222,15 @@ export const DAEMON_OPTIONS = {
 
 type Table = typeof DAEMON_OPTIONS;
 export type OptionKey = keyof Table;
-export type OptionGroup = OptionSpec['group'];
+type OptionGroup = OptionSpec['group'];
 /** The keys of one group, e.g. `GroupKey<'daemon'>`. */
 export type GroupKey<G extends OptionGroup> = { [K in OptionKey]: Table[K]['group'] extends G ? K : never }[OptionKey];
 
-/** What a config may set for each option; `McbridgeConfig` extends it (JSDoc included). */
-export type DaemonOptionValues = { -readonly [K in OptionKey]?: z.input<Table[K]['schema']> };
+/**
+ * What a config may set for each option; `McbridgeConfig` extends it. Written `keyof Table` (not
+ * `OptionKey`) so the mapped type is homomorphic and an editor shows each entry's JSDoc.
+ */
+export type DaemonOptionValues = { -readonly [K in keyof Table]?: z.input<Table[K]['schema']> };
 
 /** An option's value once resolved: never undefined when the table gives a default. */
 export type ResolvedValue<K extends OptionKey> = Table[K] extends { default: unknown }
@@ -239,10 +242,4 @@ export const OPTION_KEYS = Object.keys(DAEMON_OPTIONS) as OptionKey[];
 
 export function groupKeys<G extends OptionGroup>(group: G): GroupKey<G>[] {
   return OPTION_KEYS.filter((key) => DAEMON_OPTIONS[key].group === group) as GroupKey<G>[];
-}
-
-/** The table's default for an option; undefined where there is none. */
-export function defaultOf<K extends OptionKey>(key: K): ResolvedValue<K> {
-  const spec: OptionSpec = DAEMON_OPTIONS[key];
-  return spec.default as ResolvedValue<K>;
 }

@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import ts from 'typescript';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { DEFAULT_API_HOST, DEFAULT_API_PORT, DEFAULT_PUSH_BUFFER_BYTES } from '../../../core/api/server.js';
 import type { McbridgeConfig } from '../../../core/authoring/config.js';
@@ -43,6 +44,39 @@ describe('the option table', () => {
     expectTypeOf<GlobalOptions['apiPort']>().toEqualTypeOf<number>();
     expectTypeOf<GlobalOptions['apiToken']>().toEqualTypeOf<string | undefined>();
   });
+});
+
+/** What an editor shows on hover over `field` in `defineConfig({ field: ... })`: the type and the JSDoc. */
+function hover(fields: string[]): Map<string, { type: string; doc: string }> {
+  const file = path.join(REPO, 'tests/core/authoring/__hover__.ts');
+  const text = `import { defineConfig } from '../../../core/authoring/config.js';\ndefineConfig({ ${fields.map((f) => `${f}: undefined`).join(', ')} });\n`;
+  const service = ts.createLanguageService({
+    getScriptFileNames: () => [file],
+    getScriptVersion: () => '1',
+    getScriptSnapshot: (f) => (f === file ? ts.ScriptSnapshot.fromString(text) : fs.existsSync(f) ? ts.ScriptSnapshot.fromString(fs.readFileSync(f, 'utf8')) : undefined),
+    getCurrentDirectory: () => REPO,
+    getCompilationSettings: () => ({ strict: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true }),
+    getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
+    fileExists: (f) => f === file || ts.sys.fileExists(f),
+    readFile: (f) => (f === file ? text : ts.sys.readFile(f)),
+    readDirectory: ts.sys.readDirectory,
+    directoryExists: ts.sys.directoryExists,
+    getDirectories: ts.sys.getDirectories,
+  });
+  return new Map(fields.map((f) => {
+    const info = service.getQuickInfoAtPosition(file, text.indexOf(`${f}:`));
+    return [f, { type: ts.displayPartsToString(info?.displayParts), doc: ts.displayPartsToString(info?.documentation) }];
+  }));
+}
+
+describe('in an editor', () => {
+  it('a McbridgeConfig field shows its type and its table entry\'s JSDoc', () => {
+    const shown = hover(['buffer', 'serverDir', 'watch']);
+    expect(shown.get('buffer')).toEqual({ type: '(property) buffer?: number | undefined', doc: 'Events kept for replay (default 1000).' });
+    expect(shown.get('serverDir')!.doc).toBe('Game directory holding mc-agent-server/ (relative to this file).');
+    expect(shown.get('watch')!.type).toBe('(property) watch?: boolean | undefined');
+    expect(shown.get('watch')!.doc).toMatch(/^Reload plugins/);
+  }, 60_000);
 });
 
 describe('the docs list every option', () => {
