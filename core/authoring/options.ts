@@ -193,7 +193,7 @@ export const DAEMON_OPTIONS = {
     commands: ['run'],
     group: 'policy',
   },
-  /** Tool names or globs (`*`, `?`); when given, only matching tools stay. */
+  /** Tool names, globs (`*`, `?`) or selectors (`cap:<token>`, `effect:mutating`, `plugin:<name>`...); when given, only matching tools stay. */
   allow: {
     flag: '--allow <globs>',
     description: 'only these tools (names or globs, comma-separated), e.g. "state,entities,sky_*"',
@@ -201,7 +201,7 @@ export const DAEMON_OPTIONS = {
     commands: ['run'],
     group: 'policy',
   },
-  /** Tool names or globs removed even when allowed. */
+  /** Tool names, globs or selectors removed even when allowed. */
   deny: {
     flag: '--deny <globs>',
     description: 'hide these tools (names or globs, comma-separated)',
