@@ -4,50 +4,23 @@
  * what a config file actually exported (core/daemon/config/schema.ts).
  */
 import { z } from 'zod';
-import type { Vantage } from '../host/link/discovery.js';
 import type { ModReply } from '../host/link/mod-link.js';
 import type { AnyObjectSchema, Plugin, ToolAnnotations, ToolContext, ToolScope } from '../host/plugin-api.js';
+import type { DaemonOptionValues } from './options.js';
 
 /** A plugin object, a package name (`mcbridge-plugin-foo`, `@scope/mcbridge-plugin-foo`, or the short `foo`), or either with options. */
 export type PluginConfigEntry = Plugin | string | [Plugin | string, unknown?] | false | null | undefined;
 
-export interface McbridgeConfig {
-  // ---- the daemon: the same names as the `mcbridge run` flags; a flag on the command line wins ----
-  vantage?: Vantage;
-  /** Run on an in-process simulated mod. */
-  sim?: boolean;
-  /** Game directory holding mc-agent-server/ (relative to this file). */
-  serverDir?: string;
-  /** The exact port.txt to read (relative to this file). */
-  portFile?: string;
-  modHost?: string;
-  modPort?: number;
-  /** Events kept for replay. */
-  buffer?: number;
-  /** MiB of pushed events a subscriber may fall behind before it is sent a `gap` frame instead. */
-  pushBuffer?: number;
-  apiHost?: string;
-  apiPort?: number;
-  /** Shown as "[redacted]" by `mcbridge config`. Prefer MCBRIDGE_API_TOKEN over committing it. */
-  apiToken?: string;
-  allowRemote?: boolean;
-  logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-
-  // ---- tool policy: hidden tools vanish from every surface ----
-  /** Keep only tools annotated read-only. */
-  readOnly?: boolean;
-  /** Tool names or globs (`*`, `?`); when given, only matching tools stay. */
-  allow?: string[];
-  /** Tool names or globs removed even when allowed. */
-  deny?: string[];
-
+/**
+ * Daemon options, tool policy and `watch` (the `mcbridge run` flags, camelCased; a flag on the
+ * command line wins) come from the option table, core/authoring/options.ts, docs included.
+ */
+export interface McbridgeConfig extends DaemonOptionValues {
   /** Plugins beyond the built-ins, with their options: `[plugin, options]`. */
   plugins?: PluginConfigEntry[];
   /** Tools defined right here, chaining other tools and waits. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   composites?: CompositeSpec<any, any>[];
-  /** Reload plugins, composites and policy when this file changes (default true). */
-  watch?: boolean;
 }
 
 /**
