@@ -135,6 +135,18 @@ export const DAEMON_OPTIONS = {
     commands: ['run'],
     group: 'daemon',
   },
+  /**
+   * Also write the activity log (one JSON line per tool call: caller, tool, redacted arguments,
+   * duration, outcome) to this file; it rotates at 10 MiB and keeps 3 old files (relative to this file).
+   */
+  activityLog: {
+    flag: '--activity-log <file>',
+    description: 'also write one JSON line per tool call (caller, tool, redacted arguments, duration, outcome) to this file; rotates at 10 MiB, keeps 3',
+    schema: text('a file path'),
+    path: true,
+    commands: ['run'],
+    group: 'daemon',
+  },
   /** Let the API bind a non-loopback `apiHost` (requires `apiToken`). */
   allowRemote: {
     flag: '--allow-remote',
@@ -167,8 +179,9 @@ export const DAEMON_OPTIONS = {
   /** Shown as "[redacted]" by `mcbridge config`. Prefer MCBRIDGE_API_TOKEN over committing it. */
   apiToken: {
     flag: '--api-token <token>',
-    description: 'token the daemon requires',
-    schema: text('a token'),
+    description: 'token the daemon requires (at least 16 characters)',
+    // The same bound as checkTokenStrength in core/api/connection-guard.ts, which a test keeps equal.
+    schema: z.string().min(16, { error: 'expected a token of at least 16 characters, e.g. the output of: openssl rand -hex 16' }),
     secret: true,
     env: 'MCBRIDGE_API_TOKEN',
     commands: ['global'],

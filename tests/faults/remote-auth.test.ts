@@ -31,7 +31,7 @@ async function pendingAuth(s: Stack): Promise<number> {
 }
 
 describe('a token shorter than 16 characters', { timeout: 120_000 }, () => {
-  it('stops `mcbridge run` with exit 1 and a clear message, from the flag, the environment or the config', async () => {
+  it('stops `mcbridge run` with a clear message, from the flag or the environment (usage, exit 2) or the config (exit 1)', async () => {
     const base = ['run', '--sim', '--api-port', '0'];
     const config = project({ install: false });
     config.write('mcbridge.config.json', JSON.stringify({ apiToken: 'short' }));
@@ -40,11 +40,10 @@ describe('a token shorter than 16 characters', { timeout: 120_000 }, () => {
       runCli([...base, '--no-config'], { env: { MCBRIDGE_API_TOKEN: 'fifteen-chars!!' } }),
       runCli(base, { cwd: config.dir }),
     ]);
-    for (const run of runs) {
-      expect(run.code, run.stderr).toBe(1);
-      expect(run.stderr).toMatch(/the API token must be at least 16 characters \(got \d+\)/);
-      expect(run.stderr).toContain('[invalid_params]');
-    }
+    expect(runs.map((run) => run.code)).toEqual([2, 2, 1]);
+    for (const run of runs) expect(run.stderr).toMatch(/at least 16 characters/);
+    expect(runs[1].stderr).toContain('MCBRIDGE_API_TOKEN');
+    expect(runs[2].stderr).toMatch(/mcbridge\.config\.json: apiToken: expected a token of at least 16 characters/);
     config.remove();
   });
 });

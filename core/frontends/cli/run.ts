@@ -39,6 +39,7 @@ export async function runCommand(cmd: Command): Promise<void> {
       token: option('apiToken'),
       allowRemote: option('allowRemote'),
       pushBufferBytes: option('pushBuffer') * MiB,
+      activityLog: { file: option('activityLog') },
     },
     config: loaded ? { loaded, watch: fromCommandLine(cmd, 'watch') } : undefined,
     log,

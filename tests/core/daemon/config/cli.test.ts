@@ -58,7 +58,7 @@ describe('mcbridge config', () => {
   it('prints the resolved config as JSON, secrets redacted', async () => {
     const p = project();
     p.write('mcbridge.config.ts', `export default {
-      apiToken: 's3cret-token',
+      apiToken: 's3cret-token-0123456',
       apiPort: 9123,
       readOnly: true,
       plugins: [['sky', { defaultWeatherSeconds: 30 }]],

@@ -125,17 +125,17 @@ describe('a value comes from the flag, then the environment, then the config, th
   });
 
   it('an option with an environment variable: the flag, then the variable (empty is unset), then the config', async () => {
-    const warn = config({ logLevel: 'warn', apiToken: 'from-config' });
+    const warn = config({ logLevel: 'warn', apiToken: 'from-config-0123456' });
     vi.stubEnv('MCBRIDGE_LOG_LEVEL', '');
     vi.stubEnv('MCBRIDGE_API_TOKEN', '');
     expect(resolveOption((await parse(['run'])).run, 'logLevel')).toBe('info');
     expect(resolveOption((await parse(['run'])).run, 'logLevel', warn)).toBe('warn');
-    expect(resolveOption((await parse(['run'])).run, 'apiToken', warn)).toBe('from-config');
+    expect(resolveOption((await parse(['run'])).run, 'apiToken', warn)).toBe('from-config-0123456');
     vi.stubEnv('MCBRIDGE_LOG_LEVEL', 'debug');
-    vi.stubEnv('MCBRIDGE_API_TOKEN', 'from-env');
+    vi.stubEnv('MCBRIDGE_API_TOKEN', 'from-env-0123456789');
     expect(resolveOption((await parse(['run'])).run, 'logLevel', warn)).toBe('debug');
-    expect(resolveOption((await parse(['run'])).run, 'apiToken', warn)).toBe('from-env');
+    expect(resolveOption((await parse(['run'])).run, 'apiToken', warn)).toBe('from-env-0123456789');
     expect(resolveOption((await parse(['run', '--log-level', 'error'])).run, 'logLevel', warn)).toBe('error');
-    expect(resolveOption((await parse(['--api-token', 'from-flag', 'run'])).run, 'apiToken', warn)).toBe('from-flag');
+    expect(resolveOption((await parse(['--api-token', 'from-flag-012345678', 'run'])).run, 'apiToken', warn)).toBe('from-flag-012345678');
   });
 });
