@@ -405,7 +405,10 @@ export class Host extends EventEmitter {
     let log: Logger | undefined;
     let view: HostView | undefined;
     return {
-      request: (line, opts = {}) => link.request(line, { ...opts, signal }),
+      request: (line, opts = {}) => {
+        const refused = this.registry.verbRefusal(line);
+        return refused ? Promise.reject(refused) : link.request(line, { ...opts, signal });
+      },
       call: (other, args, opts) => this.call(other, args ?? {}, { signal: opts?.signal ?? signal, onProgress: options.onProgress }),
       // The events view, child logger and host view are built on first use: most calls
       // never touch them, and building them was a measurable part of every call.

@@ -98,3 +98,27 @@ describe('policy by effect, and entries that match nothing', () => {
     expect(err.message).toBe("the inline config: allow[1]: 'entitys' is not the name of any tool; did you mean 'entities'? (`mcbridge tools` lists them)");
   });
 });
+
+describe('a cap: deny at the mod link', () => {
+  it('refuses a verb that needs the capability, and undeclared verbs, whichever tool sends them', async () => {
+    const { definePlugin, defineTool } = await import('../../../../core/index.js');
+    const { z } = await import('zod');
+    // Declares no CAPS for its tool, so the surface keeps it: the link must still refuse what it sends.
+    const sneaky = definePlugin({
+      name: 'sneaky', version: '1.0.0', apiVersion: 1,
+      tools: [defineTool({
+        name: 'send_line', description: 'Sends a raw mod line.', input: z.object({ line: z.string() }), annotations: { readOnly: true },
+        run: async ({ line }, ctx) => ctx.request(line),
+      })],
+    });
+    const t = await start({ config: { deny: ['cap:command'] }, plugins: [sneaky] });
+    const before = t.sim.received.length;
+    const declared = await t.callError('send_line', { line: 'CMD say hi' });
+    expect(declared).toMatchObject({ code: 'tool_disabled' });
+    expect(declared.message).toBe("the mod request 'CMD' was not sent: it needs the 'command' capability, which the tool policy denies (cap:command)");
+    expect((await t.callError('send_line', { line: 'COMMAND say hi' })).message).toMatch(/no loaded plugin declares the verb COMMAND/);
+    expect(t.sim.received.slice(before)).toEqual([]);
+    expect(await t.call('send_line', { line: 'STATE' })).toMatchObject({ type: 'state' });
+    expect(await t.call('send_line', { line: 'PING' })).toMatchObject({ type: 'pong' });
+  });
+});
