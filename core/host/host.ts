@@ -35,7 +35,11 @@ export interface HostOptions {
   log?: Logger;
   policy?: ToolPolicy;
   plugins?: PluginEntry[];
+  /** How long a plugin's setup (and each service start) may take; default 10 s. */
+  setupTimeoutMs?: number;
 }
+
+export const DEFAULT_SETUP_TIMEOUT_MS = 10_000;
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -85,6 +89,7 @@ export function describeZodError(error: z.ZodError, subject = 'params'): string 
  */
 export class Host extends EventEmitter {
   readonly vantage: Vantage;
+  private readonly setupTimeoutMs: number;
   readonly log: Logger;
   readonly events: EventLog;
   readonly link: ModLink;
@@ -99,6 +104,7 @@ export class Host extends EventEmitter {
     super();
     this.vantage = options.vantage ?? 'server';
     this.log = options.log ?? silentLogger();
+    this.setupTimeoutMs = options.setupTimeoutMs ?? DEFAULT_SETUP_TIMEOUT_MS;
     this.events = new EventLog({ capacity: options.buffer });
     this.registry = new ToolRegistry(options.policy);
     this.link = new ModLink({
@@ -193,9 +199,9 @@ export class Host extends EventEmitter {
     const { plugin } = record;
     const ctx = this.pluginContext(record);
     try {
-      await plugin.setup?.(ctx);
+      await this.bounded(record, 'setup', () => plugin.setup?.(ctx));
       for (const service of plugin.services ?? []) {
-        await service.start(ctx);
+        await this.bounded(record, `service '${service.name}' start`, () => service.start(ctx));
         record.started.push(service);
       }
     } catch (err) {
@@ -209,6 +215,24 @@ export class Host extends EventEmitter {
       record.tools = [];
       this.log.error({ plugin: plugin.name, err: record.error }, `plugin '${plugin.name}' failed to start and was left out`);
     }
+  }
+
+  /**
+   * A plugin's setup or service start that never settles must not keep the daemon off the game:
+   * past the bound the plugin's stop signal fires and it is left out, named in the log and status.
+   */
+  private bounded(record: PluginRecord, what: string, step: () => unknown): Promise<unknown> {
+    const ms = this.setupTimeoutMs;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        record.stopController.abort();
+        reject(new Error(`${what} did not finish within ${ms / 1000} s; the plugin was left out (check what its ${what} waits for)`));
+      }, ms);
+      Promise.resolve().then(step).then(
+        (value) => { clearTimeout(timer); resolve(value); },
+        (err: unknown) => { clearTimeout(timer); reject(err); },
+      );
+    });
   }
 
   private pluginContext(record: PluginRecord): PluginContext {
