@@ -13,6 +13,7 @@ import { statePlugin } from '../../plugins/state/index.js';
 import { statusPlugin } from '../../plugins/status/index.js';
 import { waitPlugin } from '../../plugins/wait/index.js';
 import { waitForPlugin } from '../../plugins/wait-for/index.js';
+import { webhookPlugin } from '../../plugins/webhook/index.js';
 
 /** The capabilities every daemon serves, each through the public plugin API. */
 export const builtinPlugins: Plugin[] = [
@@ -30,4 +31,5 @@ export const builtinPlugins: Plugin[] = [
   markPlugin,
   waitPlugin,
   clientPlugin,
+  webhookPlugin,
 ];
