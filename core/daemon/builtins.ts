@@ -33,3 +33,8 @@ export const builtinPlugins: Plugin[] = [
   clientPlugin,
   webhookPlugin,
 ];
+
+// The standalone `mcbridge forward` runs the webhook plugin's engine outside the daemon; this
+// file is the one place above the plugins that may reach into them (tests/support/layers.ts).
+export { Forwarder, type ForwarderStatus } from '../../plugins/webhook/forwarder.js';
+export { resolveReceivers } from '../../plugins/webhook/config.js';

@@ -15,6 +15,7 @@ import { configCommand } from './config.js';
 import { pluginsCommand } from './plugins.js';
 import { runCommand } from './run.js';
 import { watchCommand } from './watch.js';
+import { forwardCommand } from './forward.js';
 
 export function buildProgram(): Command {
   // The daemon's options (global, run's, and discovery's) come from the option table,
@@ -48,6 +49,13 @@ export function buildProgram(): Command {
     .option('--events <list>', 'categories: hello,chat,game,mark,sample,error,other or *', parseList, ['*'])
     .option('--since <seq>', 'first replay buffered events after this seq', parseNonNegativeInt)
     .action(async (opts) => watchCommand(opts, globals()));
+
+  program.command('forward')
+    .description('forward the daemon\'s events to a webhook as signed POSTs (URL and secret from MC_AGENT_WEBHOOK_URL/SECRET or the config file)')
+    .option('--config <file>', 'JSON config file (also MC_AGENT_WEBHOOK_CONFIG): url, secret, events, queue_size, max_attempts, backoff, max_backoff, timeout, or receivers')
+    .option('--status', 'print what would be forwarded where (URLs redacted) and whether the daemon answers, then exit')
+    .option('--reconnect-delay <seconds>', 'wait this long before reconnecting to the daemon', parseSeconds, 2)
+    .action(async (opts) => forwardCommand(opts, globals()));
 
   addTableOptions(program.command('discover').description('print where the daemon would find the mod, without starting anything'), 'discover')
     .action((opts) => {
