@@ -156,6 +156,44 @@ describe('webhook delivery engine', () => {
   });
 });
 
+describe('webhook secrets', () => {
+  it('no log line or status field holds the secret or the URL userinfo, path or query, whatever the outcome', async () => {
+    const server = await startReceiver(SECRET, [503, 'truncate', 'hang', 404, 302, 500, 500]);
+    open.push(server);
+    const { lines, log } = captureLog();
+    const receiver = new WebhookReceiver(
+      { url: server.url().replace('http://', 'http://hookuser:hookpass@'), secret: SECRET, events: ['*'], queueSize: 1, maxAttempts: 2, backoff: 0.001, maxBackoff: 0.01, timeout: 0.2 },
+      log,
+    );
+    open.push(receiver);
+    receiver.start();
+    for (let i = 0; i < 4; i += 1) {
+      receiver.offer(chat(`e${i}`));
+      await receiver.settled(i + 1);
+    }
+    receiver.offer(chat('x'));
+    receiver.offer(chat('y')); // overflows the queue of one while 'x' is in flight or queued
+    await receiver.stop();
+    expect(lines.length).toBeGreaterThan(8);
+    for (const text of [...lines, JSON.stringify(receiver.status())]) {
+      for (const leak of [SECRET, 'hookuser', 'hookpass', 's3cr3t-path', 'querytoken', '/hook']) expect(text).not.toContain(leak);
+    }
+    expect(receiver.status().url).toBe(`http://127.0.0.1:${server.port}`);
+  });
+
+  it('counts gap notices per receiver', async () => {
+    const { Forwarder } = await import('../../../plugins/webhook/forwarder.js');
+    const { log } = captureLog();
+    const f = new Forwarder({ receivers: [
+      { url: 'http://127.0.0.1:9/a', secret: 's', events: ['chat'], queueSize: 1, maxAttempts: 1, backoff: 0, maxBackoff: 0, timeout: 1 },
+      { url: 'http://127.0.0.1:9/b', secret: 's', events: ['*'], queueSize: 1, maxAttempts: 1, backoff: 0, maxBackoff: 0, timeout: 1 },
+    ] }, log);
+    f.handle({ kind: 'gap', reason: 'evicted', dropped: 5, from: 3, to: 7 });
+    expect(f.status().receivers.map((r) => r.gaps)).toEqual([1, 1]);
+    expect(f.categories()).toBeUndefined();
+  });
+});
+
 describe('webhook body and redaction', () => {
   it('redacts a URL to scheme://host[:port]', () => {
     expect(redactUrl('https://user:pw@example.com:8443/hook/abc?token=x#f')).toBe('https://example.com:8443');
