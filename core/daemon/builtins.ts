@@ -38,3 +38,4 @@ export const builtinPlugins: Plugin[] = [
 // file is the one place above the plugins that may reach into them (tests/support/layers.ts).
 export { Forwarder, type ForwarderStatus } from '../../plugins/webhook/forwarder.js';
 export { resolveReceivers } from '../../plugins/webhook/config.js';
+export { Spool } from '../../plugins/webhook/spool.js';

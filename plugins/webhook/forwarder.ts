@@ -1,6 +1,7 @@
 import type { FollowItem } from 'mcbridge';
 import { WebhookReceiver, type LogLike, type ReceiverStatus } from './receiver.js';
 import type { Resolved } from './config.js';
+import { receiverKey, Spool, type SpoolState } from './spool.js';
 
 export interface ForwarderStatus {
   enabled: boolean;
@@ -18,6 +19,11 @@ export interface ForwarderStatus {
 export class Forwarder {
   readonly receivers: WebhookReceiver[];
   private connected = false;
+  private spool: Spool | undefined;
+  /** One write per handled event, not one per receiver that queued it. */
+  private handling = false;
+  /** The last event handed to the receivers: where a restarted forwarder carries on. */
+  private cursor: { streamId?: string | undefined; lastSeq?: number | undefined } = {};
 
   constructor(private readonly resolved: Resolved, log: LogLike) {
     this.receivers = resolved.receivers.map((config) => new WebhookReceiver(config, log));
@@ -27,6 +33,38 @@ export class Forwarder {
   categories(): string[] | undefined {
     const all = this.receivers.flatMap((r) => r.config.events);
     return all.includes('*') ? undefined : [...new Set(all)];
+  }
+
+  /**
+   * Keep the queues and the stream cursor in `spool` from now on, and take back what a previous
+   * run left there. Returns that run's cursor: follow the daemon from it to miss nothing.
+   */
+  useSpool(spool: Spool): { streamId?: string | undefined; lastSeq?: number | undefined } {
+    const state = spool.load();
+    this.receivers.forEach((r, i) => {
+      const owed = state.queues[receiverKey(r.config.url, i)];
+      if (owed?.length) r.restore(owed);
+      r.onChange = () => this.persist();
+    });
+    this.spool = spool;
+    this.cursor = { streamId: state.streamId, lastSeq: state.lastSeq };
+    return { ...this.cursor };
+  }
+
+  /** Write the state down; over the byte bound, the oldest queued events go first (counted as dropped). */
+  private persist(): void {
+    if (!this.spool || this.handling) return;
+    const state = (): SpoolState => ({
+      ...this.cursor,
+      queues: Object.fromEntries(this.receivers.map((r, i) => [receiverKey(r.config.url, i), r.pending()])),
+    });
+    let s = state();
+    while (Spool.size(s) > this.spool.maxBytes) {
+      const longest = [...this.receivers].sort((a, b) => b.pending().length - a.pending().length)[0];
+      if (!longest?.dropOldest('spool full')) break;
+      s = state();
+    }
+    this.spool.save(s);
   }
 
   start(): void {
@@ -43,12 +81,21 @@ export class Forwarder {
       for (const r of this.receivers) r.noteGap(item.dropped, item.reason);
       return;
     }
-    for (const r of this.receivers) r.offer(item.event);
+    this.cursor = { streamId: item.event.streamId, lastSeq: item.event.seq };
+    this.handling = true;
+    try {
+      for (const r of this.receivers) r.offer(item.event);
+    } finally {
+      this.handling = false;
+    }
+    // Also when no receiver wanted it: the cursor moved.
+    this.persist();
   }
 
   async stop(): Promise<void> {
     this.setConnected(false);
     await Promise.all(this.receivers.map((r) => r.stop()));
+    this.persist();
   }
 
   status(): ForwarderStatus {

@@ -69,7 +69,10 @@ export class WebhookReceiver {
   private lastError: string | null = null;
   private startedAt: number | null = null;
   private readonly settledWaiters: Array<{ n: number; resolve: () => void }> = [];
+  private inFlight: Delivery | undefined;
   connected = false;
+  /** Called whenever what this receiver owes changes (a spool writes it down). */
+  onChange: (() => void) | undefined;
 
   constructor(
     readonly config: ReceiverConfig,
@@ -110,7 +113,27 @@ export class WebhookReceiver {
       this.warn({ dropped, total: this.counts.dropped }, `webhook queue full; dropped ${dropped} oldest event(s)`);
     }
     this.queue.push(buildDelivery(event));
+    this.onChange?.();
     this.wake?.();
+  }
+
+  /** What is not delivered yet, oldest first: the event in flight, then the queue. */
+  pending(): Delivery[] {
+    return this.inFlight ? [this.inFlight, ...this.queue] : [...this.queue];
+  }
+
+  /** Put back what a previous run still owed, before this run's events. */
+  restore(deliveries: Delivery[]): void {
+    this.queue.unshift(...deliveries.slice(-this.config.queueSize));
+    this.wake?.();
+  }
+
+  /** Drop the oldest queued event (the spool is over its byte bound); false when nothing is queued. */
+  dropOldest(why: string): boolean {
+    if (!this.queue.shift()) return false;
+    this.counts.dropped += 1;
+    this.warn({ dropped: 1, total: this.counts.dropped }, `webhook ${why}; dropped 1 oldest event(s)`);
+    return true;
   }
 
   /** Events the source lost before this receiver saw them. */
@@ -158,14 +181,19 @@ export class WebhookReceiver {
         this.wake = undefined;
         continue;
       }
+      this.inFlight = next;
       try {
         await this.deliver(next, signal);
+        // Stopped mid-delivery: it stays owed (in the spool) rather than counted either way.
+        if (!signal.aborted) this.inFlight = undefined;
       } catch (err) {
+        this.inFlight = undefined;
         // A bug in one delivery must not end the worker: count it and go on.
         this.counts.failed += 1;
         this.lastError = this.clean(String((err as Error)?.message ?? err));
         this.error({ eventId: next.eventId, err: this.lastError }, `webhook delivery of ${next.eventId} failed: ${this.lastError}`);
       }
+      if (!signal.aborted) this.onChange?.();
       const done = this.counts.delivered + this.counts.failed;
       for (const w of this.settledWaiters.filter((x) => done >= x.n)) {
         this.settledWaiters.splice(this.settledWaiters.indexOf(w), 1);

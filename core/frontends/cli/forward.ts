@@ -1,5 +1,5 @@
 import { ApiClient } from '../../api/client.js';
-import { Forwarder, resolveReceivers } from '../../daemon/builtins.js';
+import { Forwarder, resolveReceivers, Spool } from '../../daemon/builtins.js';
 import { McbridgeError } from '../../host/errors.js';
 import type { RecordedEvent } from '../../host/events/event-log.js';
 import { createLogger, type Logger } from '../../util/log.js';
@@ -13,6 +13,8 @@ export interface ForwardRun {
   /** Settles when the forwarder should stop. */
   until: Promise<void>;
   reconnectDelayMs: number;
+  /** Where a previous run stopped reading (from its spool): carry on from there, not from now. */
+  resume?: { streamId?: string | undefined; lastSeq?: number | undefined };
   /** Called each time the subscription is in place (tests wait on it). */
   onConnected?: () => void;
 }
@@ -38,8 +40,8 @@ export async function runForwarder(run: ForwardRun): Promise<void> {
   const categories = forwarder.categories() ?? ['*'];
   let stopped = false;
   void run.until.then(() => (stopped = true));
-  let lastSeq: number | undefined;
-  let streamId: string | undefined;
+  let lastSeq: number | undefined = run.resume?.streamId !== undefined ? run.resume.lastSeq : undefined;
+  let streamId: string | undefined = run.resume?.streamId;
   forwarder.start();
   while (!stopped) {
     let client: ApiClient | undefined;
@@ -51,7 +53,8 @@ export async function runForwarder(run: ForwardRun): Promise<void> {
         // First connection: forward from now. Pushes racing the subscribe are replayed from here.
         lastSeq = status.events?.lastSeq ?? 0;
       } else if (stream !== streamId) {
-        // The daemon restarted: what the old run recorded after lastSeq is gone; the new run's buffer is replayed.
+        // The daemon restarted (also while a spooled forwarder was down): what the old run recorded
+        // after lastSeq is gone; the new run's buffer is replayed.
         forwarder.handle({ kind: 'gap', reason: 'stream-reset', dropped: 0, from: (lastSeq ?? 0) + 1, to: lastSeq ?? 0 });
         lastSeq = 0;
       }
@@ -78,7 +81,10 @@ export async function runForwarder(run: ForwardRun): Promise<void> {
 }
 
 /** `mcbridge forward`: the predecessor's standalone forwarder, a client of a running daemon. */
-export async function forwardCommand(opts: { config?: string; status?: boolean; reconnectDelay: number }, global: GlobalOptions): Promise<void> {
+export async function forwardCommand(
+  opts: { config?: string; status?: boolean; reconnectDelay: number; spool?: string; spoolMaxBytes: number },
+  global: GlobalOptions,
+): Promise<void> {
   const resolved = resolveReceivers({}, process.env, opts.config);
   // Off by default is an error here: the user asked to forward.
   if (resolved.off) throw new McbridgeError('invalid_params', resolved.off);
@@ -100,6 +106,7 @@ export async function forwardCommand(opts: { config?: string; status?: boolean; 
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
-  await runForwarder({ forwarder, connect, log, until, reconnectDelayMs: opts.reconnectDelay * 1000 });
+  const resume = opts.spool ? forwarder.useSpool(new Spool(opts.spool, opts.spoolMaxBytes)) : undefined;
+  await runForwarder({ forwarder, connect, log, until, reconnectDelayMs: opts.reconnectDelay * 1000, ...(resume ? { resume } : {}) });
   process.stdout.write(JSON.stringify(forwarder.status()) + '\n');
 }

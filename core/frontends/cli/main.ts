@@ -55,6 +55,8 @@ export function buildProgram(): Command {
     .option('--config <file>', 'JSON config file (also MC_AGENT_WEBHOOK_CONFIG): url, secret, events, queue_size, max_attempts, backoff, max_backoff, timeout, or receivers')
     .option('--status', 'print what would be forwarded where (URLs redacted) and whether the daemon answers, then exit')
     .option('--reconnect-delay <seconds>', 'wait this long before reconnecting to the daemon', parseSeconds, 2)
+    .option('--spool <file>', 'keep undelivered events and the stream position in this file (fsync\'d), so a restart resumes where it stopped')
+    .option('--spool-max-bytes <n>', 'bound of the spool file; past it the oldest queued events are dropped (default 16 MiB)', parseNonNegativeInt, 16 * 1024 * 1024)
     .action(async (opts) => forwardCommand(opts, globals()));
 
   addTableOptions(program.command('discover').description('print where the daemon would find the mod, without starting anything'), 'discover')
