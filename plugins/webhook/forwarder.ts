@@ -3,6 +3,9 @@ import { WebhookReceiver, type LogLike, type ReceiverStatus } from './receiver.j
 import type { Resolved } from './config.js';
 import { receiverKey, Spool, type SpoolState } from './spool.js';
 
+/** The longest a change waits before the spool is written. */
+const SPOOL_WRITE_MS = 50;
+
 export interface ForwarderStatus {
   enabled: boolean;
   /** Why nothing is forwarded, when nothing is. */
@@ -22,6 +25,7 @@ export class Forwarder {
   private spool: Spool | undefined;
   /** One write per handled event, not one per receiver that queued it. */
   private handling = false;
+  private writeTimer: NodeJS.Timeout | undefined;
   /** The last event handed to the receivers: where a restarted forwarder carries on. */
   private cursor: { streamId?: string | undefined; lastSeq?: number | undefined } = {};
 
@@ -51,9 +55,22 @@ export class Forwarder {
     return { ...this.cursor };
   }
 
-  /** Write the state down; over the byte bound, the oldest queued events go first (counted as dropped). */
+  /**
+   * Write the state down soon: at most one write per `SPOOL_WRITE_MS` (an fsync costs about as
+   * much as a local delivery). A crash loses nothing by it: cursor and queues are written
+   * together, so a stale spool only means re-reading recent events from the daemon's buffer and
+   * re-sending recently delivered ones, with the same `eventId`.
+   */
   private persist(): void {
-    if (!this.spool || this.handling) return;
+    if (!this.spool || this.handling || this.writeTimer) return;
+    this.writeTimer = setTimeout(() => this.flush(), SPOOL_WRITE_MS);
+  }
+
+  /** Write the state now. Over the byte bound, the oldest queued events go first (counted as dropped). */
+  flush(): void {
+    clearTimeout(this.writeTimer);
+    this.writeTimer = undefined;
+    if (!this.spool) return;
     const state = (): SpoolState => ({
       ...this.cursor,
       queues: Object.fromEntries(this.receivers.map((r, i) => [receiverKey(r.config.url, i), r.pending()])),
@@ -95,7 +112,7 @@ export class Forwarder {
   async stop(): Promise<void> {
     this.setConnected(false);
     await Promise.all(this.receivers.map((r) => r.stop()));
-    this.persist();
+    this.flush();
   }
 
   status(): ForwarderStatus {
