@@ -126,12 +126,12 @@ describe('mcbridge forward', () => {
     for (const leak of [SECRET, 'pw', '/h/abc', 'token=q']) expect(run.stdout + run.stderr).not.toContain(leak);
   });
 
-  it('refuses to start without a secret, naming the variable (exit 1 or usage), and is off by default', async () => {
+  it('refuses to start without a secret, naming the variable (exit 1), and is off by default', async () => {
     const half = await runCli(['forward'], { env: { MC_AGENT_WEBHOOK_URL: 'http://127.0.0.1:9/x', MC_AGENT_WEBHOOK_SECRET: '' } });
-    expect(half.code).not.toBe(0);
+    expect(half.code).toBe(1);
     expect(half.stderr).toContain('MC_AGENT_WEBHOOK_SECRET is not set');
     const off = await runCli(['forward'], { env: { MC_AGENT_WEBHOOK_URL: '', MC_AGENT_WEBHOOK_SECRET: '' } });
-    expect(off.code).not.toBe(0);
+    expect(off.code).toBe(1);
     expect(off.stderr).toContain('webhook forwarding is off by default');
   });
 });
