@@ -1,5 +1,7 @@
 /** A raw TCP client for the sim tests: sends request lines, reads reply/event lines in order. */
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 
 export type Json = Record<string, any>;
 
@@ -97,6 +99,13 @@ export class LineClient {
     return this.nextNonEvent(timeoutMs);
   }
 
+  /** Sends `CMD <command>` and returns the ack's output lines (skipping the game events pushed with it). */
+  async command(command: string, timeoutMs?: number): Promise<string[]> {
+    const ack = await this.request(`CMD ${command}`, timeoutMs);
+    if (ack.type !== 'cmd_ack') throw new Error(`CMD ${command} answered ${JSON.stringify(ack)}`);
+    return ack.output as string[];
+  }
+
   /** Like request(), but returns the reply line's raw text. */
   async requestRaw(line: string): Promise<string> {
     this.send(line);
@@ -120,6 +129,20 @@ export class LineClient {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Every regular file under `root`: POSIX path relative to root → size in bytes, sorted by path. */
+export function filesUnder(root: string): Map<string, number> {
+  const out = new Map<string, number>();
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) out.set(path.relative(root, full).split(path.sep).join('/'), fs.statSync(full).size);
+    }
+  };
+  walk(root);
+  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
 
 /** Polls until `check` holds (e.g. the sim has read a request), or fails after `timeoutMs`. */
 export async function until(check: () => boolean, timeoutMs = 2000): Promise<void> {
