@@ -14,6 +14,7 @@ export const CHUNKS_PER_REGION = 1024;
 const ZLIB = 2;
 /** One location entry holds at most 255 sectors; larger chunks would need an external .mcc file. */
 const MAX_SECTORS = 255;
+const SECTORS_PER_FILLER_CHUNK = 4;
 
 export interface StoredChunk {
   /** `compression byte + data`, exactly what sits behind the 4-byte length. */
@@ -91,14 +92,15 @@ export function readRegion(buf: Buffer): Map<number, StoredChunk> {
 
 /**
  * Fills `out` (a whole number of sectors, at least the header) with a plausible region file:
- * as many chunks as fit (up to 1024), each spanning whole sectors, with random "compressed"
- * bytes that start with an invalid zlib header so no loader mistakes them for data.
+ * chunks of about four sectors (up to 1024 of them), with random "compressed" bytes that start
+ * with an invalid zlib header so no loader mistakes them for data.
  */
 export function fillRegion(out: Buffer, pool: Buffer, salt: number, nowSeconds: number): void {
   const sectors = out.length / SECTOR - 2;
   out.fill(0, 0, HEADER_BYTES);
-  const chunks = Math.min(CHUNKS_PER_REGION, sectors);
-  if (chunks <= 0) return;
+  if (sectors <= 0) return;
+  // Real compressed chunks span a few sectors each; a region file is not full until 1024 of them.
+  const chunks = Math.min(CHUNKS_PER_REGION, Math.max(1, Math.floor(sectors / SECTORS_PER_FILLER_CHUNK)));
   const per = Math.floor(sectors / chunks);
   let extra = sectors - per * chunks;
   let sector = 2;
