@@ -159,11 +159,13 @@ export async function writeRegionFiller(
   for (const dir of new Set(plan.map((p) => path.dirname(p.file)))) fs.mkdirSync(dir, { recursive: true });
   let next = 0;
   let total = 0;
+  const largest = plan.reduce((max, p) => Math.max(max, p.size), 0);
   const worker = async () => {
+    const buffer = Buffer.allocUnsafe(largest); // one per writer, reused: no per-file allocation
     while (next < plan.length) {
       const index = next++;
       const { file, size } = plan[index];
-      const buf = Buffer.allocUnsafe(size);
+      const buf = buffer.subarray(0, size);
       fillRegion(buf, pool, index + 1, now);
       await fs.promises.writeFile(file, buf);
       total += size;
