@@ -287,7 +287,8 @@ function moveTo(world: World, entity: SimEntity, dimension: string, pos: Vec3, r
   }
 }
 
-const looksLikeCoordinate = (word: string) => /^[~^+\-.\d]/.test(word);
+/** A whole coordinate token (`12`, `-3.5`, `~`, `^1`): brigadier falls back to an entity when it is not one (a UUID starting with a digit). */
+const looksLikeCoordinate = (word: string) => /^([~^]([-+]?(\d+\.?\d*|\.\d+))?|[-+]?(\d+\.?\d*|\.\d+))$/.test(word);
 
 const teleport: Handler = (r, ctx) => {
   const { world, source } = ctx;
