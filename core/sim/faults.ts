@@ -2,11 +2,11 @@
  * Fault knobs: make chosen requests fail, go unanswered, answer late or cut the connection, so
  * a client's failure paths (unfreeze after a failed fork, a lost link mid-restore) can be tested.
  *
- * A target names the requests it hits. An upper-case first word is a verb, optionally with an
- * argument prefix: `SNAPSHOT`, `SNAPSHOT restore-check`, `STATE`, `CMD tick freeze`. Anything
- * else is a vanilla command prefix for `CMD`, a leading `/` ignored: `save-all`, `/tick unfreeze`,
- * `summon minecraft:pig`. A prefix matches whole words (`save-all` hits `save-all flush`, not
- * `save-allx`).
+ * A target names the requests it hits. An upper-case first word is a verb, optionally with
+ * words its argument must contain, in a row: `SNAPSHOT`, `SNAPSHOT restore-check` (hits
+ * `SNAPSHOT 0 restore-check`), `STATE`. Anything else, or `CMD …`, is a vanilla command prefix
+ * for `CMD`, a leading `/` ignored: `save-all`, `/tick unfreeze`, `summon minecraft:pig`. Words
+ * match whole (`save-all` hits `save-all flush`, not `save-allx`).
  */
 import { canonicalVerb, type VerbMatch } from './verbs.js';
 
@@ -56,7 +56,7 @@ const GENERIC_COMMAND_FAILURE = 'An unexpected error occurred trying to execute 
 
 interface Target {
   verb: string;
-  /** Argument prefix; for CMD the command without its leading slash. */
+  /** For CMD the command prefix (no leading slash); for other verbs words the argument contains in a row. */
   prefix: string;
 }
 
@@ -76,11 +76,13 @@ function stripSlash(command: string): string {
   return command.startsWith('/') ? command.slice(1) : command;
 }
 
-function prefixMatches(arg: string, prefix: string): boolean {
-  if (prefix === '') return true;
+/** Whether `wanted`'s words appear in `arg` as whole words in a row (at the start only, for a command prefix). */
+function wordsMatch(arg: string, wanted: string, atStart: boolean): boolean {
+  if (wanted === '') return true;
   const words = arg.split(/\s+/);
-  const wanted = prefix.split(/\s+/);
-  return wanted.every((w, i) => words[i] === w);
+  const need = wanted.split(/\s+/);
+  const starts = atStart ? [0] : words.map((_, i) => i);
+  return starts.some((at) => need.every((w, i) => words[at + i] === w));
 }
 
 /** The action a target gets when none is given: vanilla's failure text for commands, an error otherwise. */
@@ -136,7 +138,7 @@ export class FaultBook {
   /** The fault that takes this request (counting the hit), or null. */
   take(match: VerbMatch): FaultAction | null {
     const arg = match.verb === 'CMD' ? stripSlash(match.arg) : match.arg;
-    const fault = this.faults.find((f) => f.parsed.verb === match.verb && prefixMatches(arg, f.parsed.prefix));
+    const fault = this.faults.find((f) => f.parsed.verb === match.verb && wordsMatch(arg, f.parsed.prefix, match.verb === 'CMD'));
     if (!fault) return null;
     fault.hits++;
     fault.remaining--;
