@@ -172,6 +172,23 @@ describe('save-all', () => {
     expect(storedEntities(entitiesDir).map((e) => e.id)).not.toContain('minecraft:pig');
   });
 
+  it('autosaves every 6000 ticks unless save-off, which save-all still overrides', async () => {
+    const { sim, client } = await start({ dir: tempDir() });
+    const entitiesDir = path.join(sim.worldRoot, OVERWORLD, 'entities');
+    const types = () => storedEntities(entitiesDir).map((e) => e.id);
+    await client.command('save-off');
+    await client.command('kill @e[type=minecraft:cow]');
+    sim.tick(6000);
+    expect(types()).toContain('minecraft:cow');
+    await client.command('save-on');
+    sim.tick(6000);
+    expect(types()).not.toContain('minecraft:cow');
+    await client.command('save-off');
+    await client.command('kill @e[type=minecraft:zombie]');
+    await client.command('save-all flush');
+    expect(types()).not.toContain('minecraft:zombie');
+  });
+
   it('reports vanilla failure text when the folder cannot be written', async () => {
     const { sim, client } = await start({ dir: tempDir() });
     fs.rmSync(sim.worldRoot, { recursive: true });
