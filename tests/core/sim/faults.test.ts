@@ -1,20 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSim, type RequestInfo, type SimOptions, type SimulatedMod } from '../../../core/sim/index.js';
-import { LineClient, until } from '../../support/line-client.js';
+import { describe, expect, it } from 'vitest';
+import { type RequestInfo, type SimOptions, type SimulatedMod } from '../../../core/sim/index.js';
+import { LineClient, until, useSims } from '../../support/line-client.js';
 
+const sims = useSims();
 let sim: SimulatedMod;
 let client: LineClient;
 
-afterEach(async () => {
-  client?.close();
-  await sim?.stop();
-});
-
 async function open(options: SimOptions = {}): Promise<void> {
-  sim = await startSim({ autoTick: false, ...options });
-  client = (await LineClient.open(sim.port)).client;
+  ({ sim, client } = await sims.start(options));
 }
 
 describe('failing a command', () => {
@@ -109,7 +104,7 @@ describe('dropping the connection', () => {
     client.send('CMD tick freeze');
     await until(() => client.closed);
     expect(sim.world.frozen).toBe(false);
-    client = (await LineClient.open(sim.port)).client;
+    client = sims.track((await LineClient.open(sim.port)).client);
     expect(await client.command('tick freeze')).toEqual(['The game is frozen']);
   });
 

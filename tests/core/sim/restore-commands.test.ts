@@ -5,21 +5,16 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { orderHash, startSim, STEVE_UUID, type SimOptions, type SimulatedMod } from '../../../core/sim/index.js';
-import { LineClient, until, type Json } from '../../support/line-client.js';
+import { describe, expect, it } from 'vitest';
+import { orderHash, STEVE_UUID, type SimOptions, type SimulatedMod } from '../../../core/sim/index.js';
+import { LineClient, until, useSims, type Json } from '../../support/line-client.js';
 
+const sims = useSims();
 let sim: SimulatedMod;
 let client: LineClient;
 
-afterEach(async () => {
-  client?.close();
-  await sim?.stop();
-});
-
 async function open(options: SimOptions = {}): Promise<void> {
-  sim = await startSim({ autoTick: false, ...options });
-  client = (await LineClient.open(sim.port)).client;
+  ({ sim, client } = await sims.start(options));
 }
 
 const entities = async (): Promise<Json[]> => (await client.request('ENTITIES')).entities;

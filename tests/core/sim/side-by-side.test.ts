@@ -3,35 +3,12 @@
  * world. They share nothing, and the lab loads what the copy holds.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { orderHash, startSim, type SimOptions, type SimulatedMod } from '../../../core/sim/index.js';
-import { filesUnder, LineClient, type Json } from '../../support/line-client.js';
+import { describe, expect, it } from 'vitest';
+import { orderHash } from '../../../core/sim/index.js';
+import { filesUnder, LineClient, useSims, type Json } from '../../support/line-client.js';
 
-const sims: SimulatedMod[] = [];
-const clients: LineClient[] = [];
-const dirs: string[] = [];
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  for (const s of sims.splice(0)) await s.stop();
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sim-pair-'));
-  dirs.push(dir);
-  return dir;
-}
-
-async function start(options: SimOptions): Promise<{ sim: SimulatedMod; client: LineClient }> {
-  const sim = await startSim({ autoTick: false, ...options });
-  sims.push(sim);
-  const { client } = await LineClient.open(sim.port);
-  clients.push(client);
-  return { sim, client };
-}
+const { start, tempDir, track } = useSims();
 
 function lines(dir: string): Json[] {
   return fs.readFileSync(path.join(dir, 'entities.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
@@ -126,8 +103,7 @@ describe('two sims side by side', () => {
 
     // the save holds no tick order: after a lab restart the same entities come back in chunk order
     await lab.sim.restart();
-    const again = (await LineClient.open(lab.sim.port)).client;
-    clients.push(again);
+    const again = track((await LineClient.open(lab.sim.port)).client);
     const after = await again.request('SNAPSHOT 0 after-restart');
     expect(after.entities).toBe(recorded.length);
     expect(new Set(lines(after.dir).map((l) => l.uuid))).toEqual(new Set(recorded.map((l) => l.uuid)));

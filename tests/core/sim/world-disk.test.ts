@@ -1,35 +1,12 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
-import { decodeChunk, HEADER_BYTES, readNbt, readRegion, SECTOR, startSim, STEVE_UUID, type SimOptions, type SimulatedMod } from '../../../core/sim/index.js';
-import { filesUnder, LineClient } from '../../support/line-client.js';
+import { describe, expect, it } from 'vitest';
+import { decodeChunk, HEADER_BYTES, readNbt, readRegion, SECTOR, STEVE_UUID } from '../../../core/sim/index.js';
+import { filesUnder, LineClient, useSims } from '../../support/line-client.js';
 
-const sims: SimulatedMod[] = [];
-const clients: LineClient[] = [];
-const dirs: string[] = [];
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  for (const s of sims.splice(0)) await s.stop();
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sim-world-'));
-  dirs.push(dir);
-  return dir;
-}
-
-async function start(options: SimOptions): Promise<{ sim: SimulatedMod; client: LineClient }> {
-  const sim = await startSim({ autoTick: false, ...options });
-  sims.push(sim);
-  const { client } = await LineClient.open(sim.port);
-  clients.push(client);
-  return { sim, client };
-}
+const { start, tempDir, track } = useSims();
 
 const MB2 = 2 * 1024 * 1024;
 const OVERWORLD = 'dimensions/minecraft/overworld';
@@ -209,7 +186,6 @@ describe('loading a saved world', () => {
     expect(liveOrder).toEqual(['minecraft:pig', 'minecraft:cow', 'minecraft:zombie', 'minecraft:chicken', 'minecraft:item', 'minecraft:player', 'minecraft:sheep']);
     first.client.close();
     await first.sim.stop(); // a given dir is saved on the way down
-    sims.splice(sims.indexOf(first.sim), 1);
 
     const lab = await start({ dir });
     if (regionSha) expect(sha(region)).toBe(regionSha);
@@ -236,8 +212,7 @@ describe('loading a saved world', () => {
     const { sim, client } = await start({ dir: tempDir() });
     await client.command('kill @e[type=minecraft:chicken]');
     await sim.restart();
-    const again = (await LineClient.open(sim.port)).client;
-    clients.push(again);
+    const again = track((await LineClient.open(sim.port)).client);
     const order = (await again.request('ENTITIES')).entities.map((e: { type: string }) => e.type);
     expect(order).toEqual(['minecraft:pig', 'minecraft:zombie', 'minecraft:item', 'minecraft:cow', 'minecraft:player']);
   });
