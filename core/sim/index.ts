@@ -295,6 +295,9 @@ export class SimulatedMod {
       disk.layout = disk.detectLayout() ?? disk.layout;
       const loaded = disk.load(this.world);
       if (this.loadEntitiesFromDisk) this.addLoadedEntities(loaded);
+      // Times given as options win over the saved ones, like the entities do.
+      if (this.options.world?.gameTime !== undefined) this.world.gameTime = this.options.world.gameTime;
+      if (this.options.world?.dayTime !== undefined) this.world.dayTime = this.options.world.dayTime;
     }
     disk.lock();
   }

@@ -266,7 +266,8 @@ export class WorldDisk {
   private saveEntities(world: World, dimension: string, seconds: number): string[] {
     const byChunk = new Map<string, SimEntity[]>();
     for (const entity of world.entitiesIn(dimension)) {
-      if (entity.player || entity.vehicle || entity.deathTime !== null) continue;
+      // Roots only (passengers are nested in their vehicle), no players, no dying bodies; a rider of a dying vehicle is a root.
+      if (entity.player || entity.deathTime !== null || (entity.vehicle && entity.vehicle.deathTime === null)) continue;
       const key = chunkKey(...chunkOf(entity));
       byChunk.set(key, [...(byChunk.get(key) ?? []), entity]);
     }

@@ -184,11 +184,13 @@ describe('loading a saved world', () => {
     const regionSha = fs.existsSync(region) ? sha(region) : null;
     const liveOrder = (await first.client.request('ENTITIES')).entities.map((e: { type: string }) => e.type);
     expect(liveOrder).toEqual(['minecraft:pig', 'minecraft:cow', 'minecraft:zombie', 'minecraft:chicken', 'minecraft:item', 'minecraft:player', 'minecraft:sheep']);
+    first.sim.tick(20);
     first.client.close();
     await first.sim.stop(); // a given dir is saved on the way down
 
     const lab = await start({ dir });
     if (regionSha) expect(sha(region)).toBe(regionSha);
+    expect(await lab.client.command('time query gametime')).toEqual(['The time is 1020']);
     const loaded = (await lab.client.request('ENTITIES')).entities.map((e: { type: string }) => e.type);
     // Chunk (0,0) first, then ring 1 by z then x: (0,-1), (-1,0); the sheep's chunk (6,-3) last.
     expect(loaded).toEqual(['minecraft:pig', 'minecraft:chicken', 'minecraft:zombie', 'minecraft:item', 'minecraft:cow', 'minecraft:sheep', 'minecraft:player']);
@@ -202,6 +204,8 @@ describe('loading a saved world', () => {
     const explicit = await start({ dir, port: 0, entities: [{ type: 'minecraft:pig', x: 1, y: 64, z: 1 }] });
     expect(explicit.sim.world.entities.map((e) => e.type)).toEqual(['minecraft:pig', 'minecraft:player']);
     const levelBefore = sha(path.join(dir, 'world', 'level.dat'));
+    const timed = await start({ dir, port: 0, world: { gameTime: 7 } });
+    expect(await timed.client.command('time query gametime')).toEqual(['The time is 7']);
     const fresh = await start({ dir, port: 0, worldDisk: { fresh: true }, world: { gameTime: 5 } });
     expect(fs.existsSync(path.join(dir, 'world', 'level.dat_old'))).toBe(false);
     expect(sha(path.join(dir, 'world', 'level.dat'))).not.toBe(levelBefore);
