@@ -6,7 +6,7 @@
  * not import the daemon.
  */
 import { z } from 'zod';
-import { DEFAULT_BUFFER } from '../host/events/event-log.js';
+import { DEFAULT_BUFFER, DEFAULT_BUFFER_BYTES } from '../host/events/event-log.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -122,6 +122,15 @@ export const DAEMON_OPTIONS = {
     description: 'events kept for replay',
     schema: wholeNumber('a positive whole number', 1),
     default: DEFAULT_BUFFER,
+    commands: ['run'],
+    group: 'daemon',
+  },
+  /** MiB of event JSON kept for replay at most (default 64); the oldest events go first, counted as evicted. */
+  bufferBytes: {
+    flag: '--buffer-bytes <MiB>',
+    description: 'MiB of event JSON kept for replay at most; past it the oldest events are evicted',
+    schema: wholeNumber('a whole number of MiB 1-65536', 1, 65536),
+    default: DEFAULT_BUFFER_BYTES / (1024 * 1024),
     commands: ['run'],
     group: 'daemon',
   },

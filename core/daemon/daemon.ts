@@ -13,6 +13,8 @@ export interface DaemonOptions {
   vantage?: Vantage;
   link?: LinkSettings;
   buffer?: number;
+  /** Event ring bound in bytes. */
+  bufferBytes?: number;
   policy?: ToolPolicy;
   api?: Omit<LocalApiOptions, 'log' | 'onStop'>;
   /** Run an in-process simulated mod and connect to it instead of discovering a game. */
@@ -56,6 +58,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     vantage,
     link,
     buffer: options.buffer,
+    bufferBytes: options.bufferBytes,
     log: options.log,
     policy: options.policy,
     plugins: [

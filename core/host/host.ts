@@ -32,6 +32,8 @@ export interface HostOptions {
   link?: LinkSettings;
   /** Event ring capacity. */
   buffer?: number;
+  /** Event ring bound in bytes of JSON (default 64 MiB). */
+  bufferBytes?: number;
   log?: Logger;
   policy?: ToolPolicy;
   plugins?: PluginEntry[];
@@ -105,7 +107,7 @@ export class Host extends EventEmitter {
     this.vantage = options.vantage ?? 'server';
     this.log = options.log ?? silentLogger();
     this.setupTimeoutMs = options.setupTimeoutMs ?? DEFAULT_SETUP_TIMEOUT_MS;
-    this.events = new EventLog({ capacity: options.buffer });
+    this.events = new EventLog({ capacity: options.buffer, maxBytes: options.bufferBytes });
     this.registry = new ToolRegistry(options.policy);
     this.link = new ModLink({
       ...options.link,

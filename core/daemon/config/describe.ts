@@ -6,23 +6,11 @@ import type { McbridgeConfig } from '../../authoring/config.js';
 import { DAEMON_OPTIONS, groupKeys, type OptionKey, type OptionSpec } from '../../authoring/options.js';
 import type { ConfigPlan } from './runtime.js';
 import { deriveComposites, toolFacts, type ToolFacts } from './composites.js';
+import { REDACTED, redactValue } from '../../util/redact.js';
 
-export const REDACTED = '[redacted]';
-/** Keys whose values are secrets wherever they appear in plugins and composites. */
-const SECRET_KEY = /token|secret|passw(or)?d|credential|auth|api[-_]?key|private[-_]?key|webhook/i;
-
-/** A deep copy fit to print: secret keys redacted, passwords in URLs too, functions named. */
-export function redact(value: unknown, key = ''): unknown {
-  if (value === undefined) return undefined;
-  if (key && SECRET_KEY.test(key) && value !== null && typeof value !== 'boolean') return REDACTED;
-  if (typeof value === 'string') return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/:@\s]*:)[^@/\s]+@/i, `$1${REDACTED}@`);
-  if (typeof value === 'function') return `[function ${value.name || 'anonymous'}]`;
-  if (Array.isArray(value)) return value.map((v) => redact(v));
-  if (value !== null && typeof value === 'object') {
-    if ('_zod' in value) return '[zod schema]';
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k, redact(v, k)]));
-  }
-  return value;
+/** Printed whole (no cuts), but secret-named keys, URL credentials, paths and queries hidden; bounded against cycles. */
+function redact(value: unknown): unknown {
+  return redactValue(value, { maxString: Infinity, maxItems: Infinity, maxDepth: 32 });
 }
 
 /** One group of the option table: each value the config gives, else its default; secrets redacted. */

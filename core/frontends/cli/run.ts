@@ -31,6 +31,7 @@ export async function runCommand(cmd: Command): Promise<void> {
     vantage: option('vantage'),
     sim: option('sim'),
     buffer: option('buffer'),
+    bufferBytes: option('bufferBytes') * MiB,
     policy,
     link: { modHost: option('modHost'), modPort: option('modPort'), portFile: option('portFile'), serverDir: option('serverDir') },
     api: {

@@ -58,6 +58,8 @@ export const skyPlugin = definePlugin({
   apiVersion: 1,
   description: 'Time of day and weather',
   requires: { caps: ['command'], mcbridge: '>=0.1.0' },
+  // The mod verb its tools send, and the reply that answers it (see docs/plugins.md, "Mod verbs").
+  verbs: { CMD: { replies: ['cmd_ack'], requires: ['command'] } },
   options: skyOptions,
   tools: [
     skyTool({

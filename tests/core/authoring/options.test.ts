@@ -7,6 +7,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { DEFAULT_API_HOST, DEFAULT_API_PORT, DEFAULT_PUSH_BUFFER_BYTES } from '../../../core/api/server.js';
+import { DEFAULT_BUFFER_BYTES } from '../../../core/host/events/event-log.js';
 import { checkTokenStrength, MIN_TOKEN_LENGTH } from '../../../core/api/connection-guard.js';
 import type { McbridgeConfig } from '../../../core/authoring/config.js';
 import { DAEMON_OPTIONS, groupKeys, OPTION_KEYS, type GroupKey, type OptionSpec } from '../../../core/authoring/options.js';
@@ -27,6 +28,7 @@ describe('the option table', () => {
     expect(DAEMON_OPTIONS.apiHost.default).toBe(DEFAULT_API_HOST);
     expect(DAEMON_OPTIONS.apiPort.default).toBe(DEFAULT_API_PORT);
     expect(DAEMON_OPTIONS.pushBuffer.default * 1024 * 1024).toBe(DEFAULT_PUSH_BUFFER_BYTES);
+    expect(DAEMON_OPTIONS.bufferBytes.default * 1024 * 1024).toBe(DEFAULT_BUFFER_BYTES);
   });
 
   it('refuses the tokens the API server refuses', () => {

@@ -125,11 +125,10 @@ describe('ctx.defer', () => {
     const ran: string[] = [];
     scope.defer(() => ran.push('older, synchronous'));
     scope.defer(() => new Promise(() => undefined));
-    const started = Date.now();
+    // A clean-up that never settles would otherwise keep this await, and the test, forever.
     const err = await failure(scope.close(() => ({}) as ToolContext, new AbortController().signal, false));
     expect(err.code).toBe('timeout');
     expect(err.message).toBe("tool 'stuck' finished, but its clean-up failed: a clean-up did not finish within 50 ms after the call ended");
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect(ran).toEqual(['older, synchronous']);
   });
 });

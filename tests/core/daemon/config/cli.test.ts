@@ -83,7 +83,7 @@ describe('mcbridge config', () => {
     p.write('mcbridge.config.json', JSON.stringify({ plugins: [['hook', { url: 'https://bot:hunter2@example.com/x', apiKey: 'abc123' }]] }));
     const result = await run(['config'], p.dir);
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout).plugins[0].options).toEqual({ url: 'https://bot:[redacted]@example.com/x', apiKey: '[redacted]' });
+    expect(JSON.parse(result.stdout).plugins[0].options).toEqual({ url: 'https://[redacted]@example.com/…', apiKey: '[redacted]' });
   });
 
   it('says when there is no config, and exits 1 naming the file and path when the config is invalid', async () => {
