@@ -9,6 +9,7 @@ import { eventsPlugin } from '../../plugins/events/index.js';
 import { markPlugin } from '../../plugins/mark/index.js';
 import { playerPlugin } from '../../plugins/player/index.js';
 import { savePlugin } from '../../plugins/save/index.js';
+import { snapshotPlugin } from '../../plugins/snapshot/index.js';
 import { statePlugin } from '../../plugins/state/index.js';
 import { statusPlugin } from '../../plugins/status/index.js';
 import { waitPlugin } from '../../plugins/wait/index.js';
@@ -20,6 +21,7 @@ export const builtinPlugins: Plugin[] = [
   capabilitiesPlugin,
   statePlugin,
   savePlugin,
+  snapshotPlugin,
   playerPlugin,
   entitiesPlugin,
   commandPlugin,

@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import { definePlugin, defineTool, McbridgeError, type ModReply } from 'mcbridge';
+import { isObject, num, readSnapshot, SNAPSHOT_VERBS, SnapshotFileError, snapshotLine, snapshotNameProblem, str } from 'mcbridge/kit';
+
+/** A snapshot name the mod accepts (§2.14), checked here so a bad one never reaches the game. */
+export const snapshotName = z
+  .string({ error: 'name must be a string, e.g. "before"' })
+  .superRefine((name, ctx) => {
+    const problem = snapshotNameProblem(name);
+    if (problem) ctx.addIssue({ code: 'custom', message: `name ${JSON.stringify(name)} ${problem}; e.g. "before-raid"` });
+  });
+
+/** Radius in blocks around the first player in the dimension; 0 = every entity. */
+export const snapshotRadius = z
+  .number({ error: 'radius must be a number of blocks, e.g. 64 (0 = everything)' })
+  .min(0, 'radius cannot be negative (0 = every entity)')
+  .max(1e7, 'radius must be at most 10000000 blocks; use 0 for everything');
+
+const dimension = z
+  .string()
+  .regex(/^([a-z0-9_.-]+:)?[a-z0-9_./-]+$/, 'dimension must be a dimension id, e.g. minecraft:the_nether (or the_nether)');
+
+const fileCheck = z.object({
+  read: z.boolean().describe('the files were read on this host and passed the protocol checks'),
+  entities: z.number().nullable().describe('entity lines in entities.jsonl'),
+  orderHashMatches: z.boolean().nullable().describe('the orderHash recomputed from the file equals the one the mod reported'),
+  problem: z.string().nullable().describe('why the files could not be read or checked'),
+  issue: z.string().nullable(),
+});
+
+export const snapshotResult = z.object({
+  name: z.string(),
+  dir: z.string().describe('the snapshot folder on the game host'),
+  entities: z.number(),
+  orderHash: z.string(),
+  tick: z.number().nullable(),
+  dimension: z.string().nullable(),
+  bytes: z.number().nullable(),
+  replaced: z.boolean().describe('a snapshot of this name existed and was overwritten'),
+  files: fileCheck.describe('what was verified by reading the files back, apart from what the mod reported'),
+});
+export type SnapshotResult = z.infer<typeof snapshotResult>;
+
+/** The fields of a `snapshot_ack`; a reply without `dir` cannot be followed up and is an error. */
+export function snapshotAck(ack: ModReply, requested?: string): Omit<SnapshotResult, 'files'> {
+  const dir = str(ack.dir);
+  const name = str(ack.id) ?? requested ?? '';
+  if (!dir) {
+    throw new McbridgeError('mod_error', `SNAPSHOT '${name}' answered without a dir: ${JSON.stringify(ack)}; the mod may be too old`, { ack });
+  }
+  return {
+    name,
+    dir,
+    entities: num(ack.entities) ?? 0,
+    orderHash: str(ack.orderHash) ?? '',
+    tick: num(ack.tick) ?? null,
+    dimension: str(ack.dimension) ?? null,
+    bytes: num(ack.bytes) ?? null,
+    replaced: ack.replaced === true,
+  };
+}
+
+/** Read the files back and compare: requested (the ack) is kept apart from verified (the files). */
+export async function checkSnapshotFiles(ack: Pick<SnapshotResult, 'dir' | 'orderHash'>): Promise<SnapshotResult['files']> {
+  try {
+    const files = await readSnapshot(ack.dir);
+    return { read: true, entities: files.entities.length, orderHashMatches: files.orderHash === ack.orderHash, problem: null, issue: null };
+  } catch (err) {
+    if (!(err instanceof SnapshotFileError)) throw err;
+    return { read: false, entities: null, orderHashMatches: null, problem: err.message, issue: err.issue };
+  }
+}
+
+const listed = z.looseObject({
+  id: z.string(),
+  entities: z.number().optional(),
+  tick: z.number().optional(),
+  orderHash: z.string().optional(),
+  createdAt: z.number().optional(),
+  dimension: z.string().optional(),
+  radius: z.number().optional(),
+  metaError: z.string().optional(),
+});
+
+export const snapshotPlugin = definePlugin({
+  name: 'snapshot',
+  version: '1.0.0',
+  apiVersion: 1,
+  description: "The mod's entity snapshots: take one, list them",
+  requires: { caps: ['snapshot'] },
+  verbs: SNAPSHOT_VERBS,
+  tools: [
+    defineTool({
+      name: 'snapshot',
+      description:
+        'Record every non-player entity of a dimension (or those within `radius` blocks of its first player) in tick ' +
+        'order, with full NBT, into <server>/mc-agent-server/snapshots/<name>/ on the game host. Returns the count, the ' +
+        'orderHash (a fingerprint of the tick order) and, under `files`, whether the files read back here agree. ' +
+        'Overwrites an existing snapshot of the same name (`replaced`). To also copy the world folder, use `fork`; to ' +
+        'list snapshots, `snapshots`.',
+      input: z
+        .object({
+          radius: snapshotRadius.optional(),
+          name: snapshotName.optional().describe('default: snap-<tick>'),
+          dimension: dimension.optional().describe('default: the primary level'),
+        })
+        .strict(),
+      output: snapshotResult,
+      annotations: { readOnly: false, destructive: true, idempotent: false },
+      only: { vantage: 'server' },
+      run: async (args, ctx) => {
+        const ack = snapshotAck(await ctx.request(snapshotLine(args)), args.name);
+        return { ...ack, files: await checkSnapshotFiles(ack) };
+      },
+    }),
+    defineTool({
+      name: 'snapshots',
+      description:
+        "The snapshots on the game host, sorted by name, with what each meta.json says (entities, tick, orderHash, " +
+        'createdAt, dimension, radius); `metaError` when a meta file is unreadable. Read-only and cheap.',
+      input: z.object({}).strict(),
+      output: z.object({ snapshots: z.array(listed) }),
+      annotations: { readOnly: true, idempotent: true },
+      only: { vantage: 'server' },
+      run: async (_args, ctx) => {
+        const reply = await ctx.request('SNAPSHOTS');
+        const snapshots = Array.isArray(reply.snapshots) ? reply.snapshots.filter(isObject) : [];
+        return { snapshots: snapshots.map((s) => ({ ...s, id: String(s.id) })) };
+      },
+    }),
+  ],
+});
+
+export default snapshotPlugin;
