@@ -6,6 +6,7 @@ import { commandOutputPlugin } from '../../plugins/command-output/index.js';
 import { contextPlugin } from '../../plugins/context/index.js';
 import { entitiesPlugin } from '../../plugins/entities/index.js';
 import { eventsPlugin } from '../../plugins/events/index.js';
+import { forkPlugin } from '../../plugins/fork/index.js';
 import { markPlugin } from '../../plugins/mark/index.js';
 import { playerPlugin } from '../../plugins/player/index.js';
 import { savePlugin } from '../../plugins/save/index.js';
@@ -22,6 +23,7 @@ export const builtinPlugins: Plugin[] = [
   statePlugin,
   savePlugin,
   snapshotPlugin,
+  forkPlugin,
   playerPlugin,
   entitiesPlugin,
   commandPlugin,
