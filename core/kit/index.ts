@@ -13,4 +13,6 @@ export {
   dimensionId, orderHash, radiusText, readSnapshot, SNAPSHOT_PROTOCOL, SNAPSHOT_VERBS, SnapshotFileError, snapshotLine,
   snapshotNameProblem, type SnapshotEntity, type SnapshotFiles, type SnapshotIssue, type SnapshotMeta,
 } from './snapshot-files.js';
-export { checkSnapshotFiles, snapshotAck, snapshotFileCheck, snapshotResult, type SnapshotResult } from './snapshot-ack.js';
+export {
+  checkSnapshotFiles, snapshotAck, snapshotFileCheck, snapshotName, snapshotRadius, snapshotResult, type SnapshotResult,
+} from './snapshot-ack.js';

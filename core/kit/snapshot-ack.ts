@@ -4,8 +4,22 @@
  */
 import { z } from 'zod';
 import { McbridgeError, type ModReply } from '../index.js';
-import { readSnapshot, SnapshotFileError } from './snapshot-files.js';
+import { readSnapshot, SnapshotFileError, snapshotNameProblem } from './snapshot-files.js';
 import { num, str } from './values.js';
+
+/** A snapshot name the mod accepts (§2.14), checked here so a bad one never reaches the game. */
+export const snapshotName = z
+  .string({ error: 'name must be a string, e.g. "before"' })
+  .superRefine((name, ctx) => {
+    const problem = snapshotNameProblem(name);
+    if (problem) ctx.addIssue({ code: 'custom', message: `name ${JSON.stringify(name)} ${problem}; e.g. "before-raid"` });
+  });
+
+/** Radius in blocks around the first player in the dimension; 0 = every entity. */
+export const snapshotRadius = z
+  .number({ error: 'radius must be a number of blocks, e.g. 64 (0 = everything)' })
+  .min(0, 'radius cannot be negative (0 = every entity)')
+  .max(1e7, 'radius must be at most 10000000 blocks; use 0 for everything');
 
 export const snapshotFileCheck = z.object({
   read: z.boolean().describe('the files were read on this host and passed the protocol checks'),

@@ -1,19 +1,11 @@
 /** The fork tool's input and result: the predecessor's names, plus what was requested vs verified. */
 import { z } from 'zod';
-import { snapshotFileCheck, snapshotNameProblem } from 'mcbridge/kit';
-
-const name = z.string({ error: 'name must be a string, e.g. "before"' }).superRefine((value, ctx) => {
-  const problem = snapshotNameProblem(value);
-  if (problem) ctx.addIssue({ code: 'custom', message: `name ${JSON.stringify(value)} ${problem}; e.g. "before-raid"` });
-});
+import { snapshotFileCheck, snapshotName, snapshotRadius } from 'mcbridge/kit';
 
 export const forkInput = z
   .object({
-    name: name.optional().describe('snapshot (and fork) name; default: the mod picks snap-<tick>. An existing one is overwritten'),
-    radius: z
-      .number({ error: 'radius must be a number of blocks, e.g. 64 (0 = everything)' })
-      .min(0, 'radius cannot be negative (0 = every entity)')
-      .max(1e7, 'radius must be at most 10000000 blocks; use 0 for everything')
+    name: snapshotName.optional().describe('snapshot (and fork) name; default: the mod picks snap-<tick>. An existing one is overwritten'),
+    radius: snapshotRadius
       .optional()
       .describe('entities within this many blocks of the first player; default 0 = all'),
     regions: z.boolean().default(true).describe('also copy the world folder (regions, level.dat, data) into <snapshotDir>/world'),
