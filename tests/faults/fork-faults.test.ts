@@ -92,6 +92,22 @@ describe('fork under faults', () => {
     expect(stack.sim.world.frozen).toBe(false);
   });
 
+  it('a cancel while a slow SNAPSHOT is in flight: cancelled, unfrozen once the mod answered', async () => {
+    // The link sends nothing until the cancelled SNAPSHOT's reply came (replies carry no ids), so
+    // the unfreeze follows it. A mod that never answers is the gap the report names.
+    const stack = await live();
+    stack.sim.fault('SNAPSHOT', { delayMs: 200 }, { times: 1 });
+    const abort = new AbortController();
+    const off = stack.sim.onRequest(({ verb }) => {
+      if (verb === 'SNAPSHOT') abort.abort();
+    });
+    const err = await failure(stack.call('fork', { name: 'f6b' }, { signal: abort.signal }));
+    off();
+    expect(err.code).toBe('cancelled');
+    expect(stack.sim.received.at(-1)).toBe('CMD tick unfreeze');
+    expect(stack.sim.world.frozen).toBe(false);
+  });
+
   it('a failing final unfreeze is reported in the result, not as a failure of a complete fork', async () => {
     const stack = await live();
     stack.sim.failNext('tick unfreeze');
