@@ -32,6 +32,32 @@ async function unfreezeWithRetry(ctx: ToolContext): Promise<void> {
   }
 }
 
+/**
+ * The host gives all clean-ups 10 s; past that its message would only say "did not finish". Give
+ * up a little earlier and say the game is still frozen, and why (e.g. the link still waits for
+ * the reply of a cancelled request that the mod never sent).
+ */
+async function withinCleanupBudget(unfreeze: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(
+        new McbridgeError(
+          'timeout',
+          `the game is still frozen: \`tick unfreeze\` could not be sent within ${UNFREEZE_PATIENCE_MS + 1_000} ms ` +
+            '(the mod has not answered an earlier request, or the link is down); run `tick unfreeze` when it is back',
+        ),
+      );
+    }, UNFREEZE_PATIENCE_MS + 1_000);
+  });
+  unfreeze.catch(() => {}); // it may still settle after the race is lost
+  try {
+    await Promise.race([unfreeze, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Where the world is: the caller's world_dir, else what STATE reports (this host must see it). */
 async function worldDirOf(args: ForkArgs, ctx: ToolContext): Promise<string> {
   if (args.world_dir) return path.resolve(args.world_dir);
@@ -77,7 +103,7 @@ export async function runFork(args: ForkArgs, ctx: ToolContext): Promise<ForkRes
     if (tick.before === 'running') {
       // Registered before the freeze is sent: if that request dies half-way the game may be frozen.
       ctx.defer(async (clean) => {
-        if (!undone) await unfreezeWithRetry(clean);
+        if (!undone) await withinCleanupBudget(unfreezeWithRetry(clean));
       });
       await setTickState(send, 'frozen');
       tick.froze = true;
