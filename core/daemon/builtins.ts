@@ -6,9 +6,11 @@ import { commandOutputPlugin } from '../../plugins/command-output/index.js';
 import { contextPlugin } from '../../plugins/context/index.js';
 import { entitiesPlugin } from '../../plugins/entities/index.js';
 import { eventsPlugin } from '../../plugins/events/index.js';
+import { forkPlugin } from '../../plugins/fork/index.js';
 import { markPlugin } from '../../plugins/mark/index.js';
 import { playerPlugin } from '../../plugins/player/index.js';
 import { savePlugin } from '../../plugins/save/index.js';
+import { snapshotPlugin } from '../../plugins/snapshot/index.js';
 import { statePlugin } from '../../plugins/state/index.js';
 import { statusPlugin } from '../../plugins/status/index.js';
 import { waitPlugin } from '../../plugins/wait/index.js';
@@ -21,6 +23,8 @@ export const builtinPlugins: Plugin[] = [
   capabilitiesPlugin,
   statePlugin,
   savePlugin,
+  snapshotPlugin,
+  forkPlugin,
   playerPlugin,
   entitiesPlugin,
   commandPlugin,

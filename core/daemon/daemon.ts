@@ -50,7 +50,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let link = options.link ?? {};
   if (options.sim) {
     const simOptions = typeof options.sim === 'object' ? options.sim : {};
-    sim = await startSim({ vantage, port: 0, ...simOptions });
+    sim = await startSim({ vantage, port: 0, worldDisk: {}, ...simOptions }); // a world folder, so fork works on --sim
     link = { ...link, modPort: sim.port };
     options.log.info({ port: sim.port, dir: sim.dir }, `simulated ${vantage}-vantage mod listening on 127.0.0.1:${sim.port}`);
   }
