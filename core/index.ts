@@ -6,7 +6,7 @@ export { definePlugin, defineTool, TOOL_NAME, RESERVED_NAMES } from './host/defi
 export { HOST_API_VERSION } from './host/plugin-api.js';
 export type {
   Plugin, PluginContext, PluginInfo, PluginSource, Service, ServiceContext, ToolAnnotations, ToolContext, ToolSpec,
-  EventsView, HostView, Manifest, ManifestTool, Surface, ToolAvailability, CapsSource, HiddenBy,
+  EventsView, HostView, HostStatus, Manifest, ManifestTool, Surface, ToolAvailability, CapsSource, HiddenBy,
 } from './host/plugin-api.js';
 export type { ToolPolicy } from './host/registry/policy.js';
 export type { ToolScope, VerbRule, VerbSpec } from './host/plugin-api.js';
@@ -14,7 +14,8 @@ export { defineConfig, defineComposite } from './authoring/config.js';
 export type { McbridgeConfig, PluginConfigEntry, CompositeSpec, CompositeContext } from './authoring/config.js';
 export { McbridgeError, ERROR_CODES, type ErrorCode } from './host/errors.js';
 export { sleep } from './host/abort.js';
-export type { RecordedEvent, Cursor, EventPage } from './host/events/event-log.js';
+export type { RecordedEvent, Cursor, EventPage, EventStats } from './host/events/event-log.js';
+export type { EventFollower, FollowItem, FollowOptions } from './host/events/follow.js';
 export { parseCursor, DEFAULT_EVENT_LIMIT } from './host/events/event-log.js';
 export { EVENT_CATEGORIES, type EventCategory } from './host/events/categories.js';
 export type { ModReply } from './host/link/mod-link.js';

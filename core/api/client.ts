@@ -10,6 +10,8 @@ export interface ApiClientOptions {
   port?: number;
   token?: string;
   connectTimeoutMs?: number;
+  /** Named on every call, for the daemon's activity log (e.g. "cli", "mcp"). */
+  frontend?: string;
 }
 
 export interface ClientCallOptions {
@@ -17,6 +19,8 @@ export interface ClientCallOptions {
   /** Client-side bound; on expiry the request is cancelled in the daemon too. */
   timeoutMs?: number;
   onProgress?: (frame: ProgressFrame) => void;
+  /** The caller's session (an MCP session), for the daemon's activity log. */
+  session?: string;
 }
 
 interface Pending {
@@ -45,7 +49,7 @@ export class ApiClient extends EventEmitter {
   private readonly pending = new Map<number, Pending>();
   private closedWith: McbridgeError | null = null;
 
-  private constructor(private readonly socket: net.Socket, private readonly token: string | undefined) {
+  private constructor(private readonly socket: net.Socket, private readonly token: string | undefined, private readonly frontend?: string) {
     super();
     const splitter = new LineSplitter({ maxLineBytes: DEFAULT_MAX_LINE_BYTES, onLine: (line) => this.onLine(line) });
     socket.on('data', (chunk: Buffer) => splitter.push(chunk));
@@ -75,7 +79,7 @@ export class ApiClient extends EventEmitter {
       });
       socket.once('connect', () => {
         clearTimeout(timer);
-        resolve(new ApiClient(socket, token));
+        resolve(new ApiClient(socket, token, options.frontend));
       });
     });
   }
@@ -119,6 +123,7 @@ export class ApiClient extends EventEmitter {
       this.pending.set(id, pending);
       const frame: Record<string, unknown> = { id, method, params };
       if (options.onProgress) frame.progress = true;
+      if (this.frontend) frame.caller = options.session ? { frontend: this.frontend, session: options.session } : { frontend: this.frontend };
       this.write(frame);
     });
   }

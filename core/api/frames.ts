@@ -1,13 +1,20 @@
 import { z } from 'zod';
-import type { ErrorCode } from '../host/errors.js';
+import { McbridgeError, type ErrorCode } from '../host/errors.js';
 
 /** One request line of the local API (predecessor-compatible, plus `progress` and `auth`). */
 export const requestFrame = z.object({
   id: z.unknown().optional(),
-  method: z.string({ error: 'method must be a string naming a tool or local method' }).min(1, 'method must not be empty'),
+  method: z.string({ error: 'method must be a string naming a tool or local method' })
+    .min(1, 'method must not be empty')
+    .max(128, 'method must name a tool or local method (at most 128 characters)'),
   params: z.record(z.string(), z.unknown(), { error: 'params must be a JSON object' }).nullish(),
   progress: z.boolean().optional(),
   auth: z.string().optional(),
+  /** Who is asking, for the activity log: the front-end and, for MCP, its session. */
+  caller: z.object({
+    frontend: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'caller.frontend must be a short lowercase name such as "cli" or "mcp"'),
+    session: z.string().max(64, 'caller.session must be at most 64 characters').optional(),
+  }).optional(),
 });
 
 export type RequestFrame = z.infer<typeof requestFrame>;
@@ -68,3 +75,25 @@ export const subscribeParams = z.object({
 export const cancelParams = z.object({
   id: z.unknown().refine((v) => v !== undefined && v !== null, 'id of the request to cancel is required'),
 });
+
+export function errorFrame(id: unknown, error: McbridgeError): ResponseError {
+  const frame: ResponseError = { type: 'response', id, ok: false, error: error.message, code: error.code };
+  if (error.details) frame.details = error.details;
+  return frame;
+}
+
+/**
+ * A frame's JSON line (without the newline). An answer that cannot be serialized (a cycle,
+ * a BigInt, a tree too deep for the stack) becomes an `internal` error with the same id, so
+ * its request still gets exactly one answer; such a progress frame gives null (dropped).
+ */
+export function encodeFrame(frame: ServerFrame): string | null {
+  try {
+    return JSON.stringify(frame);
+  } catch (err) {
+    if (frame.type === 'progress') return null;
+    if (frame.type !== 'response') throw err;
+    const reason = new McbridgeError('internal', `internal error: the answer could not be sent as JSON (${(err as Error).message})`);
+    return JSON.stringify(errorFrame(frame.id, reason));
+  }
+}

@@ -1,21 +1,32 @@
 import net from 'node:net';
-import { timingSafeEqual } from 'node:crypto';
 import { McbridgeError, toMcbridgeError } from '../host/errors.js';
 import type { RecordedEvent } from '../host/events/event-log.js';
+import { ActivityLog } from './activity-log.js';
 import { EventFrameEncoder } from './event-frames.js';
 import type { Host } from '../host/host.js';
 import { describeZodError } from '../host/host.js';
-import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../util/lines.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../util/lines.js';
 import type { Logger } from '../util/log.js';
 import { isLoopback } from '../util/net.js';
+import { checkTokenStrength, ConnectionGuard, peerAddress, type GuardLimits, type PreAuth } from './connection-guard.js';
 import {
-  cancelParams, requestFrame, subscribeParams, SUBSCRIPTION_TOPICS, type GapFrame, type RequestFrame, type ServerFrame,
+  cancelParams, encodeFrame, errorFrame, subscribeParams, SUBSCRIPTION_TOPICS, type GapFrame, type RequestFrame, type ServerFrame,
 } from './frames.js';
+import { parseRequestLine, type RequestId } from './request-line.js';
+import { RequestReader } from './request-reader.js';
 
 export const DEFAULT_API_HOST = '127.0.0.1';
 export const DEFAULT_API_PORT = 8765;
-/** A subscriber this far behind gets no more pushes until it drains; then a `gap` frame. */
+/**
+ * A connection this far behind gets no more pushes until it drains (then a `gap` frame),
+ * and no more of its request lines are read until then.
+ */
 export const DEFAULT_PUSH_BUFFER_BYTES = 8 * 1024 * 1024;
+/**
+ * Room past the push buffer for responses already owed when reading stopped (requests in
+ * flight answer later); a connection whose unsent output passes both is closed.
+ */
+export const RESPONSE_OVERSHOOT_BYTES = 64 * 1024 * 1024;
 
 export interface LocalApiOptions {
   host?: string;
@@ -25,18 +36,29 @@ export interface LocalApiOptions {
   /** Bind a non-loopback address (the API runs console commands). */
   allowRemote?: boolean;
   maxLineBytes?: number;
-  /** Bytes of pushes a subscriber may have unread before it skips events (and gets a `gap` frame). */
+  /** Bytes a connection may have unread before it skips events (and gets a `gap` frame) and its requests wait. */
   pushBufferBytes?: number;
+  /** Unsent bytes at which a connection is closed; default the push buffer plus `RESPONSE_OVERSHOOT_BYTES`. */
+  maxOutputBytes?: number;
+  /** Limits before the token arrives (only with a token); the defaults are documented in connection-guard.ts. */
+  guard?: Partial<GuardLimits>;
   log: Logger;
   /** `stop` was called by a client. */
   onStop?: () => void;
+  /** Where the activity log also goes, beside the process log: `--activity-log FILE`. */
+  activityLog?: { file?: string; maxBytes?: number; keep?: number };
 }
 
 /** Events recorded in one tick, in order; its identity tells connections which batch they saw. */
 type EventBatch = RecordedEvent[];
 
 interface Connection {
+  /** Numbered from 1 per daemon run, for the activity log. */
+  n: number;
   socket: net.Socket;
+  /** The peer's address, for the auth throttle and logs. */
+  address: string;
+  reader: RequestReader;
   topics: Set<string>;
   inFlight: Map<string, AbortController>;
   gap: { dropped: number; fromSeq: number; toSeq: number } | null;
@@ -47,13 +69,6 @@ interface Connection {
 
 function idKey(id: unknown): string {
   return JSON.stringify(id ?? null);
-}
-
-function tokensMatch(given: string | undefined, expected: string): boolean {
-  if (given === undefined) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /**
@@ -71,12 +86,19 @@ export class LocalApiServer {
   private batch: EventBatch | null = null;
   private readonly encoder: EventFrameEncoder;
   private readonly pushBufferBytes: number;
+  private readonly maxOutputBytes: number;
+  private readonly guard: ConnectionGuard | null;
+  private readonly activity: ActivityLog;
+  private accepted = 0;
 
   constructor(private readonly host: Host, private readonly options: LocalApiOptions) {
     this.bindHost = options.host ?? DEFAULT_API_HOST;
     this.server = net.createServer((socket) => this.accept(socket));
     this.encoder = new EventFrameEncoder(host.events);
     this.pushBufferBytes = options.pushBufferBytes ?? DEFAULT_PUSH_BUFFER_BYTES;
+    this.maxOutputBytes = options.maxOutputBytes ?? this.pushBufferBytes + RESPONSE_OVERSHOOT_BYTES;
+    this.guard = options.token ? new ConnectionGuard(options.token, options.guard, options.log) : null;
+    this.activity = new ActivityLog({ ...options.activityLog, log: options.log.child({ part: 'activity' }) });
     this.unsubscribeLog = host.events.subscribe((event) => this.push(event));
     this.onSurface = () => this.pushSurface();
     host.on('surface', this.onSurface);
@@ -87,11 +109,15 @@ export class LocalApiServer {
       subscribers: [...this.connections].filter((c) => c.topics.size > 0).length,
       auth: options.token ? 'token' : 'none',
       pushBufferBytes: this.pushBufferBytes,
+      /** Connections not being read because their unsent output is over the push buffer. */
+      paused: [...this.connections].filter((c) => c.reader.paused).length,
+      pendingAuth: this.guard?.pending ?? 0,
     }));
   }
 
-  /** Bind; refuses a non-loopback address unless allowed and protected by a token. */
+  /** Bind; refuses a short token, and a non-loopback address unless allowed and protected by a token. */
   async listen(): Promise<{ host: string; port: number }> {
+    checkTokenStrength(this.options.token);
     if (!isLoopback(this.bindHost)) {
       if (!this.options.allowRemote) {
         throw new McbridgeError('invalid_params', `refusing to bind the local API to ${this.bindHost}: it runs console commands. ` +
@@ -125,59 +151,96 @@ export class LocalApiServer {
       conn.socket.destroy();
     }
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.activity.close();
   }
 
   private accept(socket: net.Socket): void {
     socket.setNoDelay(true);
-    const conn: Connection = { socket, topics: new Set(), inFlight: new Map(), gap: null, batch: null, delivered: 0 };
-    this.connections.add(conn);
-    const maxLineBytes = this.options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-    const splitter = new LineSplitter({
-      maxLineBytes,
-      onLine: (line) => this.onLine(conn, line),
-      onOverflow: (bytes) => this.send(conn, errorFrame(null, new McbridgeError(
-        'invalid_request', `request line of ${bytes} bytes exceeds the ${maxLineBytes}-byte limit; send smaller params`,
-      ))),
-    });
-    socket.on('data', (chunk: Buffer) => splitter.push(chunk));
-    socket.on('drain', () => this.flushGap(conn));
     socket.on('error', () => {});
+    const address = peerAddress(socket.remoteAddress);
+    let preAuth: PreAuth | null = null;
+    if (this.guard) {
+      const guard = this.guard;
+      const admitted = guard.admit(address, () => this.refuse(conn, new McbridgeError('unauthorized',
+        `no request carrying the token within ${guard.limits.authTimeoutMs} ms of connecting; send "auth" with the first request`)));
+      if (admitted instanceof McbridgeError) {
+        socket.end(JSON.stringify(errorFrame(null, admitted)) + '\n');
+        socket.destroy();
+        return;
+      }
+      preAuth = admitted;
+    }
+    const maxLineBytes = this.options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    const conn: Connection = {
+      n: ++this.accepted,
+      socket,
+      address,
+      reader: new RequestReader(socket, {
+        maxLineBytes,
+        pauseAboveBytes: this.pushBufferBytes,
+        preAuth,
+        onLine: (line) => this.onLine(conn, line),
+        onOverflow: (bytes) => this.send(conn, errorFrame(null, new McbridgeError(
+          'invalid_request', `request line of ${bytes} bytes exceeds the ${maxLineBytes}-byte limit; send smaller params`,
+        ))),
+        onAllowanceSpent: () => this.refuse(conn, new McbridgeError('unauthorized',
+          `no request carrying the token within the first ${this.guard!.limits.preAuthBytes} bytes; send "auth" with the first request`)),
+      }),
+      topics: new Set(),
+      inFlight: new Map(),
+      gap: null,
+      batch: null,
+      delivered: 0,
+    };
+    this.connections.add(conn);
+    socket.on('data', (chunk: Buffer) => conn.reader.read(chunk));
+    socket.on('drain', () => {
+      this.flushGap(conn);
+      conn.reader.pump();
+    });
     socket.on('close', () => {
       this.connections.delete(conn);
+      conn.reader.closed();
       // A client that goes away cancels what it asked for (its WAITs stop).
       for (const controller of conn.inFlight.values()) controller.abort();
     });
   }
 
+  /**
+   * Close a connection that did not send the token in time or within its bytes, with one
+   * answer saying why. What it sends meanwhile is read and dropped: closing with unread
+   * input would reset the connection and could lose the answer.
+   */
+  private refuse(conn: Connection, error: McbridgeError): void {
+    if (conn.socket.destroyed || conn.socket.writableEnded) return;
+    this.options.log.debug({ address: conn.address, code: error.code }, `closing an API connection: ${error.message}`);
+    conn.reader.stop();
+    conn.socket.resume();
+    conn.socket.end(JSON.stringify(errorFrame(null, error)) + '\n', () => conn.socket.destroy());
+  }
+
   private onLine(conn: Connection, line: string): void {
     if (line.trim() === '') return;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(line);
-    } catch (err) {
-      this.send(conn, errorFrame(null, new McbridgeError('invalid_request', `the request is not valid JSON (${(err as Error).message}); send one JSON object per line, e.g. {"id":1,"method":"status"}`)));
+    const request = parseRequestLine(line);
+    if (!request.ok) {
+      this.send(conn, errorFrame(request.id, request.error));
       return;
     }
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-      this.send(conn, errorFrame(null, new McbridgeError('invalid_request', 'the request must be a JSON object, e.g. {"id":1,"method":"status","params":{}}')));
-      return;
-    }
-    const id = (raw as { id?: unknown }).id ?? null;
-    const parsed = requestFrame.safeParse(raw);
-    if (!parsed.success) {
-      const paramsOnly = parsed.error.issues.every((i) => i.path[0] === 'params');
-      this.send(conn, errorFrame(id, new McbridgeError(paramsOnly ? 'invalid_params' : 'invalid_request', describeZodError(parsed.error, 'request'))));
-      return;
-    }
-    const frame = parsed.data;
-    if (this.options.token && !tokensMatch(frame.auth, this.options.token)) {
-      this.send(conn, errorFrame(id, new McbridgeError('unauthorized', 'this daemon requires a token: send it as "auth" in every request (mcbridge --api-token, or MCBRIDGE_API_TOKEN)')));
-      return;
+    const { id, frame } = request;
+    if (this.guard) {
+      const refusal = !conn.reader.authenticated ? this.guard.authenticate(frame.auth, conn.address)
+        : this.guard.matches(frame.auth) ? null
+          : new McbridgeError('unauthorized', 'the token in "auth" is missing or wrong: send the one the daemon was started with in every request');
+      if (refusal) {
+        this.send(conn, errorFrame(id, refusal));
+        return;
+      }
+      conn.reader.authenticate();
     }
     void this.dispatch(conn, id, frame);
   }
 
-  private async dispatch(conn: Connection, id: unknown, frame: RequestFrame): Promise<void> {
+  private async dispatch(conn: Connection, id: RequestId, frame: RequestFrame): Promise<void> {
     const params = frame.params ?? {};
     try {
       switch (frame.method) {
@@ -202,13 +265,16 @@ export class LocalApiServer {
     }
   }
 
-  private async callTool(conn: Connection, id: unknown, frame: RequestFrame, params: Record<string, unknown>): Promise<void> {
+  private async callTool(conn: Connection, id: RequestId, frame: RequestFrame, params: Record<string, unknown>): Promise<void> {
     const key = idKey(id);
     if (conn.inFlight.has(key)) {
       throw new McbridgeError('invalid_request', `a request with id ${key} is already in flight on this connection; use a new id`);
     }
     const controller = new AbortController();
     conn.inFlight.set(key, controller);
+    const caller = { frontend: frame.caller?.frontend ?? 'api', conn: conn.n, ...(frame.caller?.session ? { session: frame.caller.session } : {}), remote: conn.address };
+    const mutating = this.host.registry.get(frame.method)?.annotations.readOnly !== true;
+    const ended = this.activity.begin({ id, tool: frame.method, caller, mutating, args: params });
     // A tool may report progress from a timer that outlives it: nothing may follow the response.
     let settled = false;
     try {
@@ -217,7 +283,11 @@ export class LocalApiServer {
         onProgress: frame.progress ? (p) => settled || this.send(conn, { type: 'progress', id, ...p }) : undefined,
       });
       settled = true;
+      ended('ok');
       this.reply(conn, id, result);
+    } catch (err) {
+      ended(toMcbridgeError(err).code);
+      throw err;
     } finally {
       settled = true;
       conn.inFlight.delete(key);
@@ -248,14 +318,35 @@ export class LocalApiServer {
     return { cancelled: true };
   }
 
-  private reply(conn: Connection, id: unknown, result: unknown): void {
-    this.send(conn, { type: 'response', id, ok: true, result: result ?? null });
+  /** Always with `result`: JSON has no undefined, and a key JSON.stringify would drop is a missing answer. */
+  private reply(conn: Connection, id: RequestId, result: unknown): void {
+    const answer = result === undefined || typeof result === 'function' || typeof result === 'symbol' ? null : result;
+    this.send(conn, { type: 'response', id, ok: true, result: answer });
   }
 
   private send(conn: Connection, frame: ServerFrame): void {
     if (conn.socket.destroyed) return;
     this.catchUp(conn); // keep the order: events recorded before this frame go first
-    conn.socket.write(JSON.stringify(frame) + '\n');
+    if (this.overflowed(conn)) return;
+    const text = encodeFrame(frame);
+    if (text === null) {
+      this.options.log.warn({ id: (frame as { id?: unknown }).id }, 'dropped a progress frame that could not be sent as JSON');
+      return;
+    }
+    conn.socket.write(text + '\n');
+  }
+
+  /**
+   * Past the hard bound (its reading paused long ago, yet answers owed keep coming), the
+   * connection is closed: one client that does not read must not take the daemon's memory.
+   */
+  private overflowed(conn: Connection): boolean {
+    const unsent = conn.socket.writableLength;
+    if (unsent <= this.maxOutputBytes) return false;
+    this.options.log.warn({ address: conn.address, unsentBytes: unsent, limit: this.maxOutputBytes },
+      `closing an API connection that does not read its answers: ${unsent} bytes unsent, past the ${this.maxOutputBytes}-byte limit`);
+    conn.socket.destroy();
+    return true;
   }
 
   // ---- pushes --------------------------------------------------------------------
@@ -329,15 +420,9 @@ export class LocalApiServer {
       line ??= JSON.stringify({ type: 'event', event: 'surface', data: this.host.manifest() }) + '\n';
       if (conn.socket.destroyed) continue;
       this.catchUp(conn);
-      conn.socket.write(line);
+      if (!this.overflowed(conn)) conn.socket.write(line);
     }
   }
-}
-
-function errorFrame(id: unknown, error: McbridgeError): ServerFrame {
-  const frame: ServerFrame = { type: 'response', id, ok: false, error: error.message, code: error.code };
-  if (error.details) frame.details = error.details;
-  return frame;
 }
 
 export { SUBSCRIPTION_TOPICS };

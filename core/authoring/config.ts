@@ -4,60 +4,39 @@
  * what a config file actually exported (core/daemon/config/schema.ts).
  */
 import { z } from 'zod';
-import type { Logger } from '../util/log.js';
-import type { Cursor, EventPage, RecordedEvent } from '../host/events/event-log.js';
-import type { Vantage } from '../host/link/discovery.js';
 import type { ModReply } from '../host/link/mod-link.js';
-import type { AnyObjectSchema, HostView, Plugin, ToolAnnotations, ToolScope } from '../host/plugin-api.js';
+import type { AnyObjectSchema, Plugin, ToolAnnotations, ToolContext, ToolScope } from '../host/plugin-api.js';
+import type { DaemonOptionValues } from './options.js';
 
 /** A plugin object, a package name (`mcbridge-plugin-foo`, `@scope/mcbridge-plugin-foo`, or the short `foo`), or either with options. */
 export type PluginConfigEntry = Plugin | string | [Plugin | string, unknown?] | false | null | undefined;
 
-export interface McbridgeConfig {
-  // ---- the daemon: the same names as the `mcbridge run` flags; a flag on the command line wins ----
-  vantage?: Vantage;
-  /** Run on an in-process simulated mod. */
-  sim?: boolean;
-  /** Game directory holding mc-agent-server/ (relative to this file). */
-  serverDir?: string;
-  /** The exact port.txt to read (relative to this file). */
-  portFile?: string;
-  modHost?: string;
-  modPort?: number;
-  /** Events kept for replay. */
-  buffer?: number;
-  /** MiB of pushed events a subscriber may fall behind before it is sent a `gap` frame instead. */
-  pushBuffer?: number;
-  apiHost?: string;
-  apiPort?: number;
-  /** Shown as "[redacted]" by `mcbridge config`. Prefer MCBRIDGE_API_TOKEN over committing it. */
-  apiToken?: string;
-  allowRemote?: boolean;
-  logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-
-  // ---- tool policy: hidden tools vanish from every surface ----
-  /** Keep only tools annotated read-only. */
-  readOnly?: boolean;
-  /** Tool names or globs (`*`, `?`); when given, only matching tools stay. */
-  allow?: string[];
-  /** Tool names or globs removed even when allowed. */
-  deny?: string[];
-
+/**
+ * Daemon options, tool policy and `watch` (the `mcbridge run` flags, camelCased; a flag on the
+ * command line wins) come from the option table, core/authoring/options.ts, docs included.
+ */
+export interface McbridgeConfig extends DaemonOptionValues {
   /** Plugins beyond the built-ins, with their options: `[plugin, options]`. */
   plugins?: PluginConfigEntry[];
   /** Tools defined right here, chaining other tools and waits. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   composites?: CompositeSpec<any, any>[];
-  /** Reload plugins, composites and policy when this file changes (default true). */
-  watch?: boolean;
 }
 
-/** What a composite's `run` gets: its arguments and the means to chain tools and waits. */
-export interface CompositeContext<A = Record<string, unknown>> {
+/**
+ * What a composite's `run` gets: the tool context every plugin tool gets (`waitFor`, `defer`,
+ * `sleep`, `events`, `signal`, ...) plus its arguments and helpers for the common tools.
+ * A composite reaches the mod through tools only: `request` refuses, so its CAPS, annotations
+ * and policy stay those derived from `uses`.
+ */
+export interface CompositeContext<A = Record<string, unknown>> extends ToolContext {
   /** The validated input. */
   args: A;
-  /** Call a tool (same CAPS and policy rules as any caller). With `uses` declared, only those. */
-  call(tool: string, args?: Record<string, unknown>): Promise<unknown>;
+  /**
+   * Call a tool (same CAPS and policy rules as any caller). With `uses` declared, only those.
+   * A failure names the step: "composite 'x' stopped at step 2 (command): ...".
+   */
+  call(tool: string, args?: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<unknown>;
   /** The `state` tool. */
   state(): Promise<ModReply>;
   /** The `command` tool: one console command, its acknowledgement (`output` holds the feedback lines). */
@@ -66,27 +45,6 @@ export interface CompositeContext<A = Record<string, unknown>> {
   commandOutput(command: string): Promise<string[]>;
   /** The `wait` tool: N game ticks. */
   wait(ticks: number): Promise<void>;
-  /**
-   * The first event that matches, looking from just after the previous match (or from when this
-   * composite started), so an event that arrived before the call is not missed. Default timeout 30 s.
-   */
-  waitFor(match: (event: RecordedEvent) => boolean, options?: { timeoutMs?: number; since?: number | Cursor }): Promise<RecordedEvent>;
-  /** Buffered events, by default those since this composite started. */
-  events(query?: { since?: number | Cursor; limit?: number; filter?: (event: RecordedEvent) => boolean }): EventPage;
-  /** Milliseconds of wall time; ends early (rejects) when the call is cancelled. */
-  sleep(ms: number): Promise<void>;
-  /**
-   * Run `cleanup` when the composite ends: success, failure or cancel (newest first). Its context
-   * is not cancelled with the call (it gets 10 s), so it can undo what the composite started.
-   */
-  defer(cleanup: (ctx: CompositeContext<A>) => unknown): void;
-  /** Aborted when the caller cancels. */
-  signal: AbortSignal;
-  progress(done: number, total?: number, message?: string): void;
-  log: Logger;
-  vantage: Vantage;
-  caps: ReadonlySet<string> | null;
-  host: HostView;
 }
 
 /** A tool defined in config: data plus `run(ctx)`. */

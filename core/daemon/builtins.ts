@@ -6,13 +6,16 @@ import { commandOutputPlugin } from '../../plugins/command-output/index.js';
 import { contextPlugin } from '../../plugins/context/index.js';
 import { entitiesPlugin } from '../../plugins/entities/index.js';
 import { eventsPlugin } from '../../plugins/events/index.js';
+import { forkPlugin } from '../../plugins/fork/index.js';
 import { markPlugin } from '../../plugins/mark/index.js';
 import { playerPlugin } from '../../plugins/player/index.js';
 import { savePlugin } from '../../plugins/save/index.js';
+import { snapshotPlugin } from '../../plugins/snapshot/index.js';
 import { statePlugin } from '../../plugins/state/index.js';
 import { statusPlugin } from '../../plugins/status/index.js';
 import { waitPlugin } from '../../plugins/wait/index.js';
 import { waitForPlugin } from '../../plugins/wait-for/index.js';
+import { webhookPlugin } from '../../plugins/webhook/index.js';
 
 /** The capabilities every daemon serves, each through the public plugin API. */
 export const builtinPlugins: Plugin[] = [
@@ -20,6 +23,8 @@ export const builtinPlugins: Plugin[] = [
   capabilitiesPlugin,
   statePlugin,
   savePlugin,
+  snapshotPlugin,
+  forkPlugin,
   playerPlugin,
   entitiesPlugin,
   commandPlugin,
@@ -30,4 +35,11 @@ export const builtinPlugins: Plugin[] = [
   markPlugin,
   waitPlugin,
   clientPlugin,
+  webhookPlugin,
 ];
+
+// The standalone `mcbridge forward` runs the webhook plugin's engine outside the daemon; this
+// file is the one place above the plugins that may reach into them (tests/support/layers.ts).
+export { Forwarder, type ForwarderStatus } from '../../plugins/webhook/forwarder.js';
+export { resolveReceivers } from '../../plugins/webhook/config.js';
+export { Spool } from '../../plugins/webhook/spool.js';

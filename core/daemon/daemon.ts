@@ -1,10 +1,11 @@
-import { LocalApiServer } from '../api/server.js';
+import { LocalApiServer, type LocalApiOptions } from '../api/server.js';
 import type { LoadedConfig } from './config/load.js';
 import { ConfigRuntime } from './config/runtime.js';
 import { Host, type LinkSettings, type PluginEntry } from '../host/host.js';
 import type { Vantage } from '../host/link/discovery.js';
 import type { Logger } from '../util/log.js';
-import type { ToolPolicy } from '../host/registry/policy.js';
+import { policyProblems, type ToolPolicy } from '../host/registry/policy.js';
+import { McbridgeError } from '../host/errors.js';
 import { builtinPlugins } from './builtins.js';
 import { startSim, type SimulatedMod } from '../sim/index.js';
 
@@ -12,8 +13,10 @@ export interface DaemonOptions {
   vantage?: Vantage;
   link?: LinkSettings;
   buffer?: number;
+  /** Event ring bound in bytes. */
+  bufferBytes?: number;
   policy?: ToolPolicy;
-  api?: { host?: string; port?: number; token?: string; allowRemote?: boolean; pushBufferBytes?: number };
+  api?: Omit<LocalApiOptions, 'log' | 'onStop'>;
   /** Run an in-process simulated mod and connect to it instead of discovering a game. */
   sim?: boolean | { dir?: string; seed?: number };
   /** Plugins beyond the built-ins (config, npm). */
@@ -47,7 +50,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let link = options.link ?? {};
   if (options.sim) {
     const simOptions = typeof options.sim === 'object' ? options.sim : {};
-    sim = await startSim({ vantage, port: 0, ...simOptions });
+    sim = await startSim({ vantage, port: 0, worldDisk: {}, ...simOptions }); // a world folder, so fork works on --sim
     link = { ...link, modPort: sim.port };
     options.log.info({ port: sim.port, dir: sim.dir }, `simulated ${vantage}-vantage mod listening on 127.0.0.1:${sim.port}`);
   }
@@ -55,6 +58,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     vantage,
     link,
     buffer: options.buffer,
+    bufferBytes: options.bufferBytes,
     log: options.log,
     policy: options.policy,
     plugins: [
@@ -62,6 +66,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ...(options.plugins ?? []),
     ],
   });
+  if (!options.config) {
+    // With a config, its plan checks the merged policy; without one, the flags are checked here.
+    const problems = policyProblems(options.policy ?? {}, host.registry.list());
+    for (const p of problems.filter((x) => !x.fatal)) options.log.warn({ entry: p.entry }, `policy: ${p.message}`);
+    const fatal = problems.filter((x) => x.fatal);
+    if (fatal.length > 0) {
+      await sim?.stop();
+      throw new McbridgeError('invalid_params', fatal.map((p) => `--${p.path.replace(/\[\d+\]$/, '')}: ${p.message}`).join('\n'), { problems: fatal });
+    }
+  }
   let config: ConfigRuntime | null = null;
   if (options.config) {
     config = new ConfigRuntime(host, {

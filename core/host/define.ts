@@ -9,12 +9,28 @@ export const TOOL_NAME = /^[a-z][a-z0-9_]{0,47}$/;
 export const RESERVED_NAMES = new Set(['ping', 'subscribe', 'unsubscribe', 'tools', 'cancel', 'stop']);
 
 /** Identity at run time; gives a tool's handler the types inferred from its schemas. */
-export function defineTool<I extends AnyObjectSchema, O extends z.ZodType | undefined = undefined>(spec: ToolSpec<I, O>): ToolSpec<I, O> {
+export function defineTool<I extends AnyObjectSchema, O extends z.ZodType | undefined = undefined, C = unknown>(spec: ToolSpec<I, O, C>): ToolSpec<I, O, C> {
   return spec;
 }
 
-/** Identity at run time; validated when the host loads it. */
-export function definePlugin<P extends Plugin>(plugin: P): P {
+/**
+ * `defineTool` for a plugin with options: `ctx.config` has the type `options` parses to.
+ * TypeScript cannot carry `definePlugin`'s options type into a `defineTool(...)` call inside it,
+ * so the tools say which options they belong to:
+ *
+ *   const tool = defineTool.withOptions(skyOptions);
+ *   definePlugin({ options: skyOptions, tools: [tool({ ..., run: async (args, ctx) => ctx.config.x })] });
+ */
+defineTool.withOptions = function withOptions<S extends z.ZodType>(options: S) {
+  void options; // only its type is used
+  return defineTool as <I extends AnyObjectSchema, O extends z.ZodType | undefined = undefined>(spec: ToolSpec<I, O, z.infer<S>>) => ToolSpec<I, O, z.infer<S>>;
+};
+
+/**
+ * Identity at run time; validated when the host loads it. `ctx.config` of its setup and services
+ * is typed from `options`; a tool made for other options is a type error.
+ */
+export function definePlugin<C = unknown>(plugin: Plugin<C>): Plugin<C> {
   return plugin;
 }
 

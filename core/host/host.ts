@@ -2,6 +2,9 @@ import { EventEmitter, setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { McbridgeError, toMcbridgeError } from './errors.js';
 import { EventLog, type RecordedEvent } from './events/event-log.js';
+import { followEvents } from './events/follow.js';
+import { CallScope } from './tool-context.js';
+import { sleep } from './abort.js';
 import { DEFAULT_CAPS, normalizeCaps } from './link/caps.js';
 import type { Vantage } from './link/discovery.js';
 import { ModLink, type ModLinkOptions } from './link/mod-link.js';
@@ -10,7 +13,7 @@ import { formatIssuePath, validatePlugin } from './define.js';
 import type { ToolPolicy } from './registry/policy.js';
 import { ToolRegistry, type CapsView, type RegisteredTool } from './registry/registry.js';
 import type {
-  EventsView, HostView, Manifest, Plugin, PluginContext, PluginInfo, PluginSource, Service, Surface, ToolContext,
+  EventsView, HostStatus, HostView, Manifest, Plugin, PluginContext, PluginInfo, PluginSource, Service, Surface, ToolContext,
 } from './plugin-api.js';
 import { VERSION } from '../util/version.js';
 
@@ -29,10 +32,16 @@ export interface HostOptions {
   link?: LinkSettings;
   /** Event ring capacity. */
   buffer?: number;
+  /** Event ring bound in bytes of JSON (default 64 MiB). */
+  bufferBytes?: number;
   log?: Logger;
   policy?: ToolPolicy;
   plugins?: PluginEntry[];
+  /** How long a plugin's setup (and each service start) may take; default 10 s. */
+  setupTimeoutMs?: number;
 }
+
+export const DEFAULT_SETUP_TIMEOUT_MS = 10_000;
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -82,6 +91,7 @@ export function describeZodError(error: z.ZodError, subject = 'params'): string 
  */
 export class Host extends EventEmitter {
   readonly vantage: Vantage;
+  private readonly setupTimeoutMs: number;
   readonly log: Logger;
   readonly events: EventLog;
   readonly link: ModLink;
@@ -96,7 +106,8 @@ export class Host extends EventEmitter {
     super();
     this.vantage = options.vantage ?? 'server';
     this.log = options.log ?? silentLogger();
-    this.events = new EventLog({ capacity: options.buffer });
+    this.setupTimeoutMs = options.setupTimeoutMs ?? DEFAULT_SETUP_TIMEOUT_MS;
+    this.events = new EventLog({ capacity: options.buffer, maxBytes: options.bufferBytes });
     this.registry = new ToolRegistry(options.policy);
     this.link = new ModLink({
       ...options.link,
@@ -190,9 +201,9 @@ export class Host extends EventEmitter {
     const { plugin } = record;
     const ctx = this.pluginContext(record);
     try {
-      await plugin.setup?.(ctx);
+      await this.bounded(record, 'setup', () => plugin.setup?.(ctx));
       for (const service of plugin.services ?? []) {
-        await service.start(ctx);
+        await this.bounded(record, `service '${service.name}' start`, () => service.start(ctx));
         record.started.push(service);
       }
     } catch (err) {
@@ -206,6 +217,24 @@ export class Host extends EventEmitter {
       record.tools = [];
       this.log.error({ plugin: plugin.name, err: record.error }, `plugin '${plugin.name}' failed to start and was left out`);
     }
+  }
+
+  /**
+   * A plugin's setup or service start that never settles must not keep the daemon off the game:
+   * past the bound the plugin's stop signal fires and it is left out, named in the log and status.
+   */
+  private bounded(record: PluginRecord, what: string, step: () => unknown): Promise<unknown> {
+    const ms = this.setupTimeoutMs;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        record.stopController.abort();
+        reject(new Error(`${what} did not finish within ${ms / 1000} s; the plugin was left out (check what its ${what} waits for)`));
+      }, ms);
+      Promise.resolve().then(step).then(
+        (value) => { clearTimeout(timer); resolve(value); },
+        (err: unknown) => { clearTimeout(timer); reject(err); },
+      );
+    });
   }
 
   private pluginContext(record: PluginRecord): PluginContext {
@@ -288,10 +317,10 @@ export class Host extends EventEmitter {
     });
   }
 
-  status(): Record<string, unknown> {
+  status(): HostStatus {
     const link = this.link.status();
     const manifest = this.manifest();
-    const out: Record<string, unknown> = {
+    const out: HostStatus = {
       version: VERSION,
       connected: link.connected,
       state: link.state,
@@ -331,7 +360,8 @@ export class Host extends EventEmitter {
     };
   }
 
-  private eventsView(signal: AbortSignal): EventsView {
+  /** The event log as a context sees it: waits end with `signal`, followers also when `scope`'s call ends. */
+  private eventsView(signal: AbortSignal, scope?: CallScope): EventsView {
     const log = this.events;
     return {
       get streamId() {
@@ -343,6 +373,7 @@ export class Host extends EventEmitter {
       query: (q) => log.query(q),
       waitFor: (match: (e: RecordedEvent) => boolean, options = {}) => log.waitFor(match, { ...options, signal }),
       stats: () => log.stats(),
+      follow: (options) => followEvents(log, options, scope ? [signal, scope.endSignal] : [signal]),
     };
   }
 
@@ -365,7 +396,16 @@ export class Host extends EventEmitter {
     const signal = options.signal ?? new AbortController().signal;
     if (signal.aborted) throw new McbridgeError('cancelled', `the call to '${name}' was cancelled`);
     try {
-      const result = await tool.spec.run(parsed.data, this.toolContext(tool, signal, options));
+      const scope = new CallScope(this.events, name, this.log);
+      let result: unknown;
+      try {
+        result = await tool.spec.run(parsed.data, this.toolContext(tool, signal, options, scope));
+      } catch (err) {
+        if (scope.open) await scope.close((own) => this.toolContext(tool, own, options, scope), signal, true, err);
+        throw err;
+      }
+      // Most calls defer nothing: no clean-up step, no extra await.
+      if (scope.open) await scope.close((own) => this.toolContext(tool, own, options, scope), signal, false);
       return this.checkOutput(tool, result);
     } catch (err) {
       if (signal.aborted && !(err instanceof McbridgeError && err.code === 'cancelled')) {
@@ -384,7 +424,8 @@ export class Host extends EventEmitter {
     throw new McbridgeError('internal', `tool '${tool.name}' returned a result that does not match its output schema: ${describeZodError(parsed.error, 'result')}`);
   }
 
-  private toolContext(tool: RegisteredTool, signal: AbortSignal, options: CallOptions): ToolContext {
+  /** A call's context; its clean-ups get another one, with the same scope and a signal of their own. */
+  private toolContext(tool: RegisteredTool, signal: AbortSignal, options: CallOptions, scope: CallScope): ToolContext {
     const record = this.records.get(tool.plugin);
     const link = this.link;
     const host = this;
@@ -392,12 +433,15 @@ export class Host extends EventEmitter {
     let log: Logger | undefined;
     let view: HostView | undefined;
     return {
-      request: (line, opts = {}) => link.request(line, { ...opts, signal }),
+      request: (line, opts = {}) => {
+        const refused = this.registry.verbRefusal(line);
+        return refused ? Promise.reject(refused) : link.request(line, { ...opts, signal });
+      },
       call: (other, args, opts) => this.call(other, args ?? {}, { signal: opts?.signal ?? signal, onProgress: options.onProgress }),
       // The events view, child logger and host view are built on first use: most calls
       // never touch them, and building them was a measurable part of every call.
       get events() {
-        return (events ??= host.eventsView(signal));
+        return (events ??= host.eventsView(signal, scope));
       },
       caps: link.caps,
       vantage: this.vantage,
@@ -416,6 +460,12 @@ export class Host extends EventEmitter {
       get host() {
         return (view ??= host.view());
       },
+      get startCursor() {
+        return scope.startCursor;
+      },
+      waitFor: (match, opts) => scope.waitFor(match, opts, signal),
+      sleep: (ms) => sleep(ms, signal),
+      defer: (cleanup) => scope.defer(cleanup),
     };
   }
 }

@@ -1,8 +1,9 @@
 import type { z } from 'zod';
 import type { Logger } from '../util/log.js';
-import type { Cursor, EventPage, RecordedEvent, WaitForOptions } from './events/event-log.js';
+import type { Cursor, EventPage, EventStats, RecordedEvent, WaitForOptions } from './events/event-log.js';
+import type { EventFollower, FollowOptions } from './events/follow.js';
 import type { Vantage } from './link/discovery.js';
-import type { ModReply, RequestOptions } from './link/mod-link.js';
+import type { LinkState, LinkStatus, ModReply, RequestOptions } from './link/mod-link.js';
 import type { VerbRule } from './link/verbs.js';
 
 export type { VerbRule, VerbSpec } from './link/verbs.js';
@@ -42,18 +43,47 @@ export interface EventsView {
   query(q: { since?: Cursor; limit?: number; filter?: (e: RecordedEvent) => boolean }): EventPage;
   /** Resolves with the first matching event after `since` (default: now); honours the tool's signal. */
   waitFor(match: (event: RecordedEvent) => boolean, options?: Omit<WaitForOptions, 'signal'>): Promise<RecordedEvent>;
-  stats(): Record<string, unknown>;
+  stats(): EventStats;
+  /**
+   * Every event recorded after `since` (default: now), as it arrives: `for await (const item of
+   * ctx.events.follow())`. Yields `{ kind: 'gap' }` instead of skipping silently when events it had
+   * not yet yielded left the ring. Ends on `break`, on `options.signal`, and with the context
+   * (a tool's call, a service's plugin stopping).
+   */
+  follow(options?: FollowOptions): EventFollower;
+}
+
+/** What `status` reports; the daemon adds sections (e.g. `config`, `api`), services theirs as `plugin:service`. */
+export interface HostStatus {
+  version: string;
+  connected: boolean;
+  state: LinkState;
+  vantage: Vantage;
+  instance: string | null;
+  mod: LinkStatus['mod'];
+  discovery: LinkStatus['discovery'];
+  capabilities: string[] | null;
+  capsSource: CapsSource;
+  hello: LinkStatus['hello'];
+  lastError: string | null;
+  link: Pick<LinkStatus, 'connectedAt' | 'inFlight' | 'queued' | 'oldestQueuedMs' | 'owed' | 'stats'>;
+  events: EventStats;
+  tools: { total: number; available: number; revision: number };
+  plugins: Array<Omit<PluginInfo, 'tools' | 'description'>>;
+  uptimeSeconds: number;
+  [section: string]: unknown;
 }
 
 /** Read-only facts about the host, for status-like tools. */
 export interface HostView {
-  status(): Record<string, unknown>;
+  status(): HostStatus;
   surface(): Surface;
   manifest(): Manifest;
   plugins(): PluginInfo[];
 }
 
-export interface ToolContext {
+/** What a tool's `run(args, ctx)` gets; `C` is its plugin's options type (see `defineTool.withOptions`). */
+export interface ToolContext<C = unknown> {
   /** One verb line to the mod; resolves with its reply, rejects with a typed error. */
   request(line: string, options?: Omit<RequestOptions, 'signal'>): Promise<ModReply>;
   /**
@@ -70,11 +100,28 @@ export interface ToolContext {
   progress(done: number, total?: number, message?: string): void;
   log: Logger;
   /** This plugin's validated options. */
-  config: unknown;
+  config: C;
   host: HostView;
+  /** The event cursor when this call began: `events.query({ since: ctx.startCursor })` is what happened since. */
+  readonly startCursor: Cursor;
+  /**
+   * The first event that matches, looking from just after the previous match of this call, or
+   * from when the call began: an event that came back with the command just sent is not missed.
+   * Default timeout 30 s (`Infinity`: none); ends early (rejects) when the call is cancelled.
+   */
+  waitFor(match: (event: RecordedEvent) => boolean, options?: { timeoutMs?: number; since?: number | Cursor }): Promise<RecordedEvent>;
+  /** Milliseconds of wall time; ends early (rejects) when the call is cancelled. */
+  sleep(ms: number): Promise<void>;
+  /**
+   * Run `cleanup` when the call ends: success, failure or cancel, newest first. It gets a context
+   * of its own that is not cancelled with the call (10 s in all), so it can undo what the call
+   * started (`defer((ctx) => ctx.call('command', { command: 'tick unfreeze' }))`). A failing
+   * clean-up fails the call, with its message.
+   */
+  defer(cleanup: (ctx: this) => unknown): void;
 }
 
-export interface ToolSpec<I extends AnyObjectSchema = AnyObjectSchema, O extends z.ZodType | undefined = z.ZodType | undefined> {
+export interface ToolSpec<I extends AnyObjectSchema = AnyObjectSchema, O extends z.ZodType | undefined = z.ZodType | undefined, C = unknown> {
   /** ^[a-z][a-z0-9_]{0,47}$; MCP shows it as mc_<name>. */
   name: string;
   /** Written for a model: when to use it, what it costs, what to use instead. */
@@ -96,12 +143,12 @@ export interface ToolSpec<I extends AnyObjectSchema = AnyObjectSchema, O extends
    * keep working while the schema shows one name. Giving both spellings is invalid.
    */
   paramAliases?: Record<string, string>;
-  run(args: z.infer<I>, ctx: ToolContext): Promise<O extends z.ZodType ? z.infer<O> : unknown>;
+  run(args: z.infer<I>, ctx: ToolContext<C>): Promise<O extends z.ZodType ? z.infer<O> : unknown>;
 }
 
-export interface ServiceContext {
+export interface ServiceContext<C = unknown> {
   log: Logger;
-  config: unknown;
+  config: C;
   events: EventsView;
   host: HostView;
   call(tool: string, args?: Record<string, unknown>): Promise<unknown>;
@@ -109,17 +156,18 @@ export interface ServiceContext {
   signal: AbortSignal;
 }
 
-export interface Service {
+export interface Service<C = unknown> {
   name: string;
-  start(ctx: ServiceContext): void | Promise<void>;
+  start(ctx: ServiceContext<C>): void | Promise<void>;
   stop?(): void | Promise<void>;
   /** Shown in `status` under the plugin's name. */
   status?(): Record<string, unknown>;
 }
 
-export type PluginContext = ServiceContext;
+export type PluginContext<C = unknown> = ServiceContext<C>;
 
-export interface Plugin {
+/** `C` is inferred from `options` by `definePlugin`: its tools, services and setup see it as `ctx.config`. */
+export interface Plugin<C = unknown> {
   name: string;
   version: string;
   apiVersion: number;
@@ -131,12 +179,12 @@ export interface Plugin {
     mcbridge?: string;
   };
   /** Validates this plugin's slice of the config. */
-  options?: z.ZodType;
+  options?: z.ZodType<C>;
   // Tools keep their own input types; the registry only needs the common shape.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  tools?: ToolSpec<any, any>[];
-  services?: Service[];
-  setup?(ctx: PluginContext): void | Promise<void>;
+  tools?: ToolSpec<any, any, C>[];
+  services?: Service<C>[];
+  setup?(ctx: PluginContext<C>): void | Promise<void>;
   dispose?(): void | Promise<void>;
   /**
    * The mod verbs this plugin's tools send and the reply types that answer them, e.g.

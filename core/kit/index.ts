@@ -9,3 +9,10 @@ export {
 } from './event-filter.js';
 export { commandText, javaDouble, lineText } from './text.js';
 export { isObject, num, str } from './values.js';
+export {
+  dimensionId, orderHash, radiusText, readSnapshot, SNAPSHOT_PROTOCOL, SNAPSHOT_VERBS, SnapshotFileError, snapshotLine,
+  snapshotNameProblem, type SnapshotEntity, type SnapshotFiles, type SnapshotIssue, type SnapshotMeta,
+} from './snapshot-files.js';
+export {
+  checkSnapshotFiles, snapshotAck, snapshotFileCheck, snapshotName, snapshotRadius, snapshotResult, type SnapshotResult,
+} from './snapshot-ack.js';

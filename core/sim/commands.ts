@@ -14,13 +14,14 @@ import {
   type Vec3,
 } from './command-reader.js';
 import { entityNbt } from './entity-json.js';
+import { killEntity } from './entity-life.js';
 import { isKnownType, normaliseId, typeInfo } from './entity-types.js';
 import { formatFixed, javaDoubleString, javaFloatString } from './java-text.js';
 import { evaluateNbtPath, parseNbtPath } from './nbt-path.js';
 import { isSingle, playersOnly, readTarget, resolveTargets, type CommandSource } from './selectors.js';
 import { numberOf, writePrettySnbt } from './snbt.js';
 import { summonEntity } from './summon.js';
-import { GAME_MODES, OVERWORLD, RESTING_VY, type GameMode, type SimEntity, type World } from './world.js';
+import { GAME_MODES, OVERWORLD, type GameMode, type SimEntity, type World } from './world.js';
 
 export type { CommandSource } from './selectors.js';
 
@@ -29,6 +30,8 @@ export interface CommandContext {
   source: CommandSource;
   /** `say` broadcasts to players instead of answering its source. */
   onSay?: (speaker: string, message: string) => void;
+  /** `save-all`: writes the world folder (at once with `flush`, else on the next tick); throws when it cannot. */
+  onSave?: (flush: boolean) => void;
 }
 
 type Handler = (reader: CommandReader, ctx: CommandContext) => string[];
@@ -113,11 +116,17 @@ const tick: Handler = (r, { world }) => {
   }
 };
 
-const saveAll: Handler = (r, { world }) => {
-  if (!r.atEnd()) r.readLiteral(['flush'] as const);
+const saveAll: Handler = (r, { world, onSave }) => {
+  const flush = !r.atEnd() && r.readLiteral(['flush'] as const) === 'flush';
   r.expectEnd();
+  const saving = 'Saving the game (this may take a moment!)';
+  try {
+    onSave?.(flush);
+  } catch {
+    return [saving, 'Unable to save the game (is there enough disk space?)'];
+  }
   world.saves++;
-  return ['Saving the game (this may take a moment!)', 'Saved the game'];
+  return [saving, 'Saved the game'];
 };
 
 const saveOff: Handler = (r, { world }) => {
@@ -147,17 +156,6 @@ const summon: Handler = (r, ctx) => {
   const entity = summonEntity(ctx.world, type, pos, ctx.source.dimension, tag);
   return [`Summoned new ${ctx.world.displayName(entity)}`];
 };
-
-/** Players respawn at world spawn at once (the sim has no death screen); others are removed. */
-function killEntity(world: World, entity: SimEntity): void {
-  if (!entity.player) {
-    world.removeEntity(entity);
-    return;
-  }
-  world.dismount(entity);
-  Object.assign(entity, { dimension: OVERWORLD, x: world.spawn.x + 0.5, y: world.spawn.y, z: world.spawn.z + 0.5 });
-  Object.assign(entity, { vx: 0, vy: RESTING_VY, vz: 0, health: entity.maxHealth });
-}
 
 const kill: Handler = (r, ctx) => {
   let victims: SimEntity[];
@@ -280,12 +278,17 @@ const gamemode: Handler = (r, ctx) => {
 
 function moveTo(world: World, entity: SimEntity, dimension: string, pos: Vec3, rotation?: [number, number]): void {
   world.dismount(entity);
-  Object.assign(entity, { dimension, x: pos[0], y: pos[1], z: pos[2] });
+  world.changeDimension(entity, dimension);
+  Object.assign(entity, { x: pos[0], y: pos[1], z: pos[2] });
   if (rotation) [entity.yaw, entity.pitch] = rotation;
-  for (const passenger of entity.passengers) Object.assign(passenger, { dimension, x: pos[0], y: pos[1], z: pos[2] });
+  for (const passenger of entity.passengers) {
+    world.changeDimension(passenger, dimension);
+    Object.assign(passenger, { x: pos[0], y: pos[1], z: pos[2] });
+  }
 }
 
-const looksLikeCoordinate = (word: string) => /^[~^+\-.\d]/.test(word);
+/** A whole coordinate token (`12`, `-3.5`, `~`, `^1`): brigadier falls back to an entity when it is not one (a UUID starting with a digit). */
+const looksLikeCoordinate = (word: string) => /^([~^]([-+]?(\d+\.?\d*|\.\d+))?|[-+]?(\d+\.?\d*|\.\d+))$/.test(word);
 
 const teleport: Handler = (r, ctx) => {
   const { world, source } = ctx;

@@ -37,7 +37,7 @@ export function entityRecord(entity: SimEntity, options: RecordOptions = {}): Re
     vz: dbl(entity.vz),
     yaw: flt(entity.yaw),
     pitch: flt(entity.pitch),
-    alive: !entity.removed,
+    alive: !entity.removed && entity.deathTime === null,
     removed: entity.removed,
     invulnerable: entity.invulnerable,
     onGround: entity.onGround,
@@ -89,7 +89,7 @@ export function entityNbt(entity: SimEntity): CompoundTag {
     set('Health', nbt.float(entity.health));
     set('HurtTime', nbt.short(0));
     set('HurtByTimestamp', nbt.int(0));
-    set('DeathTime', nbt.short(0));
+    set('DeathTime', nbt.short(entity.deathTime ?? 0));
     set('AbsorptionAmount', nbt.float(0));
     set('FallFlying', nbt.bool(false));
   }

@@ -32,6 +32,8 @@ export interface VantageHost {
   emit(event: Reply): void;
   connectionCount(): number;
   appendSample(line: string): void;
+  /** `save-all`: write the world folder now (`flush`) or on the next tick. Throws when it cannot. */
+  saveWorld(flush: boolean): void;
 }
 
 export function errorReply(millis: number, message: string): Reply {

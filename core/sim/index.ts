@@ -9,7 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { ChatContexts, type ChatVariant, type PendingChat } from './chat-context.js';
 import { CLIENT_CAPABILITIES, ClientState, emitClientChat, matchClientVerb, planClientVerb, sampleTick, type ClientHost } from './client-vantage.js';
+import { tickEntities } from './entity-life.js';
 import { normaliseId } from './entity-types.js';
+import { defaultFaultAction, FaultBook, specToAction, type Fault, type FaultAction, type FaultSpec, type RequestInfo } from './faults.js';
 import { errorReply, textEvent, type Plan, type Reply } from './host.js';
 import { javaTrim } from './java-text.js';
 import { toJavaJson } from './json.js';
@@ -17,18 +19,25 @@ import { JavaLineReader } from './line-reader.js';
 import { SeededRandom } from './random.js';
 import { SerialQueue } from './serial-queue.js';
 import { matchServerVerb, planServerVerb, SERVER_CAPABILITIES } from './server-vantage.js';
-import { parseSnbtCompound } from './snbt.js';
+import { parseSnbtCompound, type CompoundTag } from './snbt.js';
 import { summonEntity } from './summon.js';
 import { parseUuid } from './uuid.js';
 import { canonicalVerb, VERB_CAPABILITY, type VerbMatch } from './verbs.js';
-import { defaultWorld, OVERWORLD, World, type EntitySpec, type PlayerSpec, type SimEntity, type WorldSpec } from './world.js';
+import { defaultWorld, OVERWORLD, World, type DeathMode, type EntitySpec, type PlayerSpec, type SimEntity, type WorldSpec } from './world.js';
+import { DEFAULT_WORLD_BYTES, WorldDisk, type LoadedEntities, type SaveReport, type WorldDiskOptions } from './world-disk.js';
 
 export { dbl, flt, toJavaJson } from './json.js';
 export { orderHash, snapshotNameProblem } from './snapshot.js';
 export { CLIENT_CAPABILITIES } from './client-vantage.js';
 export { SERVER_CAPABILITIES } from './server-vantage.js';
 export { defaultWorld, STEVE_UUID, RESTING_VY, OVERWORLD, THE_NETHER, THE_END, World } from './world.js';
-export type { EntitySpec, GameMode, PlayerSpec, SimEntity, ViewOverride, WorldSpec } from './world.js';
+export type { DeathMode, EntitySpec, GameMode, PlayerSpec, SimEntity, ViewOverride, WorldSpec } from './world.js';
+export { DEFAULT_WORLD_BYTES, dimensionFolder, writeRegionFiller, WorldDisk } from './world-disk.js';
+export type { GeneratedWorld, SaveReport, WorldDiskOptions, WorldLayout } from './world-disk.js';
+export { readRegion, decodeChunk, SECTOR, HEADER_BYTES } from './anvil.js';
+export { readNbt } from './nbt-binary.js';
+export { defaultFaultAction } from './faults.js';
+export type { Fault, FaultAction, FaultSpec, RequestInfo } from './faults.js';
 export type { ChatVariant, PendingChat } from './chat-context.js';
 
 export type Vantage = 'server' | 'client';
@@ -77,6 +86,20 @@ export interface SimOptions {
   connectedServer?: string | null;
   /** Client vantage: the local player's name. Default: the first online player. */
   localPlayer?: string;
+  /**
+   * The world folder `<dir>/<levelName>` (server vantage): created with filler files of about
+   * `bytes` (default 256 KiB) in the 26.x layout, or reused when it already holds a level.dat
+   * (entities then load from its entity files unless `entities`/`world.entities` are given).
+   * Default: on when `dir` is given, off for a temp dir (pass `{}` to turn it on). Off (`false`):
+   * an empty folder, nothing saved or loaded.
+   */
+  worldDisk?: WorldDiskOptions | false;
+  /** `kill`: `instant` (default) removes at once; `vanilla` leaves dying bodies for 20 running ticks and drops loot. */
+  deaths?: DeathMode;
+  /** Entities move by their velocity on running ticks (gravity, drag, a flat floor). Default false. */
+  motion?: boolean;
+  /** Faults armed from the start (see faults.ts); `times` defaults to every matching request. */
+  faults?: FaultSpec[];
 }
 
 export interface ChatOptions {
@@ -111,6 +134,16 @@ interface PendingWait {
   remaining: number;
 }
 
+/** How a fault changes the way a planned request is carried out. */
+interface Delivery {
+  extraDelayMs?: number;
+  /** Run the request, then drop the connection instead of replying. */
+  hangUpAfter?: boolean;
+}
+
+/** Vanilla's autosave period (ticks), when saving is on. */
+const AUTOSAVE_TICKS = 6000;
+
 export class SimulatedMod {
   readonly vantage: Vantage;
   readonly host: string;
@@ -124,6 +157,10 @@ export class SimulatedMod {
   readonly snapshotsDir: string;
   /** Absolute, not normalised, ending in `/.` like the mod reports it. */
   readonly worldDir: string;
+  /** The world folder itself (`<dir>/<levelName>`), absolute. */
+  readonly worldRoot: string;
+  /** The on-disk world (server vantage, unless `worldDisk: false`). */
+  readonly worldDisk: WorldDisk | null;
   readonly world: World;
   readonly client: ClientState;
   /** Every request line received, trimmed (empty ones too), in order. */
@@ -145,10 +182,15 @@ export class SimulatedMod {
   private boundPort = 0;
   private readonly clients = new Set<Connection>();
   private readonly serverThread = new SerialQueue();
-  private clientQueue: { match: VerbMatch; plan: Extract<Plan, { kind: 'task' }>; conn: Connection }[] = [];
+  private clientQueue: { match: VerbMatch; plan: Extract<Plan, { kind: 'task' }>; conn: Connection; delivery: Delivery }[] = [];
   private waits: PendingWait[] = [];
   private tickTimer: NodeJS.Timeout | null = null;
   private running = false;
+  private started = false;
+  private loadEntitiesFromDisk: boolean;
+  private pendingSave = false;
+  private readonly faultBook = new FaultBook();
+  private readonly requestListeners = new Set<(request: RequestInfo) => void>();
 
   constructor(private readonly options: SimOptions = {}) {
     this.vantage = options.vantage ?? 'server';
@@ -166,15 +208,25 @@ export class SimulatedMod {
     const spec: WorldSpec = { ...defaultWorld(), ...options.world };
     if (options.players) spec.players = options.players;
     if (options.entities) spec.entities = options.entities;
+    this.worldRoot = path.join(this.dir, spec.levelName);
+    // A given game dir gets a world folder by default; a throwaway temp dir only when asked (it costs file I/O per sim).
+    const diskOptions = options.worldDisk === false ? null : (options.worldDisk ?? (this.ownsDir ? null : {}));
+    this.worldDisk = diskOptions && this.vantage === 'server' ? new WorldDisk(this.worldRoot, diskOptions.layout ?? '26.x') : null;
+    const explicitEntities = options.entities !== undefined || options.world?.entities !== undefined;
+    this.loadEntitiesFromDisk = this.worldDisk !== null && !diskOptions?.fresh && this.worldDisk.exists() && !explicitEntities;
+    if (this.loadEntitiesFromDisk) spec.entities = [];
     this.world = new World(spec, this.random);
     this.world.tickRate = options.tps ?? 20;
-    this.worldDir = `${path.join(this.dir, this.world.levelName)}${path.sep}.`;
+    this.world.deaths = options.deaths ?? 'instant';
+    this.world.motion = options.motion ?? false;
+    this.worldDir = `${this.worldRoot}${path.sep}.`;
     this.client = new ClientState(options.inWorld ?? true, options.connectedServer ?? null, options.localPlayer ?? null);
     this.caps = [...(options.capabilities ?? (this.vantage === 'server' ? SERVER_CAPABILITIES : CLIENT_CAPABILITIES))];
     this.lineEnding = options.lineEnding ?? '\n';
     this.eventBeforeHello = options.eventBeforeHello ?? false;
     this.replyDelayMs = options.replyDelayMs ?? 0;
     this.silentVerbs = [...(options.silentVerbs ?? [])];
+    for (const spec of options.faults ?? []) this.faultBook.add(spec.target, specToAction(spec), spec.times);
     this.contexts = this.newChatContexts();
   }
 
@@ -201,7 +253,9 @@ export class SimulatedMod {
   /** Binds, writes port.txt, emits the startup `hello` event and starts ticking. */
   async start(port?: number): Promise<void> {
     fs.mkdirSync(this.modDir, { recursive: true });
-    if (this.vantage === 'server') fs.mkdirSync(path.join(this.dir, this.world.levelName), { recursive: true });
+    if (this.vantage === 'server') fs.mkdirSync(this.worldRoot, { recursive: true });
+    if (!this.started) await this.openWorld();
+    this.started = true;
     if (!fs.existsSync(this.samplesFile)) fs.writeFileSync(this.samplesFile, '');
     this.boundPort = await this.bind(port);
     this.running = true;
@@ -214,12 +268,68 @@ export class SimulatedMod {
     if (this.options.autoTick ?? true) this.scheduleTick();
   }
 
-  /** Server stop + start: clients hung up, WAITs dropped, context cache, chat seq and tick reset. */
+  /**
+   * Server stop + start: clients hung up, WAITs dropped, context cache, chat seq and tick reset.
+   * With a world folder the world is saved on the way down and its entities load back from it,
+   * so their tick order becomes chunk order (as after a real restart).
+   */
   async restart(options: { port?: number } = {}): Promise<void> {
-    await this.shutdown();
+    await this.shutdown(true);
     this.contexts = this.newChatContexts();
     this.world.serverRestarted(this.options.tps ?? 20);
+    if (this.worldDisk) {
+      this.world.clearNonPlayers();
+      this.addLoadedEntities(this.worldDisk.load(this.world));
+    }
     await this.start(options.port);
+  }
+
+  /** First start: create the world folder, or reuse an existing one (loading its entities). */
+  private async openWorld(): Promise<void> {
+    const disk = this.worldDisk;
+    if (!disk) return;
+    const diskOptions = this.options.worldDisk || {};
+    if (diskOptions.fresh || !disk.exists()) {
+      await disk.create(this.world, { bytes: diskOptions.bytes ?? DEFAULT_WORLD_BYTES, seed: this.options.seed ?? 1, millis: this.millis() });
+    } else {
+      disk.layout = disk.detectLayout() ?? disk.layout;
+      const loaded = disk.load(this.world);
+      if (this.loadEntitiesFromDisk) this.addLoadedEntities(loaded);
+      // Times given as options win over the saved ones, like the entities do.
+      if (this.options.world?.gameTime !== undefined) this.world.gameTime = this.options.world.gameTime;
+      if (this.options.world?.dayTime !== undefined) this.world.dayTime = this.options.world.dayTime;
+    }
+    disk.lock();
+  }
+
+  /** Entities read from disk join the tick list in load order, before the online players. */
+  private addLoadedEntities(loaded: LoadedEntities[]): void {
+    for (const { dimension, tags } of loaded) {
+      for (const tag of tags) {
+        const id = tag.entries.get('id');
+        const pos = tag.entries.get('Pos');
+        if (id?.kind !== 'string' || pos?.kind !== 'list' || pos.items.length !== 3) continue;
+        const xyz = pos.items.map((t) => ('value' in t && typeof t.value === 'number' ? t.value : NaN)) as [number, number, number];
+        if (!xyz.every(Number.isFinite)) continue;
+        try {
+          summonEntity(this.world, normaliseId(id.value), xyz, dimension, tag as CompoundTag);
+        } catch {
+          // A duplicate UUID is skipped with a warning by the game; so is it here.
+        }
+      }
+    }
+    this.world.playersLast();
+    this.world.renumber();
+  }
+
+  /**
+   * Writes the world folder now, as `save-all flush` does (a no-op without one). Also what a
+   * shutdown does.
+   */
+  save(): SaveReport {
+    this.pendingSave = false;
+    if (!this.worldDisk) return { files: [] };
+    return this.worldDisk.save(this.world, this.millis());
   }
 
   /** Drops every current connection; the sim keeps listening. */
@@ -228,11 +338,19 @@ export class SimulatedMod {
   }
 
   async stop(): Promise<void> {
-    await this.shutdown();
+    await this.shutdown(!this.ownsDir);
     if (this.ownsDir) fs.rmSync(this.dir, { recursive: true, force: true });
   }
 
-  private async shutdown(): Promise<void> {
+  /** Stops serving; a running server saves its world on the way down. */
+  private async shutdown(save: boolean): Promise<void> {
+    if (save && this.running) {
+      try {
+        this.save();
+      } catch {
+        // The folder was removed or is unwritable: the game would log it and stop anyway.
+      }
+    }
     this.running = false;
     if (this.tickTimer) clearTimeout(this.tickTimer);
     this.tickTimer = null;
@@ -344,39 +462,77 @@ export class SimulatedMod {
         conn.send(errorReply(this.millis(), `unknown command: ${line}`));
         return;
       }
+      for (const listener of this.requestListeners) listener({ line, verb: match.verb, arg: match.arg });
+      if (!conn.open) return; // a listener may hang up or restart the sim
       if (this.silentVerbs.some((v) => canonicalVerb(v) === match.verb)) return;
-      const plan = this.vantage === 'server' ? planServerVerb(this.vantageHost(), match) : planClientVerb(this.vantageHost(), match);
-      this.execute(conn, match, plan);
+      const fault = this.faultBook.take(match);
+      if (fault && 'noReply' in fault) return;
+      if (fault && 'hangUp' in fault && fault.hangUp === 'before') {
+        this.drop(conn);
+        return;
+      }
+      const plan = fault && ('error' in fault || 'output' in fault)
+        ? this.faultPlan(match, fault)
+        : this.vantage === 'server' ? planServerVerb(this.vantageHost(), match) : planClientVerb(this.vantageHost(), match);
+      const delivery: Delivery = {
+        extraDelayMs: fault && 'delayMs' in fault ? fault.delayMs : 0,
+        hangUpAfter: fault !== null && 'hangUp' in fault && fault.hangUp === 'after',
+      };
+      this.execute(conn, match, plan, delivery);
     } catch (err) {
       conn.send(errorReply(this.millis(), `task failed: java.lang.RuntimeException: ${(err as Error).message}`));
     }
   }
 
-  private execute(conn: Connection, match: VerbMatch, plan: Plan): void {
+  /** The reply an `error` or `output` fault gives instead, on the thread the verb would run on. */
+  private faultPlan(match: VerbMatch, fault: Extract<FaultAction, { error: string } | { output: string | string[] }>): Plan {
+    const build = (): Reply => {
+      if ('error' in fault) return errorReply(this.millis(), fault.error);
+      const output = typeof fault.output === 'string' ? [fault.output] : [...fault.output];
+      const detail = match.arg.startsWith('/') ? match.arg.slice(1) : match.arg;
+      if (this.vantage === 'client') return { type: 'cmd_ack', millis: this.millis(), detail };
+      if (this.caps.includes('events:game')) for (const text of output) this.emit(textEvent('game', this.millis(), text));
+      return { type: 'cmd_ack', millis: this.millis(), detail, output };
+    };
+    const queued = ['PLAYER', 'CONTEXT', 'STATE', 'ENTITIES', 'CMD', 'SNAPSHOT', 'SNAPSHOTS'].includes(match.verb) || this.vantage === 'client';
+    return queued ? { kind: 'task', run: build } : { kind: 'now', reply: build() };
+  }
+
+  private execute(conn: Connection, match: VerbMatch, plan: Plan, delivery: Delivery = {}): void {
     switch (plan.kind) {
-      case 'now':
-        conn.send(plan.reply);
-        plan.then?.();
+      case 'now': {
+        const deliver = () => {
+          if (!conn.open) return;
+          if (delivery.hangUpAfter) this.drop(conn);
+          else conn.send(plan.reply);
+          plan.then?.();
+        };
+        if (delivery.extraDelayMs) setTimeout(deliver, delivery.extraDelayMs).unref();
+        else deliver();
         return;
+      }
       case 'wait':
-        this.waits.push({ conn, remaining: plan.ticks });
+        if (delivery.hangUpAfter) this.drop(conn);
+        else this.waits.push({ conn, remaining: plan.ticks });
         return;
       case 'task':
-        if (this.vantage === 'client') this.clientQueue.push({ match, plan, conn });
-        else this.runOnServerThread(conn, match, plan);
+        if (this.vantage === 'client') this.clientQueue.push({ match, plan, conn, delivery });
+        else this.runOnServerThread(conn, match, plan, delivery);
         return;
     }
   }
 
-  private runOnServerThread(conn: Connection, match: VerbMatch, plan: Extract<Plan, { kind: 'task' }>): void {
-    this.serverThread.submit(this.delayFor(match.verb), () => {
+  private runOnServerThread(conn: Connection, match: VerbMatch, plan: Extract<Plan, { kind: 'task' }>, delivery: Delivery = {}): void {
+    this.serverThread.submit(this.delayFor(match.verb) + (delivery.extraDelayMs ?? 0), () => {
       if (!conn.open) return;
       try {
         const reply = plan.run();
-        if (reply) conn.send(reply);
+        if (delivery.hangUpAfter) this.drop(conn);
+        else if (reply) conn.send(reply);
         plan.then?.();
       } catch (err) {
-        conn.send(errorReply(this.millis(), `task failed: java.lang.RuntimeException: ${(err as Error).message}`));
+        if (delivery.hangUpAfter) this.drop(conn);
+        else conn.send(errorReply(this.millis(), `task failed: java.lang.RuntimeException: ${(err as Error).message}`));
       }
     });
   }
@@ -406,10 +562,18 @@ export class SimulatedMod {
   }
 
   private tickOnce(): void {
-    this.world.advanceTick();
+    tickEntities(this.world, this.world.advanceTick());
+    if (this.worldDisk && this.world.saveEnabled && this.world.tick % AUTOSAVE_TICKS === 0) this.pendingSave = true;
+    if (this.pendingSave) {
+      try {
+        this.save();
+      } catch {
+        // An autosave or background save that cannot write is logged by the game, not fatal.
+      }
+    }
     if (this.vantage === 'client') {
       // Client requests queued since the last tick run now (the mod's client-tick queue), then recording.
-      for (const item of this.clientQueue.splice(0)) this.runOnServerThread(item.conn, item.match, item.plan);
+      for (const item of this.clientQueue.splice(0)) this.runOnServerThread(item.conn, item.match, item.plan, item.delivery);
       sampleTick(this.vantageHost());
     }
     // END_SERVER_TICK: every pending WAIT counts down (also while frozen; see README).
@@ -488,6 +652,41 @@ export class SimulatedMod {
     this.world.setBlock(normaliseId(dimension), x, y, z, block);
   }
 
+  // ---- fault knobs -------------------------------------------------------------------------
+
+  /**
+   * Arms a fault for requests matching `target` (a verb like `SNAPSHOT`, or a command prefix
+   * like `tick unfreeze`; see faults.ts). Without an action: vanilla's failure text for a
+   * command, an `error` reply for a verb. Hits every match unless `times` is given.
+   */
+  fault(target: string, action?: FaultAction, options: { times?: number } = {}): Fault {
+    return this.faultBook.add(target, action ?? defaultFaultAction(target), options.times);
+  }
+
+  /** The next matching request fails (see fault()). */
+  failNext(target: string, action?: FaultAction): Fault {
+    return this.fault(target, action, { times: 1 });
+  }
+
+  /** The connection drops at the next matching request: `before` it runs, or `after` it ran (reply lost). */
+  disconnectOn(target: string, when: 'before' | 'after' = 'before'): Fault {
+    return this.fault(target, { hangUp: when }, { times: 1 });
+  }
+
+  get faults(): readonly Fault[] {
+    return this.faultBook.armed;
+  }
+
+  clearFaults(): void {
+    this.faultBook.clear();
+  }
+
+  /** Calls `listener` for every matched request line as it is read, before it runs. Returns an unsubscribe. */
+  onRequest(listener: (request: RequestInfo) => void): () => void {
+    this.requestListeners.add(listener);
+    return () => this.requestListeners.delete(listener);
+  }
+
   private vantageHost(): ClientHost {
     const sim = this;
     return {
@@ -505,6 +704,10 @@ export class SimulatedMod {
       emit: (event) => sim.emit(event),
       connectionCount: () => sim.clients.size,
       appendSample: (line) => fs.appendFileSync(sim.samplesFile, `${line}\n`),
+      saveWorld: (flush) => {
+        if (flush) sim.save();
+        else sim.pendingSave = true;
+      },
     };
   }
 }

@@ -17,6 +17,11 @@ export class SeededRandom {
     return (t ^ (t >>> 14)) >>> 0;
   }
 
+  /** Uniform in [0, 1). */
+  nextFloat(): number {
+    return this.nextUint32() / 2 ** 32;
+  }
+
   /** A version-4 UUID, dashed and lower-case, like `UUID.randomUUID()`. */
   uuid(): string {
     const hex = [0, 1, 2, 3].map(() => this.nextUint32().toString(16).padStart(8, '0')).join('');

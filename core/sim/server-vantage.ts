@@ -116,7 +116,7 @@ function playerReply(host: VantageHost, query: string): Reply {
 
 function commandReply(host: VantageHost, raw: string): Reply {
   const command = raw.startsWith('/') ? raw.slice(1) : raw;
-  const output = runCommand({ world: host.world, source: consoleSource(host.world) }, command);
+  const output = runCommand({ world: host.world, source: consoleSource(host.world), onSave: (flush) => host.saveWorld(flush) }, command);
   // Feedback goes through the event sink while the command runs, so it precedes the ack here.
   if (host.has('events:game')) for (const line of output) host.emit(textEvent('game', host.millis(), line));
   return { type: 'cmd_ack', millis: host.millis(), detail: command, output };

@@ -57,8 +57,13 @@ export interface SimEntity {
   vehicle: SimEntity | null;
   passengers: SimEntity[];
   removed: boolean;
+  /** Ticks since a living entity died (its body stays, holding its UUID, for 20 running ticks); null while alive. */
+  deathTime: number | null;
   player: SimPlayerInfo | null;
 }
+
+/** `instant`: killed entities vanish at once. `vanilla`: living ones drop loot and stay as dying bodies for 20 running ticks. */
+export type DeathMode = 'instant' | 'vanilla';
 
 export interface EntitySpec {
   type: string;
@@ -184,11 +189,15 @@ export class World {
   saveEnabled = true;
   saves = 0;
   weather: 'clear' | 'rain' | 'thunder' = 'clear';
+  /** Forced chunks per dimension, as `"<cx> <cz>"` keys. */
   readonly forcedChunks = new Map<string, Set<string>>();
+  deaths: DeathMode = 'instant';
+  /** Entities move by their velocity on running ticks (see entity-life.ts); off by default. */
+  motion = false;
 
   constructor(
     spec: WorldSpec,
-    private readonly random: SeededRandom,
+    readonly random: SeededRandom,
   ) {
     this.levelName = spec.levelName;
     this.dimensions = [...spec.dimensions];
@@ -201,8 +210,12 @@ export class World {
     for (const player of spec.players) this.addPlayer(player);
   }
 
-  /** One server tick. World time only moves when the game runs (or steps) — `tick freeze` stops it. */
-  advanceTick(): void {
+  /**
+   * One server tick. World time (and entities, see entity-life.ts) only move when the game runs
+   * or steps — `tick freeze` stops them; the server tick counter keeps counting. Returns whether
+   * the game ran this tick.
+   */
+  advanceTick(): boolean {
     this.tick++;
     const runs = !this.frozen || this.stepTicks > 0;
     if (this.frozen && this.stepTicks > 0) this.stepTicks--;
@@ -210,6 +223,7 @@ export class World {
       this.gameTime++;
       this.dayTime++;
     }
+    return runs;
   }
 
   hasDimension(dimension: string): boolean {
@@ -262,6 +276,7 @@ export class World {
       vehicle: null,
       passengers: [],
       removed: false,
+      deathTime: null,
       player: null,
     };
     this.entities.push(entity);
@@ -332,8 +347,33 @@ export class World {
     return this.players.find((p) => p.player!.name.toLowerCase() === lower);
   }
 
+  /** Live entities of a dimension in tick order (dying bodies skipped, as ENTITIES, SNAPSHOT and `@e` skip them). */
   entitiesIn(dimension: string): SimEntity[] {
-    return this.entities.filter((e) => e.dimension === dimension);
+    return this.entities.filter((e) => e.dimension === dimension && e.deathTime === null);
+  }
+
+  /**
+   * Moves an entity to another dimension the way vanilla does: it re-enters as a new entity
+   * (new runtime id) at the end of the tick list. Same dimension: nothing changes.
+   */
+  changeDimension(entity: SimEntity, dimension: string): void {
+    if (entity.dimension === dimension) return;
+    entity.dimension = dimension;
+    this.entities.splice(this.entities.indexOf(entity), 1);
+    this.entities.push(entity);
+    entity.id = this.nextEntityId++;
+  }
+
+  /** Server start on a saved world: non-player entities are dropped before loading them from disk. */
+  clearNonPlayers(): void {
+    for (const entity of this.entities.filter((e) => !e.player)) this.removeEntity(entity);
+  }
+
+  /** Players join after the spawn chunks load: move them behind every other entity in tick order. */
+  playersLast(): void {
+    const players = this.entities.filter((e) => e.player);
+    const others = this.entities.filter((e) => !e.player);
+    this.entities.splice(0, this.entities.length, ...others, ...players);
   }
 
   /** The first online player's dimension, else the overworld (the "primary level"). */
@@ -372,6 +412,12 @@ export class World {
     this.stepTicks = 0;
     this.saveEnabled = true;
     this.tickRate = tickRate;
+    for (const body of this.entities.filter((e) => e.deathTime !== null)) this.removeEntity(body);
+    this.renumber();
+  }
+
+  /** New runtime ids in tick order (a new server start hands them out again). */
+  renumber(): void {
     for (const entity of this.entities) entity.id = this.nextEntityId++;
   }
 }

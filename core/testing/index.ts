@@ -107,6 +107,7 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
       vantage,
       builtins: options.builtins,
       buffer: loaded?.config.buffer,
+      bufferBytes: loaded?.config.bufferBytes === undefined ? undefined : loaded.config.bufferBytes * 1024 * 1024,
       policy: {
         ...(options.readOnly !== undefined ? { readOnly: options.readOnly } : {}),
         ...(options.allow ? { allow: options.allow } : {}),

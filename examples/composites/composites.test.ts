@@ -41,14 +41,18 @@ describe('composites example', () => {
     expect(await t.hidden()).toHaveProperty('frozen_until');
   });
 
-  it('frozen_until freezes, returns the matching chat message and unfreezes', async () => {
+  it('frozen_until freezes, returns the matching chat message (and how many came) and unfreezes', async () => {
     const t = await start();
+    const since = t.lastSeq();
+    t.sim.chat('Steve', 'before the call'); // not counted: it came before
+    await t.waitForEvent((e) => e.text === 'before the call', { since });
     const call = t.call('frozen_until', { until: '^go$', timeoutSeconds: 10 });
     await waitUntil(() => t.sim.world.frozen, 5_000, 'the game to freeze');
     t.sim.chat('Steve', 'not yet');
     t.sim.chat('Steve', 'go');
     const result = await call;
     expect(result.event).toMatchObject({ type: 'chat', text: 'go', sender: 'Steve' });
+    expect(result.chatWhileFrozen).toBe(2);
     expect(t.sim.world.frozen).toBe(false);
   });
 

@@ -41,11 +41,12 @@ export const frozenUntil = defineComposite({
   name: 'frozen_until',
   description:
     'Freeze the game clock (tick freeze) until a chat message or a marker matches `until` (a regular expression), ' +
-    'then unfreeze and return that event. The game is unfrozen whatever happens: match, timeout, error or cancel.',
+    'then unfreeze and return that event and how many chat messages came while frozen. The game is unfrozen whatever ' +
+    'happens: match, timeout, error or cancel.',
   input: z.object({ until: regex, timeoutSeconds: z.number().positive().max(600).default(60) }).strict(),
   uses: ['command'],
   annotations: { destructive: false },
-  run: async ({ args, command, waitFor, defer, progress }) => {
+  run: async ({ args, command, waitFor, defer, progress, events, startCursor }) => {
     const pattern = new RegExp(args.until);
     await command('tick freeze');
     defer((ctx) => ctx.command('tick unfreeze'));
@@ -55,7 +56,9 @@ export const frozenUntil = defineComposite({
       { timeoutMs: args.timeoutSeconds * 1000 },
     );
     progress(1, 1, 'matched');
-    return { event };
+    // Everything recorded since this call began, as any tool reads it.
+    const chat = events.query({ since: startCursor, filter: (e) => e.category === 'chat' && e.seq <= event.seq });
+    return { event, chatWhileFrozen: chat.events.length };
   },
 });
 

@@ -19,7 +19,7 @@ export const capabilitiesPlugin = definePlugin({
       run: async (_args, ctx) => {
         let caps: Record<string, unknown> | null = null;
         let refreshError: string | undefined;
-        const connected = (ctx.host.status().connected as boolean) === true;
+        const connected = ctx.host.status().connected === true;
         if (connected) {
           try {
             caps = await ctx.request('CAPS');

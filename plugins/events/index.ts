@@ -144,7 +144,7 @@ export const eventsPlugin = definePlugin({
           firstSeq ??= e.seq;
           lastSeq = e.seq;
         });
-        const stats = ctx.events.stats() as { buffered: number; capacity: number };
+        const stats = ctx.events.stats();
         return {
           streamId: page.streamId,
           total: counter.total,

@@ -23,6 +23,8 @@ const SAMPLES: Record<string, string[]> = {
   CMD: ['CMD time query daytime'],
   CONTEXT: ['CONTEXT', 'CONTEXT ctx-unknown'],
   MARK: ['MARK declared verbs'],
+  SNAPSHOT: ['SNAPSHOT', 'SNAPSHOT 0 declared-verbs'],
+  SNAPSHOTS: ['SNAPSHOTS'],
   WAIT: ['WAIT 0', 'WAIT 2'],
   LAN: ['LAN'],
   CHAT: ['CHAT hello'],

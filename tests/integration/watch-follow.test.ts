@@ -28,7 +28,8 @@ describe('mcbridge watch: following events', () => {
     const until = new Promise<void>((resolve) => (stop = resolve));
     const following = followEvents(client, { events: ['mark'] }, (e) => seen.push(e), until);
     await waitUntil(() => client.listenerCount('gap') > 0, 2_000, 'the watcher to listen');
-    await new Promise((r) => setTimeout(r, 50));
+    // Subscribed in the daemon: a push from now on reaches it.
+    await waitUntil(() => (stack!.daemon.host.status().api as { subscribers: number }).subscribers > 0, 5_000, 'the subscription');
     // The daemon says this watcher missed the three marks: they come from the buffer.
     client.emit('gap', { type: 'gap', dropped: 3, fromSeq: before + 1, toSeq: stack.daemon.host.events.lastSeq, streamId: stack.daemon.host.events.streamId });
     await waitUntil(() => seen.length >= 3, 2_000, 'the gap to be filled');
@@ -50,7 +51,8 @@ describe('mcbridge watch: following events', () => {
     const never = new Promise<void>(() => {});
     const following = followEvents(client, { events: ['*'] }, () => {}, never);
     await waitUntil(() => client.listenerCount('gap') > 0, 2_000, 'the watcher to listen');
-    await new Promise((r) => setTimeout(r, 50));
+    // Subscribed in the daemon: a push from now on reaches it.
+    await waitUntil(() => (stack!.daemon.host.status().api as { subscribers: number }).subscribers > 0, 5_000, 'the subscription');
     const before = unhandled.length;
     // A seq beyond the newest: the daemon answers streamReset, which ends the watch.
     const far = stack.daemon.host.events.lastSeq + 1_000;
@@ -58,7 +60,8 @@ describe('mcbridge watch: following events', () => {
     const err = (await following.then(() => new Error('expected the watch to fail'), (e: McbridgeError) => e)) as McbridgeError;
     expect(err.code).toBe('unavailable');
     expect(err.message).toMatch(/daemon restarted/);
-    await new Promise((r) => setTimeout(r, 20));
+    // An unhandled rejection is reported once the microtasks of this turn have run.
+    await new Promise((r) => setImmediate(r));
     expect(unhandled.length).toBe(before);
   });
 });

@@ -47,10 +47,9 @@ describe('command_output on the client vantage', () => {
 
   it('ends early once the lines stop, well before the wait window', async () => {
     const stack = await stacks.start({ sim: { vantage: 'client' } });
-    const started = Date.now();
+    // A 30 s window: a call that sat it out would outlast the test's own timeout.
     const result = (await stack.client.call('command_output', { command: 'time query gametime', wait: 30 })) as Record<string, any>;
     expect(result.output).toHaveLength(1);
-    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   it('counts chat lines too: say comes back to the client as chat', async () => {

@@ -2,19 +2,25 @@ import { describe, expect, it } from 'vitest';
 import { STEVE_UUID } from 'mcbridge/testing';
 import { conditionHolds, readPath } from '../../plugins/wait-for/index.js';
 import { rawConnection, waitUntil } from '../support/helpers.js';
-import { expectInvalidParams, failure, sentSince, useStacks } from '../support/plugins.js';
+import { expectInvalidParams, failure, sentSince, useStacks, type Stack } from '../support/plugins.js';
 
 const stacks = useStacks();
+
+/** The daemon's wait is listening (the API's own push listener is always there). */
+async function waiting(stack: Stack): Promise<void> {
+  const baseline = 1;
+  await waitUntil(() => stack.daemon.host.events.stats().listeners > baseline, 5_000, 'the wait to listen');
+}
 
 describe('wait_for an event', () => {
   it('resolves when a matching event arrives, with the event and its seq as cursor', async () => {
     const stack = await stacks.start();
-    const waiting = stack.client.call('wait_for', { match: { type: 'chat', sender: 'steve', text: '^ready' }, timeout_ms: 10_000 });
-    await new Promise((r) => setTimeout(r, 100));
+    const pending = stack.client.call('wait_for', { match: { type: 'chat', sender: 'steve', text: '^ready' }, timeout_ms: 10_000 });
+    await waiting(stack);
     stack.sim.chat('Steve', 'not yet');
     stack.sim.emit({ type: 'game', millis: 1, text: 'ready (but not chat)' });
     stack.sim.chat('Steve', 'ready now');
-    const result = (await waiting) as Record<string, any>;
+    const result = (await pending) as Record<string, any>;
     expect(result.matched).toBe(true);
     expect(result.event).toMatchObject({ type: 'chat', text: 'ready now', sender: 'Steve', category: 'chat' });
     expect(result.event.contextId).toMatch(/^ctx-/);
@@ -38,11 +44,11 @@ describe('wait_for an event', () => {
 
   it('on timeout returns matched:false with what did happen meanwhile', async () => {
     const stack = await stacks.start();
-    const waiting = stack.client.call('wait_for', { match: { type: 'chat', text: 'never' }, timeout_ms: 600 });
-    await new Promise((r) => setTimeout(r, 100));
+    const pending = stack.client.call('wait_for', { match: { type: 'chat', text: 'never' }, timeout_ms: 600 });
+    await waiting(stack);
     stack.sim.chat('Steve', 'something else');
     await stack.client.call('mark', { text: 'meanwhile' });
-    const result = (await waiting) as Record<string, any>;
+    const result = (await pending) as Record<string, any>;
     expect(result).toMatchObject({ matched: false, timedOut: true });
     expect(result.waitedMs).toBeGreaterThanOrEqual(550);
     expect(result.seen).toMatchObject({ total: 2, byCategory: { chat: 1, mark: 1 }, byType: { chat: 1, mark: 1 }, dropped: false });
@@ -112,7 +118,9 @@ describe('wait_for a STATE value', () => {
     const frames = [await raw.next(), await raw.next()];
     expect(frames.find((f) => f.id === 's')).toMatchObject({ ok: false, code: 'cancelled' });
     const polls = stack.sim.received.filter((l) => l === 'STATE').length;
-    await new Promise((r) => setTimeout(r, 400));
+    // Four poll intervals later, measured in the game's own requests: a poll still running would
+    // have sent STATE again before these marks come back.
+    for (let i = 0; i < 4; i++) await stack.client.call('wait', { ticks: 2 });
     expect(stack.sim.received.filter((l) => l === 'STATE').length).toBeLessThanOrEqual(polls + 1);
     raw.close();
   });

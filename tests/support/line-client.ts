@@ -1,5 +1,10 @@
 /** A raw TCP client for the sim tests: sends request lines, reads reply/event lines in order. */
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach } from 'vitest';
+import { startSim, type SimOptions, type SimulatedMod } from '../../core/sim/index.js';
 
 export type Json = Record<string, any>;
 
@@ -97,6 +102,13 @@ export class LineClient {
     return this.nextNonEvent(timeoutMs);
   }
 
+  /** Sends `CMD <command>` and returns the ack's output lines (skipping the game events pushed with it). */
+  async command(command: string, timeoutMs?: number): Promise<string[]> {
+    const ack = await this.request(`CMD ${command}`, timeoutMs);
+    if (ack.type !== 'cmd_ack') throw new Error(`CMD ${command} answered ${JSON.stringify(ack)}`);
+    return ack.output as string[];
+  }
+
   /** Like request(), but returns the reply line's raw text. */
   async requestRaw(line: string): Promise<string> {
     this.send(line);
@@ -121,6 +133,20 @@ export class LineClient {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Every regular file under `root`: POSIX path relative to root → size in bytes, sorted by path. */
+export function filesUnder(root: string): Map<string, number> {
+  const out = new Map<string, number>();
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) out.set(path.relative(root, full).split(path.sep).join('/'), fs.statSync(full).size);
+    }
+  };
+  walk(root);
+  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
 /** Polls until `check` holds (e.g. the sim has read a request), or fails after `timeoutMs`. */
 export async function until(check: () => boolean, timeoutMs = 2000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -128,4 +154,42 @@ export async function until(check: () => boolean, timeoutMs = 2000): Promise<voi
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await sleep(5);
   }
+}
+
+export interface SimHarness {
+  /** Starts a sim (ticking by hand unless `autoTick` is given) and opens a client to it; both are closed after the test. */
+  start(options?: SimOptions): Promise<{ sim: SimulatedMod; client: LineClient }>;
+  /** A fresh temp dir, removed after the test. */
+  tempDir(): string;
+  /** Closes this client after the test too (one the test opened itself). */
+  track(client: LineClient): LineClient;
+}
+
+/** For a test file: sims, clients and temp dirs made through it are cleaned up after each test. */
+export function useSims(): SimHarness {
+  const sims: SimulatedMod[] = [];
+  const clients: LineClient[] = [];
+  const dirs: string[] = [];
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.close();
+    for (const s of sims.splice(0)) await s.stop();
+    for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  });
+  const track = (client: LineClient) => {
+    clients.push(client);
+    return client;
+  };
+  return {
+    async start(options = {}) {
+      const sim = await startSim({ autoTick: false, ...options });
+      sims.push(sim);
+      return { sim, client: track((await LineClient.open(sim.port)).client) };
+    },
+    tempDir() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sim-test-'));
+      dirs.push(dir);
+      return dir;
+    },
+    track,
+  };
 }

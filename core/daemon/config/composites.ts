@@ -4,9 +4,7 @@
  * every other tool; with `uses`, their CAPS and annotations are derived from the tools they call.
  */
 import { z } from 'zod';
-import { sleep } from '../../host/abort.js';
 import { McbridgeError, toMcbridgeError } from '../../host/errors.js';
-import type { Cursor, RecordedEvent } from '../../host/events/event-log.js';
 import { canonicalCap } from '../../host/link/caps.js';
 import type { ModReply } from '../../host/link/mod-link.js';
 import { annotationsShape, toolNameShape, toolScopeShape, zodObjectSchema, zodSchema } from '../../host/define.js';
@@ -17,9 +15,6 @@ import type { CompositeContext, CompositeSpec } from '../../authoring/config.js'
 
 /** The plugin that carries a config's composites. */
 export const COMPOSITES_PLUGIN = 'composites';
-export const DEFAULT_WAIT_FOR_MS = 30_000;
-/** How long deferred clean-up may take after the composite ended (or was cancelled). */
-export const CLEANUP_MS = 10_000;
 
 const compositeShape = z.object({
   name: toolNameShape,
@@ -109,114 +104,63 @@ function stepError(err: unknown, composite: string, step: number, tool: string):
   });
 }
 
-function toCursor(since: number | Cursor): Cursor {
-  return typeof since === 'number' ? { seq: since } : since;
-}
-
-/** Run one composite call: its context, its deferred clean-ups, errors that say which step failed. */
-async function runComposite(spec: CompositeSpec, args: Record<string, unknown>, tool: ToolContext): Promise<unknown> {
-  const startSeq = tool.events.lastSeq;
-  let cursor = startSeq;
-  let step = 0;
-  const deferred: Array<(ctx: CompositeContext) => unknown> = [];
-
-  const contextFor = (signal: AbortSignal, own?: { signal: AbortSignal }): CompositeContext => {
-    const call = async (name: string, params: Record<string, unknown> = {}): Promise<unknown> => {
-      if (spec.uses && !spec.uses.includes(name)) {
-        throw new McbridgeError('invalid_params', `composite '${spec.name}' called the tool '${name}', which is not in its uses list ` +
-          `(${spec.uses.join(', ')}); add it to uses so its CAPS and annotations are derived from it`, { composite: spec.name, tool: name });
-      }
-      step += 1;
-      const n = step;
-      try {
-        return await tool.call(name, params, own);
-      } catch (err) {
-        throw stepError(err, spec.name, n, name);
-      }
-    };
-    const command = async (text: string) => (await call('command', { command: text })) as ModReply;
-    const ctx: CompositeContext = {
-      args,
-      call,
-      state: async () => (await call('state')) as ModReply,
-      command,
-      commandOutput: async (text) => {
-        const output = (await command(text)).output;
-        return Array.isArray(output) ? output.map(String) : [];
-      },
-      wait: async (ticks) => {
-        await call('wait', { ticks });
-      },
-      waitFor: async (match: (event: RecordedEvent) => boolean, options = {}) => {
-        const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_FOR_MS;
-        try {
-          const event = await tool.events.waitFor(match, { since: toCursor(options.since ?? cursor), timeoutMs });
-          cursor = Math.max(cursor, event.seq);
-          return event;
-        } catch (err) {
-          const e = toMcbridgeError(err);
-          if (e.code !== 'timeout') throw e;
-          throw new McbridgeError('timeout', `composite '${spec.name}': no matching event within ${timeoutMs} ms`, { composite: spec.name, timeoutMs });
-        }
-      },
-      events: (query = {}) => tool.events.query({ since: toCursor(query.since ?? startSeq), limit: query.limit, filter: query.filter }),
-      sleep: (ms) => sleep(ms, signal),
-      defer: (cleanup) => {
-        deferred.push(cleanup as (ctx: CompositeContext) => unknown);
-      },
-      signal,
-      progress: tool.progress,
-      log: tool.log,
-      vantage: tool.vantage,
-      caps: tool.caps,
-      host: tool.host,
-    };
-    return ctx;
-  };
-
-  let result: unknown;
-  let failure: unknown;
-  let failed = false;
-  try {
-    result = await spec.run(contextFor(tool.signal));
-  } catch (err) {
-    failed = true;
-    failure = err;
-  }
-  // Clean-ups run on every path, newest first, with a signal of their own: a cancelled
-  // composite still unfreezes what it froze.
-  const cleanupErrors: McbridgeError[] = [];
-  if (deferred.length > 0) {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), CLEANUP_MS);
-    const cleanupCtx = contextFor(controller.signal, { signal: controller.signal });
+/**
+ * A composite's context: the host's tool context (its `waitFor`, `defer`, `sleep` and
+ * clean-ups: core/host/tool-context.ts) plus `args`, step-numbered calls limited to `uses`, and
+ * helpers. Clean-ups get the same, built on the host's clean-up context.
+ */
+function compositeContext(spec: CompositeSpec, args: Record<string, unknown>, tool: ToolContext, steps: { n: number }): CompositeContext {
+  const call = async (name: string, params: Record<string, unknown> = {}, options?: { signal?: AbortSignal }): Promise<unknown> => {
+    if (spec.uses && !spec.uses.includes(name)) {
+      throw new McbridgeError('invalid_params', `composite '${spec.name}' called the tool '${name}', which is not in its uses list ` +
+        `(${spec.uses.join(', ')}); add it to uses so its CAPS and annotations are derived from it`, { composite: spec.name, tool: name });
+    }
+    steps.n += 1;
+    const n = steps.n;
     try {
-      for (const cleanup of deferred.reverse()) {
-        try {
-          await cleanup(cleanupCtx);
-        } catch (err) {
-          const e = toMcbridgeError(err);
-          cleanupErrors.push(e);
-          tool.log.error({ composite: spec.name, err: e.message }, `composite '${spec.name}': a deferred clean-up failed`);
-        }
-      }
-    } finally {
-      clearTimeout(timer);
+      return await tool.call(name, params, options);
+    } catch (err) {
+      throw stepError(err, spec.name, n, name);
     }
-  }
-  if (failed) {
-    if (cleanupErrors.length > 0) {
-      // The caller hears of both, whatever the step threw.
-      const f = toMcbridgeError(failure);
-      throw new McbridgeError(f.code, `${f.message} (and its clean-up failed: ${cleanupErrors.map((e) => e.message).join('; ')})`, f.details);
-    }
-    throw failure;
-  }
-  if (cleanupErrors.length > 0) {
-    const first = cleanupErrors[0];
-    throw new McbridgeError(first.code, `composite '${spec.name}' finished, but its clean-up failed: ${first.message}`, { composite: spec.name });
-  }
-  return result;
+  };
+  const command = async (text: string) => (await call('command', { command: text })) as ModReply;
+  return {
+    args,
+    call,
+    state: async () => (await call('state')) as ModReply,
+    command,
+    commandOutput: async (text) => {
+      const output = (await command(text)).output;
+      return Array.isArray(output) ? output.map(String) : [];
+    },
+    wait: async (ticks) => {
+      await call('wait', { ticks });
+    },
+    request: async (line) => {
+      throw new McbridgeError('invalid_params', `composite '${spec.name}' sent '${line}' with request(); a composite reaches the mod through tools, ` +
+        'so its CAPS and policy follow its uses: call the tool instead, e.g. command(...) or call(\'command\', { command })', { composite: spec.name });
+    },
+    defer: (cleanup) => tool.defer((own) => cleanup(compositeContext(spec, args, own, steps))),
+    waitFor: tool.waitFor,
+    sleep: tool.sleep,
+    get startCursor() {
+      return tool.startCursor;
+    },
+    get events() {
+      return tool.events;
+    },
+    get log() {
+      return tool.log;
+    },
+    get host() {
+      return tool.host;
+    },
+    caps: tool.caps,
+    vantage: tool.vantage,
+    signal: tool.signal,
+    progress: tool.progress,
+    config: tool.config,
+  };
 }
 
 /**
@@ -261,7 +205,7 @@ export function compositesPlugin(specs: readonly CompositeSpec[], facts: Readonl
       input: spec.input ?? z.object({}).strict(),
       requires,
       annotations,
-      run: (args, ctx) => runComposite(spec, args as Record<string, unknown>, ctx),
+      run: (args, ctx) => spec.run(compositeContext(spec, args as Record<string, unknown>, ctx, { n: 0 })),
     };
     if (spec.output) tool.output = spec.output;
     if (spec.uses) tool.uses = spec.uses;

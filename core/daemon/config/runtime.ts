@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Host } from '../../host/host.js';
 import type { Logger } from '../../util/log.js';
-import type { ToolPolicy } from '../../host/registry/policy.js';
+import { policyProblems, type ToolPolicy } from '../../host/registry/policy.js';
 import type { Plugin } from '../../host/plugin-api.js';
 import { COMPOSITES_PLUGIN, compositesPlugin, toolFacts, validateComposites, type ToolFacts } from './composites.js';
 import { ConfigError, displayPath, type ConfigProblem } from './errors.js';
@@ -91,7 +91,19 @@ export async function planConfig(loaded: LoadedConfig, neighbours: Neighbours, o
   if (pluginAt.has(COMPOSITES_PLUGIN) || neighbours.plugins.has(COMPOSITES_PLUGIN)) {
     if (composites.length > 0) throw new ConfigError(file, [{ path: 'plugins', message: `the plugin name '${COMPOSITES_PLUGIN}' is reserved for the config's composites` }]);
   }
-  return { loaded, policy: mergePolicy(config, overrides), plugins, composites, compositesPlugin: compositesPlugin(composites, tools, file) };
+  const plan = { loaded, policy: mergePolicy(config, overrides), plugins, composites, compositesPlugin: compositesPlugin(composites, tools, file) };
+  const all = new Map(tools);
+  for (const [name, fact] of toolFacts(plan.compositesPlugin ? [plan.compositesPlugin] : [])) all.set(name, fact);
+  const policyErrors = policyProblems(plan.policy, [...all].map(([name, fact]) => ({ name, ...fact }))).filter((p) => p.fatal);
+  if (policyErrors.length > 0) {
+    throw new ConfigError(file, policyErrors.map((p) => ({ path: fromFlags(overrides, p.entry) ? `--${p.path.replace(/\[\d+\]$/, '')}` : p.path, message: p.message })));
+  }
+  return plan;
+}
+
+/** Whether a policy entry came from the command line (the flags win over the config's lists). */
+function fromFlags(overrides: ToolPolicy, entry: string): boolean {
+  return (overrides.allow ?? []).includes(entry) || (overrides.deny ?? []).includes(entry);
 }
 
 export interface ConfigRuntimeOptions {

@@ -24,7 +24,7 @@ export async function callCommand(
   global: GlobalOptions,
 ): Promise<void> {
   const params = parseParams(paramsText);
-  const client = await ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken });
+  const client = await ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken, frontend: 'cli' });
   const controller = new AbortController();
   // Ctrl-C cancels the call in the daemon (a WAIT stops) and still prints its answer.
   const onSigint = () => controller.abort();

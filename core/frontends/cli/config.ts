@@ -1,5 +1,4 @@
-import { describePlan } from '../../daemon/config/describe.js';
-import { DAEMON_DEFAULTS } from '../../daemon/config/describe.js';
+import { describeOptions, describePlan } from '../../daemon/config/describe.js';
 import { loadConfig } from '../../daemon/config/load.js';
 import { neighboursOf, planConfig } from '../../daemon/config/runtime.js';
 import { toolFacts } from '../../daemon/config/composites.js';
@@ -15,8 +14,7 @@ export async function configCommand(opts: { config?: string | false }): Promise<
     const none = {
       file: null,
       note: 'no mcbridge.config.{ts,mts,cts,js,mjs,cjs,json} or "mcbridge" key in package.json from here up to the project root; the defaults apply',
-      daemon: DAEMON_DEFAULTS,
-      policy: { readOnly: false },
+      ...describeOptions(),
       plugins: [],
       composites: [],
     };

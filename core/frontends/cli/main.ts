@@ -1,5 +1,4 @@
 import { Command, CommanderError, Option } from 'commander';
-import { DEFAULT_API_HOST, DEFAULT_API_PORT } from '../../api/server.js';
 import { resolvePort } from '../../host/link/discovery.js';
 import { DEFAULT_SERVER_PORT } from '../../host/link/discovery.js';
 import { createLogger } from '../../util/log.js';
@@ -8,7 +7,7 @@ import { VERSION } from '../../util/version.js';
 import { callCommand } from './call.js';
 import { describeError, EXIT, exitCodeFor } from './exit.js';
 import {
-  parseList, parseNonNegativeInt, parsePort, parsePositiveInt, parseSeconds, parseVantage, type GlobalOptions,
+  addTableOptions, globalOptions, parseList, parseNonNegativeInt, parsePort, parseSeconds,
 } from './options.js';
 import { mcpCommand, parseTransport } from './mcp.js';
 import { toolsCommand } from './tools.js';
@@ -16,50 +15,26 @@ import { configCommand } from './config.js';
 import { pluginsCommand } from './plugins.js';
 import { runCommand } from './run.js';
 import { watchCommand } from './watch.js';
-
-function vantageOption(): Option {
-  return new Option('--vantage <vantage>', 'server (default) or client; client only for an explicit client endpoint')
-    .argParser(parseVantage)
-    .default('server');
-}
-
-function discoveryOptions(cmd: Command): Command {
-  return cmd
-    .addOption(vantageOption())
-    .option('--server-dir <dir>', 'game directory holding mc-agent-server/ (or set MC_AGENT_SERVER_DIR)')
-    .option('--port-file <file>', 'the exact port.txt to read (or set MC_AGENT_PORT_FILE)')
-    .option('--mod-port <port>', 'the mod port itself', (v) => parsePort(v, false));
-}
+import { forwardCommand } from './forward.js';
 
 export function buildProgram(): Command {
-  const program = new Command('mcbridge')
-    .description('Minecraft Agent Toolkit: one link to the mc-agent-interface mod, served as a local JSON-lines API, MCP and this CLI')
-    .version(VERSION)
-    .option('--api-host <host>', 'daemon API address', DEFAULT_API_HOST)
-    .option('--api-port <port>', 'daemon API port (0 = any free port, for run)', (v) => parsePort(v), DEFAULT_API_PORT)
-    .option('--api-token <token>', 'token the daemon requires (or set MCBRIDGE_API_TOKEN)')
-    .option('--log-level <level>', 'pino level for stderr logs: fatal, error, warn, info, debug, trace, silent')
+  // The daemon's options (global, run's, and discovery's) come from the option table,
+  // core/authoring/options.ts; what is declared here belongs to one command alone.
+  const program = addTableOptions(
+    new Command('mcbridge')
+      .description('Minecraft Agent Toolkit: one link to the mc-agent-interface mod, served as a local JSON-lines API, MCP and this CLI')
+      .version(VERSION),
+    'global',
+  )
     .showHelpAfterError()
     .exitOverride();
 
-  const globals = (): GlobalOptions => {
-    const o = program.opts<GlobalOptions>();
-    return { ...o, apiToken: o.apiToken ?? (process.env.MCBRIDGE_API_TOKEN || undefined) };
-  };
+  const globals = () => globalOptions(program);
 
-  discoveryOptions(program.command('run').description('run the daemon in the foreground (logs on stderr)'))
-    .option('--sim', 'run on an in-process simulated mod instead of a game')
-    .option('--mod-host <host>', 'address of the mod', '127.0.0.1')
-    .option('--buffer <n>', 'events kept for replay', parsePositiveInt, 1000)
-    .option('--push-buffer <MiB>', 'how far (MiB) a subscriber may fall behind before it gets a gap frame instead of events', parsePositiveInt, 8)
-    .option('--read-only', 'hide every tool that can change the game')
-    .option('--allow-remote', 'allow a non-loopback --api-host (requires --api-token)')
+  addTableOptions(program.command('run').description('run the daemon in the foreground (logs on stderr)'), 'run')
     .option('--config <file>', 'config file (default: mcbridge.config.* or package.json "mcbridge", searched from the working directory)')
     .option('--no-config', 'ignore any config file')
-    .option('--allow <globs>', 'only these tools (names or globs, comma-separated), e.g. "state,entities,sky_*"', parseList)
-    .option('--deny <globs>', 'hide these tools (names or globs, comma-separated)', parseList)
-    .option('--no-watch', 'do not reload plugins, composites and policy when the config file changes')
-    .action(async (_opts, cmd: Command) => runCommand(cmd, program));
+    .action(async (_opts, cmd: Command) => runCommand(cmd));
 
   program.command('call')
     .description('call one tool or method and print its result as JSON')
@@ -75,7 +50,16 @@ export function buildProgram(): Command {
     .option('--since <seq>', 'first replay buffered events after this seq', parseNonNegativeInt)
     .action(async (opts) => watchCommand(opts, globals()));
 
-  discoveryOptions(program.command('discover').description('print where the daemon would find the mod, without starting anything'))
+  program.command('forward')
+    .description('forward the daemon\'s events to a webhook as signed POSTs (URL and secret from MC_AGENT_WEBHOOK_URL/SECRET or the config file)')
+    .option('--config <file>', 'JSON config file (also MC_AGENT_WEBHOOK_CONFIG): url, secret, events, queue_size, max_attempts, backoff, max_backoff, timeout, or receivers')
+    .option('--status', 'print what would be forwarded where (URLs redacted) and whether the daemon answers, then exit')
+    .option('--reconnect-delay <seconds>', 'wait this long before reconnecting to the daemon', parseSeconds, 2)
+    .option('--spool <file>', 'keep undelivered events and the stream position in this file (fsync\'d), so a restart resumes where it stopped')
+    .option('--spool-max-bytes <n>', 'bound of the spool file; past it the oldest queued events are dropped (default 16 MiB)', parseNonNegativeInt, 16 * 1024 * 1024)
+    .action(async (opts) => forwardCommand(opts, globals()));
+
+  addTableOptions(program.command('discover').description('print where the daemon would find the mod, without starting anything'), 'discover')
     .action((opts) => {
       const resolution = resolvePort({ vantage: opts.vantage, modPort: opts.modPort, portFile: opts.portFile, serverDir: opts.serverDir });
       const { vantage, port, source, checked, error, resolved } = resolution;
@@ -88,7 +72,7 @@ export function buildProgram(): Command {
     .option('--json', 'print the full manifest')
     .action(async (opts) => toolsCommand(opts, globals()));
 
-  discoveryOptions(program.command('mcp').description('serve the toolkit over MCP (stdio, or streamable HTTP), in front of the daemon'))
+  addTableOptions(program.command('mcp').description('serve the toolkit over MCP (stdio, or streamable HTTP), in front of the daemon'), 'mcp')
     .addOption(new Option('--transport <transport>', 'stdio or http').argParser(parseTransport).default('stdio'))
     .option('--host <host>', 'HTTP: address to bind; anything but loopback needs --token', '127.0.0.1')
     .option('--port <port>', 'HTTP: port to listen on (0 = any free port; default 8766)', (v) => parsePort(v))
@@ -117,9 +101,7 @@ export function buildProgram(): Command {
     .option('--json', 'print the report as JSON')
     .action(async (opts) => pluginsCommand(opts, globals()));
 
-  program.command('sim')
-    .description('run a simulated mod (server vantage by default) that a daemon can discover')
-    .addOption(vantageOption())
+  addTableOptions(program.command('sim').description('run a simulated mod (server vantage by default) that a daemon can discover'), 'sim')
     .option('--dir <dir>', 'game directory to write mc-agent-server/port.txt into', '.')
     .option('--port <port>', `port to listen on (0 = any; default: ${DEFAULT_SERVER_PORT} or the next free one)`, (v) => parsePort(v))
     .option('--seed <n>', 'seed for the deterministic world', parseNonNegativeInt)

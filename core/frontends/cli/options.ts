@@ -1,16 +1,17 @@
-import { InvalidArgumentError } from 'commander';
+import path from 'node:path';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { z } from 'zod';
+import type { McbridgeConfig } from '../../authoring/config.js';
+import {
+  DAEMON_OPTIONS, OPTION_KEYS, type OptionCommand, type OptionKey, type OptionSpec, type ResolvedValue,
+} from '../../authoring/options.js';
+import { UsageError } from './exit.js';
 
 export function parsePort(value: string, allowZero = true): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < (allowZero ? 0 : 1) || n > 65535) {
     throw new InvalidArgumentError(`expected a TCP port ${allowZero ? '0' : '1'}-65535, got '${value}'`);
   }
-  return n;
-}
-
-export function parsePositiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`expected a positive whole number, got '${value}'`);
   return n;
 }
 
@@ -26,18 +27,87 @@ export function parseSeconds(value: string): number {
   return n;
 }
 
-export function parseVantage(value: string): 'server' | 'client' {
-  if (value !== 'server' && value !== 'client') throw new InvalidArgumentError(`expected server or client, got '${value}'`);
-  return value;
-}
-
 export function parseList(value: string): string[] {
   return value.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
-export interface GlobalOptions {
-  apiHost: string;
-  apiPort: number;
-  apiToken?: string;
-  logLevel?: string;
+/** Text from a flag or the environment, checked by the option's schema; the refusal is its first message. */
+function parseText(spec: OptionSpec, text: string): { ok: true; value: unknown } | { ok: false; message: string } {
+  const input = spec.schema instanceof z.ZodNumber ? (text.trim() === '' ? NaN : Number(text))
+    : spec.schema instanceof z.ZodArray ? parseList(text)
+      : text;
+  const parsed = spec.schema.safeParse(input);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, message: `${parsed.error.issues[0]!.message}, got '${text}'` };
+}
+
+/** The commander option for one table entry: its flag, help, parser and default. */
+function tableOption(key: OptionKey): Option {
+  const spec: OptionSpec = DAEMON_OPTIONS[key];
+  const env = spec.env ?? spec.discoveryEnv;
+  const option = new Option(spec.flag, env ? `${spec.description} (or set ${env})` : spec.description);
+  if (option.required || option.optional) {
+    option.argParser((text: string) => {
+      const parsed = parseText(spec, text);
+      if (!parsed.ok) throw new InvalidArgumentError(parsed.message);
+      return parsed.value;
+    });
+  }
+  // A --no-* flag already defaults to true in commander; saying so in --help would read backwards.
+  if (spec.default !== undefined && !option.negate) option.default(spec.default);
+  return option;
+}
+
+/** The value given on the command line; commander's defaults do not count. */
+export function fromCommandLine<K extends OptionKey>(cmd: Command, key: K): ResolvedValue<K> | undefined {
+  return cmd.getOptionValueSource(key) === 'cli' ? cmd.getOptionValue(key) : undefined;
+}
+
+function fromEnv(spec: OptionSpec): unknown {
+  const text = spec.env === undefined ? undefined : process.env[spec.env];
+  if (!text) return undefined; // empty counts as unset, so `VAR= mcbridge ...` clears it
+  const parsed = parseText(spec, text);
+  if (!parsed.ok) throw new UsageError(`${spec.env}: ${parsed.message}; fix it or unset it`);
+  return parsed.value;
+}
+
+/** A loaded config's values, and the directory its relative paths are relative to. */
+export interface ConfigValues {
+  values: McbridgeConfig;
+  dir: string;
+}
+
+/**
+ * One option's value, first found: the command line, then its environment variable, then the
+ * config (a path relative to the config file), then the table's default. `cmd` is the command
+ * being run; a global option is read from the program, wherever on the line it was given.
+ */
+export function resolveOption<K extends OptionKey>(cmd: Command, key: K, config?: ConfigValues): ResolvedValue<K> {
+  const spec: OptionSpec = DAEMON_OPTIONS[key];
+  let carrier = cmd;
+  if (spec.commands.includes('global')) while (carrier.parent) carrier = carrier.parent;
+  const given = fromCommandLine(carrier, key) ?? fromEnv(spec);
+  if (given !== undefined) return given as ResolvedValue<K>;
+  const configured = config?.values[key];
+  if (configured !== undefined) return (spec.path ? path.resolve(config!.dir, configured as string) : configured) as ResolvedValue<K>;
+  return spec.default as ResolvedValue<K>;
+}
+
+type Table = typeof DAEMON_OPTIONS;
+type CommandKey<C extends OptionCommand> = { [K in OptionKey]: C extends Table[K]['commands'][number] ? K : never }[OptionKey];
+
+function commandKeys<C extends OptionCommand>(command: C): CommandKey<C>[] {
+  return OPTION_KEYS.filter((key) => (DAEMON_OPTIONS[key].commands as readonly OptionCommand[]).includes(command)) as CommandKey<C>[];
+}
+
+/** Add the table's flags for one command, in table order. */
+export function addTableOptions(cmd: Command, command: OptionCommand): Command {
+  for (const key of commandKeys(command)) cmd.addOption(tableOption(key));
+  return cmd;
+}
+
+/** The global options (API address, token, log level), resolved without a config, as every client command uses them. */
+export type GlobalOptions = { [K in CommandKey<'global'>]: ResolvedValue<K> };
+
+export function globalOptions(program: Command): GlobalOptions {
+  return Object.fromEntries(commandKeys('global').map((key) => [key, resolveOption(program, key)])) as GlobalOptions;
 }

@@ -33,7 +33,7 @@ export function pluginReport(plugins: PluginInfo[], manifest: Manifest): PluginR
 
 /** `mcbridge plugins`: every loaded plugin, where it came from, and the state of each of its tools. */
 export async function pluginsCommand(opts: { json?: boolean }, global: GlobalOptions): Promise<void> {
-  const client = await ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken });
+  const client = await ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken, frontend: 'cli' });
   try {
     const status = (await client.call('status')) as { plugins: PluginInfo[] };
     const manifest = (await client.call('tools')) as Manifest;

@@ -9,7 +9,7 @@ function firstSentence(text: string): string {
 
 /** `mcbridge tools`: what is available now, and why not the rest. */
 export async function toolsCommand(opts: { json?: boolean }, global: GlobalOptions): Promise<void> {
-  const client = await ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken });
+  const client = await ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken, frontend: 'cli' });
   try {
     const manifest = (await client.call('tools')) as Manifest;
     if (opts.json) {

@@ -91,7 +91,7 @@ export async function followEvents(
  * `mcbridge watch`: one event frame per line until interrupted; see `followEvents`.
  */
 export async function watchCommand(opts: { events: string[]; since?: number }, global: GlobalOptions): Promise<void> {
-  const client = await ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken });
+  const client = await ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken, frontend: 'cli' });
   const interrupted = new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());

@@ -125,7 +125,7 @@ export class McpFrontend {
       }
       if (extra.signal.aborted) throw new McbridgeError('cancelled', `the call to '${name}' was cancelled`);
       try {
-        const result = await this.upstream.call(name, args, { signal: extra.signal, onProgress: progressForwarder(extra) });
+        const result = await this.upstream.call(name, args, { signal: extra.signal, onProgress: progressForwarder(extra), session: extra.sessionId?.slice(0, 8) ?? String(session) });
         return successResult(result, entry);
       } catch (err) {
         const local = LOCAL_WHEN_UNREACHABLE.get(name);

@@ -46,6 +46,8 @@ export class DaemonUpstream extends EventEmitter {
   private client: ApiClient | null = null;
   private current: Manifest;
   private origin: SurfaceOrigin = 'default';
+  /** An embedded daemon is being started (`onUnreachable`). */
+  private embedding = false;
   private error = 'not connected yet';
   private closed = false;
   private loop: Promise<void> | null = null;
@@ -109,7 +111,7 @@ export class DaemonUpstream extends EventEmitter {
       const check = () => {
         if (this.isSettled()) done();
       };
-      const timer = setTimeout(done, Math.max(0, this.deadline - Date.now()));
+      const timer = setTimeout(check, Math.max(0, this.deadline - Date.now()));
       this.on('surface', check);
       this.on('attempt', check);
     });
@@ -117,7 +119,10 @@ export class DaemonUpstream extends EventEmitter {
 
   private isSettled(): boolean {
     if (!this.wasSettled) {
-      this.wasSettled = this.closed || Date.now() >= this.deadline || (this.origin !== 'default' && this.current.capsSource !== 'default');
+      // An embedded daemon that is still starting (loading its config) extends the wait: its
+      // surface, plugins and composites included, is the one worth answering with.
+      const waitedEnough = Date.now() >= this.deadline && !this.embedding;
+      this.wasSettled = this.closed || waitedEnough || (this.origin !== 'default' && this.current.capsSource !== 'default');
     }
     return this.wasSettled;
   }
@@ -172,7 +177,7 @@ export class DaemonUpstream extends EventEmitter {
     while (!this.closed) {
       let client: ApiClient | null = null;
       try {
-        client = await ApiClient.connect({ ...this.address, token: this.options.api?.token, connectTimeoutMs: this.options.connectTimeoutMs ?? 1_000 });
+        client = await ApiClient.connect({ ...this.address, token: this.options.api?.token, connectTimeoutMs: this.options.connectTimeoutMs ?? 1_000, frontend: 'mcp' });
       } catch (err) {
         this.error = (err as McbridgeError).details?.reason === 'daemon_unreachable'
           ? String((err as Error).message.match(/\(([^)]*)\)/)?.[1] ?? (err as Error).message)
@@ -195,10 +200,12 @@ export class DaemonUpstream extends EventEmitter {
         if (this.origin === 'daemon') this.origin = 'last-known';
         continue;
       }
+      this.embedding = this.options.onUnreachable !== undefined;
       const started = await this.options.onUnreachable?.().catch((err: Error) => {
         this.options.log.error({ err: err.message }, 'could not start an embedded daemon');
         return null;
       });
+      this.embedding = false;
       if (started) {
         this.address = started;
         continue;

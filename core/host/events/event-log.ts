@@ -50,8 +50,29 @@ export interface WaitForOptions {
 
 export type EventListener = (event: RecordedEvent) => void;
 
+/** The ring's figures, shown under `events` in `status`. */
+export interface EventStats {
+  buffered: number;
+  capacity: number;
+  /** Bytes of JSON the buffered events hold, and the bound (`--buffer-bytes`). */
+  bytes: number;
+  maxBytes: number;
+  lastSeq: number;
+  oldestSeq: number;
+  /** Events pushed out of the ring since the daemon started. */
+  evicted: number;
+  streamId: string;
+  byCategory: Record<string, number>;
+  /** Live listeners: the local API's push, and waits and followers that are waiting now. */
+  listeners: number;
+}
+
 export const DEFAULT_EVENT_LIMIT = 200;
 export const DEFAULT_BUFFER = 1000;
+/** 64 MiB: a thousand events of 64 KiB, far beyond what the mod sends in normal play. */
+export const DEFAULT_BUFFER_BYTES = 64 * 1024 * 1024;
+/** What an event recorded without the mod's text (the link's own, a hello) counts for. */
+const SYNTHETIC_EVENT_BYTES = 256;
 
 /**
  * The bounded event ring. `seq` grows by one per event for the whole daemon run, so a
@@ -66,6 +87,11 @@ export class EventLog {
   private readonly sources: Array<string | undefined>;
   /** `,"streamId":"…","eventId":"…:` with the stream id escaped once. */
   private readonly idsJson: string;
+  /** Bytes of JSON the ring may hold (the mod's text, or an estimate for synthetic events). */
+  readonly maxBytes: number;
+  /** Per ring slot: the bytes it counts for. */
+  private readonly sizes: number[];
+  private bytes = 0;
   private start = 0; // ring index of the oldest event
   private count = 0;
   private seq = 0;
@@ -73,14 +99,20 @@ export class EventLog {
   private readonly listeners = new Set<EventListener>();
   private readonly byCategory: Record<string, number> = {};
 
-  constructor(options: { capacity?: number; streamId?: string } = {}) {
+  constructor(options: { capacity?: number; maxBytes?: number; streamId?: string } = {}) {
     const capacity = options.capacity ?? DEFAULT_BUFFER;
     if (!Number.isInteger(capacity) || capacity < 1) {
       throw new McbridgeError('invalid_params', `the event buffer must hold at least 1 event, got ${capacity}`);
     }
+    const maxBytes = options.maxBytes ?? DEFAULT_BUFFER_BYTES;
+    if (!Number.isInteger(maxBytes) || maxBytes < 1) {
+      throw new McbridgeError('invalid_params', `the event buffer must hold at least 1 byte, got ${maxBytes}`);
+    }
     this.capacity = capacity;
+    this.maxBytes = maxBytes;
     this.ring = new Array(capacity);
     this.sources = new Array(capacity);
+    this.sizes = new Array(capacity).fill(0);
     this.streamId = options.streamId ?? randomBytes(16).toString('hex');
     const escaped = JSON.stringify(this.streamId);
     this.idsJson = `,"streamId":${escaped},"eventId":${escaped.slice(0, -1)}:`;
@@ -99,15 +131,29 @@ export class EventLog {
     return this.count;
   }
 
-  stats(): { buffered: number; capacity: number; lastSeq: number; oldestSeq: number; evicted: number; streamId: string; byCategory: Record<string, number> } {
+  private evictOldest(): void {
+    this.bytes -= this.sizes[this.start];
+    // Let go of the event now: with a byte bound its slot may not be reused for a while.
+    this.ring[this.start] = undefined;
+    this.sources[this.start] = undefined;
+    this.sizes[this.start] = 0;
+    this.start = (this.start + 1) % this.capacity;
+    this.count -= 1;
+    this.evictedTotal += 1;
+  }
+
+  stats(): EventStats {
     return {
       buffered: this.count,
       capacity: this.capacity,
+      bytes: this.bytes,
+      maxBytes: this.maxBytes,
       lastSeq: this.seq,
       oldestSeq: this.oldestSeq,
       evicted: this.evictedTotal,
       streamId: this.streamId,
       byCategory: { ...this.byCategory },
+      listeners: this.listeners.size,
     };
   }
 
@@ -134,14 +180,15 @@ export class EventLog {
     const contextId = raw.contextId ?? raw.context_id;
     if (typeof contextId === 'string' && contextId) event.contextId = contextId;
 
-    if (this.count === this.capacity) {
-      this.start = (this.start + 1) % this.capacity;
-      this.count -= 1;
-      this.evictedTotal += 1;
-    }
+    // Bounded by count and by bytes: 100 events of 8 MiB must not hold 800 MiB. The newest
+    // event always stays, however big (the link bounds one line).
+    const size = source?.length ?? SYNTHETIC_EVENT_BYTES;
+    while (this.count === this.capacity || (this.count > 0 && this.bytes + size > this.maxBytes)) this.evictOldest();
     const slot = (this.start + this.count) % this.capacity;
     this.ring[slot] = event;
     this.sources[slot] = source !== undefined && canSplice(raw) ? source : undefined;
+    this.sizes[slot] = size;
+    this.bytes += size;
     this.count += 1;
     this.byCategory[event.category] = (this.byCategory[event.category] ?? 0) + 1;
 
@@ -194,7 +241,7 @@ export class EventLog {
   }
 
   /** Resolve a cursor against this run: a foreign stream or a seq from the future restarts at 0. */
-  private position(since: Cursor): { seq: number; reset: boolean } {
+  position(since: Cursor): { seq: number; reset: boolean } {
     if (!Number.isInteger(since.seq)) {
       // A fractional or NaN seq would address the ring between slots and page out holes.
       throw new McbridgeError('invalid_params', `since must be a whole seq number, got ${since.seq}`);

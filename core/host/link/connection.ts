@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { exceedsJsonDepth, MAX_MOD_LINE_DEPTH } from '../../util/json-depth.js';
 import { LineSplitter } from '../../util/lines.js';
 
 export type ModMessage = Record<string, unknown> & { type?: unknown };
@@ -10,7 +11,7 @@ export interface ModConnectionHandlers {
   onEvent(event: ModMessage, line: string): void;
   /** `line` is the JSON text the reply was parsed from (a second copy of a reply is byte-equal). */
   onReply(reply: ModMessage, line: string): void;
-  /** A line that is not a JSON object, or one past the length bound. Never fatal. */
+  /** A line that is not a JSON object, or one past the length or nesting bound. Never fatal. */
   onBadLine(problem: string): void;
   onClose(error: Error | undefined): void;
 }
@@ -85,6 +86,10 @@ export class ModConnection {
 
   private route(line: string): void {
     if (line.trim() === '') return;
+    if (exceedsJsonDepth(line, MAX_MOD_LINE_DEPTH)) {
+      this.handlers.onBadLine(`a line nesting deeper than ${MAX_MOD_LINE_DEPTH} levels was discarded: ${line.slice(0, 120)}`);
+      return;
+    }
     let msg: unknown;
     try {
       msg = JSON.parse(line);

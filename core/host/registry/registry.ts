@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { McbridgeError } from '../errors.js';
 import { CAPABILITY_ORIGINS, canonicalCap, missingCaps, type Caps } from '../link/caps.js';
 import type { Vantage } from '../link/discovery.js';
-import { policyVerdict, type ToolPolicy } from './policy.js';
+import { deniedCaps, policyVerdict, type ToolPolicy } from './policy.js';
+import { PROTOCOL_VERBS, splitVerb } from '../link/verbs.js';
 import { VerbTable } from './verb-table.js';
 import type { CapsSource, ManifestTool, Plugin, ToolAnnotations, ToolAvailability, ToolScope, ToolSpec } from '../plugin-api.js';
 
@@ -73,8 +74,12 @@ export class ToolRegistry extends EventEmitter {
   private batching = 0;
   private pending = false;
 
+  /** Capabilities the policy denies with `cap:`, kept beside it (every mod request checks them). */
+  private denied: Set<string>;
+
   constructor(private policy: ToolPolicy = {}) {
     super();
+    this.denied = deniedCaps(policy);
   }
 
   get revision(): number {
@@ -107,7 +112,27 @@ export class ToolRegistry extends EventEmitter {
 
   setPolicy(policy: ToolPolicy): void {
     this.policy = policy;
+    this.denied = deniedCaps(policy);
     this.bump();
+  }
+
+  /**
+   * The refusal for a mod verb line under the policy, or null. A `cap:` deny removes the tools
+   * that declare the capability; this closes the rest: a verb that needs a denied capability is
+   * never sent, whoever sends it, and while any is denied an undeclared verb is not either
+   * (nothing says what it needs).
+   */
+  verbRefusal(line: string): McbridgeError | null {
+    if (this.denied.size === 0) return null;
+    const { verb, arg } = splitVerb(line);
+    if (PROTOCOL_VERBS[verb]) return null;
+    const spec = this.verbs.lookup(verb, arg);
+    const hit = spec ? spec.requires?.map(canonicalCap).find((cap) => this.denied.has(cap)) : undefined;
+    if (spec && hit === undefined) return null;
+    const why = spec
+      ? `it needs the '${hit}' capability, which the tool policy denies (cap:${hit})`
+      : `no loaded plugin declares the verb ${verb}, and while the tool policy denies a capability (${[...this.denied].map((c) => `cap:${c}`).join(', ')}) only declared verbs may be sent`;
+    return new McbridgeError('tool_disabled', `the mod request '${verb}' was not sent: ${why}`, { verb });
   }
 
   getPolicy(): ToolPolicy {
@@ -168,7 +193,7 @@ export class ToolRegistry extends EventEmitter {
   }
 
   availability(tool: RegisteredTool, view: CapsView, visiting: ReadonlySet<string> = new Set()): Availability {
-    const hiddenBy = policyVerdict(this.policy, tool.name, tool.annotations);
+    const hiddenBy = policyVerdict(this.policy, tool);
     if (hiddenBy) {
       const by = this.policy.readOnly && tool.annotations.readOnly !== true ? 'read-only' : 'policy';
       return { name: tool.name, available: false, disabled: true, reason: hiddenBy, hiddenBy: by };

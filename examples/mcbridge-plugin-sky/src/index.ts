@@ -28,6 +28,9 @@ export const skyOptions = z.object({
 }).strict();
 export type SkyOptions = z.infer<typeof skyOptions>;
 
+/** `defineTool` for this plugin: its tools' `ctx.config` is a `SkyOptions`. */
+const skyTool = defineTool.withOptions(skyOptions);
+
 /** One console command through the mod; its feedback lines. */
 async function run(ctx: ToolContext, command: string): Promise<string[]> {
   const reply = await ctx.request(`CMD ${command}`);
@@ -55,9 +58,11 @@ export const skyPlugin = definePlugin({
   apiVersion: 1,
   description: 'Time of day and weather',
   requires: { caps: ['command'], mcbridge: '>=0.1.0' },
+  // The mod verb its tools send, and the reply that answers it (see docs/plugins.md, "Mod verbs").
+  verbs: { CMD: { replies: ['cmd_ack'], requires: ['command'] } },
   options: skyOptions,
   tools: [
-    defineTool({
+    skyTool({
       name: 'sky_time',
       description:
         'The time of day in the game: `daytime` in ticks since sunrise (0-23999), the day count, and the phase ' +
@@ -71,7 +76,7 @@ export const skyPlugin = definePlugin({
         return { daytime, day, phase: phaseOf(daytime) };
       },
     }),
-    defineTool({
+    skyTool({
       name: 'sky_set_time',
       description:
         'Set the time of day: a name (sunrise, day, noon, sunset, night, midnight) or ticks since sunrise (0-23999). ' +
@@ -88,7 +93,7 @@ export const skyPlugin = definePlugin({
         return { requested: { to, ticks }, feedback, verified: { daytime, phase: phaseOf(daytime), matches: daytime === ticks } };
       },
     }),
-    defineTool({
+    skyTool({
       name: 'sky_weather',
       description:
         'Set the weather (clear, rain or thunder) for a number of seconds (default: the plugin\'s defaultWeatherSeconds). ' +
@@ -99,8 +104,7 @@ export const skyPlugin = definePlugin({
       }).strict(),
       annotations: { readOnly: false, destructive: false, idempotent: true },
       run: async ({ kind, seconds }, ctx) => {
-        const options = ctx.config as SkyOptions;
-        const duration = seconds ?? options.defaultWeatherSeconds;
+        const duration = seconds ?? ctx.config.defaultWeatherSeconds;
         const feedback = await run(ctx, `weather ${kind} ${duration}s`);
         return { requested: { kind, seconds: duration }, feedback, verified: null };
       },

@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CliProcesses, runCli } from '../../../support/cli-process.js';
 import { freePort, waitUntil } from '../../../support/helpers.js';
 import { pluginSource, project, removeProjects, type Project } from '../../../support/config-project.js';
+import { VALID } from '../../../support/option-values.js';
+import { DAEMON_OPTIONS, OPTION_KEYS, type OptionSpec } from '../../../../core/authoring/options.js';
 
 const processes = new CliProcesses();
 afterEach(async () => {
@@ -56,7 +58,7 @@ describe('mcbridge config', () => {
   it('prints the resolved config as JSON, secrets redacted', async () => {
     const p = project();
     p.write('mcbridge.config.ts', `export default {
-      apiToken: 's3cret-token',
+      apiToken: 's3cret-token-0123456',
       apiPort: 9123,
       readOnly: true,
       plugins: [['sky', { defaultWeatherSeconds: 30 }]],
@@ -81,7 +83,7 @@ describe('mcbridge config', () => {
     p.write('mcbridge.config.json', JSON.stringify({ plugins: [['hook', { url: 'https://bot:hunter2@example.com/x', apiKey: 'abc123' }]] }));
     const result = await run(['config'], p.dir);
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout).plugins[0].options).toEqual({ url: 'https://bot:[redacted]@example.com/x', apiKey: '[redacted]' });
+    expect(JSON.parse(result.stdout).plugins[0].options).toEqual({ url: 'https://[redacted]@example.com/…', apiKey: '[redacted]' });
   });
 
   it('says when there is no config, and exits 1 naming the file and path when the config is invalid', async () => {
@@ -179,5 +181,57 @@ describe('mcbridge run with a config', () => {
 
     const { cli } = await daemon(p, ['--no-config']);
     expect((await cli('call', 'state')).code).toBe(0);
+  });
+});
+
+describe('the option table through the real CLI', () => {
+  /** Where `mcbridge config` prints an option of this group. */
+  const sectionOf = (printed: Record<string, unknown>, spec: OptionSpec) =>
+    (spec.group === 'config' ? printed : printed[spec.group]) as Record<string, unknown>;
+
+  it('`mcbridge config` prints every default, and every option a config sets (secrets redacted)', async () => {
+    const none = await run(['config', '--no-config'], project().dir);
+    expect(none.code, none.stderr).toBe(0);
+    const defaults = JSON.parse(none.stdout) as Record<string, unknown>;
+    for (const key of OPTION_KEYS) {
+      const spec: OptionSpec = DAEMON_OPTIONS[key];
+      if (spec.default !== undefined) expect(sectionOf(defaults, spec), `${key} missing`).toHaveProperty([key], spec.default);
+    }
+
+    const p = project();
+    p.write('mcbridge.config.json', JSON.stringify(VALID));
+    const every = await run(['config'], p.dir);
+    expect(every.code, every.stderr).toBe(0);
+    const printed = JSON.parse(every.stdout) as Record<string, unknown>;
+    for (const key of OPTION_KEYS) {
+      const spec: OptionSpec = DAEMON_OPTIONS[key];
+      expect(sectionOf(printed, spec), `${key} missing`).toHaveProperty([key], spec.secret ? '[redacted]' : VALID[key]);
+    }
+    expect(every.stdout).not.toContain(VALID.apiToken);
+  });
+
+  it('`run` takes a number from the config, a flag over the config, and a path relative to the config file', async () => {
+    const p = project();
+    const apiPort = await freePort();
+    p.write('conf/mcbridge.config.json', JSON.stringify({ apiPort, buffer: 50, pushBuffer: 2, serverDir: 'game' }));
+    // No --sim: the link keeps looking for the mod, and status says where it looked.
+    processes.start(['run', '--config', 'conf/mcbridge.config.json', '--push-buffer', '3'], { cwd: p.dir });
+    let status = await run(['call', 'status', '--api-port', String(apiPort)], p.dir);
+    const deadline = Date.now() + 15_000;
+    while ((status.code !== 0 || !JSON.parse(status.stdout).discovery) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      status = await run(['call', 'status', '--api-port', String(apiPort)], p.dir);
+    }
+    expect(status.code, status.stderr).toBe(0);
+    const report = JSON.parse(status.stdout);
+    expect(report.events.capacity).toBe(50);
+    expect(report.api.pushBufferBytes).toBe(3 * 1024 * 1024);
+    expect(report.discovery.checked).toContain(`${p.dir}/conf/game/mc-agent-server/port.txt`);
+  });
+
+  it('`run` refuses a flag the schema refuses: exit 2, and what to give', async () => {
+    const refused = await run(['run', '--sim', '--push-buffer', '5000', '--no-config'], project().dir);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("error: option '--push-buffer <MiB>' argument '5000' is invalid. expected a whole number of MiB 1-4096, got '5000'");
   });
 });

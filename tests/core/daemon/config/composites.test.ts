@@ -125,6 +125,14 @@ describe('composites are tools like any other', () => {
     expect(error.message).toMatch(/composite 'strict' called the tool 'entities', which is not in its uses list \(state\); add it to uses/);
   });
 
+  it('a composite reaches the mod through tools only: request() refuses, saying what to call', async () => {
+    const t = await start([{ name: 'raw', description: 'Sends a raw line.', uses: ['state'], run: async ({ request }) => request('CMD say hi') }]);
+    const error = await t.callError('raw');
+    expect(error.code).toBe('invalid_params');
+    expect(error.message).toMatch(/composite 'raw' sent 'CMD say hi' with request\(\); .* call the tool instead/);
+    expect(t.sim.received).not.toContain('CMD say hi');
+  });
+
   it('can call another composite, listed before or after it; a cycle is refused', async () => {
     expect((await refused([
       { name: 'ping_a', description: 'A.', uses: ['ping_b'], run: async () => 1 },
@@ -173,13 +181,13 @@ describe('waiting for events', () => {
     description: 'Runs a command and waits for its feedback as a game event.',
     input: z.object({ timeoutMs: z.number().default(2_000) }).strict(),
     uses: ['command'],
-    run: async ({ args, command, waitFor, events }) => {
+    run: async ({ args, command, waitFor, events, startCursor }) => {
       await command('time set 1234');
       // The feedback event arrived before this wait began: waitFor still sees it.
       const first = await waitFor((e) => e.text === 'Set the time to 1234', { timeoutMs: args.timeoutMs });
       // The cursor moved past it: a second wait for the same text times out.
       const again = await waitFor((e) => e.text === 'Set the time to 1234', { timeoutMs: 100 }).then(() => 'matched', (e: Error) => e.message);
-      return { first: first.text, again, seen: events().events.map((e) => e.text) };
+      return { first: first.text, again, seen: events.query({ since: startCursor }).events.map((e) => e.text) };
     },
   });
 
@@ -187,7 +195,7 @@ describe('waiting for events', () => {
     const t = await start([afterCommand]);
     expect(await t.call('after_command')).toEqual({
       first: 'Set the time to 1234',
-      again: "composite 'after_command': no matching event within 100 ms",
+      again: "tool 'after_command': no matching event within 100 ms",
       seen: ['Set the time to 1234'],
     });
   });
@@ -210,7 +218,7 @@ describe('waiting for events', () => {
     const t = await start([{ name: 'never', description: 'Waits for nothing.', run: async ({ waitFor }) => waitFor(() => false, { timeoutMs: 50 }) }]);
     const error = await t.callError('never');
     expect(error.code).toBe('timeout');
-    expect(error.message).toBe("composite 'never': no matching event within 50 ms");
+    expect(error.message).toBe("tool 'never': no matching event within 50 ms");
   });
 });
 
@@ -260,7 +268,7 @@ describe('cancellation mid-run', () => {
       },
     }]);
     const error = await t.callError('tidy');
-    expect(error.message).toBe("composite 'tidy' finished, but its clean-up failed: internal error: could not tidy");
+    expect(error.message).toBe("tool 'tidy' finished, but its clean-up failed: internal error: could not tidy");
     // Newest first, and the rest still ran.
     expect(t.sim.received.filter((l) => l.startsWith('CMD time set'))).toEqual(['CMD time set 5000', 'CMD time set 100']);
   });

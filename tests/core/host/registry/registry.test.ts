@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { McbridgeError } from '../../../../core/host/errors.js';
 import { CAPABILITY_ORIGINS, canonicalCap, DEFAULT_CAPS, hasCap, missingCaps, normalizeCaps, type Caps } from '../../../../core/host/link/caps.js';
 import { definePlugin, defineTool, RESERVED_NAMES, validatePlugin } from '../../../../core/host/define.js';
-import { matchesAny, policyVerdict } from '../../../../core/host/registry/policy.js';
+import { policyVerdict, type PolicySubject } from '../../../../core/host/registry/policy.js';
+
+const subject = (name: string): PolicySubject => ({ name, plugin: 'p', annotations: {}, requires: [] });
 import { ToolRegistry, unsupportedMessage, type CapsView } from '../../../../core/host/registry/registry.js';
 import { HOST_API_VERSION, type Plugin, type ToolSpec } from '../../../../core/host/plugin-api.js';
 import { caught } from '../../../support/errors.js';
@@ -428,10 +430,11 @@ describe('tool policy', () => {
   });
 
   it('an empty allow list allows everything', () => {
-    expect(policyVerdict({ allow: [] }, 'anything', {})).toBeNull();
+    expect(policyVerdict({ allow: [] }, subject('anything'))).toBeNull();
   });
 
   it('globs match whole names and treat other characters literally', () => {
+    const matchesAny = (name: string, globs: string[]) => policyVerdict({ deny: globs }, subject(name)) !== null;
     expect(matchesAny('state', ['state'])).toBe(true);
     expect(matchesAny('states', ['state'])).toBe(false);
     expect(matchesAny('xstate', ['state*'])).toBe(false);

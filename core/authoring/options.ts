@@ -1,0 +1,267 @@
+/**
+ * The daemon's options, declared once: config key, command-line flag, help text, zod schema,
+ * default, and how each is resolved. `McbridgeConfig`, the config schema, the CLI's flags and
+ * merge, and `mcbridge config` all read this table (docs/decisions.md, "One option table"). It
+ * lives in the public API because `McbridgeConfig`'s types come from it, and the public API may
+ * not import the daemon.
+ */
+import { z } from 'zod';
+import { DEFAULT_BUFFER, DEFAULT_BUFFER_BYTES } from '../host/events/event-log.js';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Where a flag is offered: on these commands, or on the program (before or after any command). */
+export type OptionCommand = 'run' | 'discover' | 'mcp' | 'sim' | 'global';
+
+export interface OptionSpec {
+  /** commander's spelling, which camelCases to the config key: `--buffer <n>`, `--sim`, `--no-watch`. */
+  flag: string;
+  /** The `--help` line. */
+  description: string;
+  /** Checks the config value and the parsed flag alike; a number's messages serve as the flag's refusal. */
+  schema: z.ZodType;
+  /** When nothing else gives a value. None where absence means something (discover the port, no token). */
+  default?: unknown;
+  /** Shown as "[redacted]" by `mcbridge config`. */
+  secret?: boolean;
+  /** A path: relative to the config file when the config gives it, to the working directory as a flag. */
+  path?: boolean;
+  /** Read by the CLI: a flag wins over it, and it wins over the config. Empty counts as unset. */
+  env?: string;
+  /** Read by port discovery itself (core/host/link/discovery.ts), only when neither flag nor config gives a value. */
+  discoveryEnv?: string;
+  commands: readonly OptionCommand[];
+  /**
+   * `daemon`: read when the daemon starts (a config change waits for a restart), printed under
+   * `daemon`. `policy`: the config's applies on every reload, beneath the flags, printed under
+   * `policy`. `config`: how the config file itself is treated.
+   */
+  group: 'daemon' | 'policy' | 'config';
+}
+
+/**
+ * A whole number in [min, max]. A number that misses (NaN from a flag, 0.5, out of range) gets one
+ * message, which the CLI repeats for a flag; a value of another type keeps zod's own message.
+ */
+function wholeNumber(expected: string, min: number, max = Number.MAX_SAFE_INTEGER) {
+  const error = (issue: { input?: unknown }) => (typeof issue.input === 'number' ? `expected ${expected}` : undefined);
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+}
+
+function text(expected: string) {
+  return z.string().min(1, { error: `expected ${expected}` });
+}
+
+const glob = z.string().trim().min(1, 'must be a tool name or glob, e.g. "state" or "sky_*"');
+
+const DISCOVERY = ['run', 'discover', 'mcp'] as const;
+
+/**
+ * The table. Each entry's JSDoc is what an editor shows on the `McbridgeConfig` field of the same
+ * name (a homomorphic mapped type keeps it); `description` is the `--help` line.
+ */
+export const DAEMON_OPTIONS = {
+  /** `server` (default) or `client`; client only for an explicit client endpoint. */
+  vantage: {
+    flag: '--vantage <vantage>',
+    description: 'server or client; client only for an explicit client endpoint',
+    schema: z.enum(['server', 'client'], { error: 'expected server or client' }),
+    default: 'server',
+    commands: [...DISCOVERY, 'sim'],
+    group: 'daemon',
+  },
+  /** Game directory holding mc-agent-server/ (relative to this file). */
+  serverDir: {
+    flag: '--server-dir <dir>',
+    description: 'game directory holding mc-agent-server/',
+    schema: text('a directory'),
+    path: true,
+    discoveryEnv: 'MC_AGENT_SERVER_DIR',
+    commands: DISCOVERY,
+    group: 'daemon',
+  },
+  /** The exact port.txt to read (relative to this file). */
+  portFile: {
+    flag: '--port-file <file>',
+    description: 'the exact port.txt to read',
+    schema: text('a file'),
+    path: true,
+    discoveryEnv: 'MC_AGENT_PORT_FILE',
+    commands: DISCOVERY,
+    group: 'daemon',
+  },
+  /** The mod port itself, instead of discovering it. */
+  modPort: {
+    flag: '--mod-port <port>',
+    description: 'the mod port itself',
+    schema: wholeNumber('a TCP port 1-65535', 1, 65535),
+    commands: DISCOVERY,
+    group: 'daemon',
+  },
+  /** Run on an in-process simulated mod. */
+  sim: {
+    flag: '--sim',
+    description: 'run on an in-process simulated mod instead of a game',
+    schema: z.boolean(),
+    default: false,
+    commands: ['run'],
+    group: 'daemon',
+  },
+  /** Address of the mod (default 127.0.0.1). */
+  modHost: {
+    flag: '--mod-host <host>',
+    description: 'address of the mod',
+    schema: text('a host name or address'),
+    default: '127.0.0.1',
+    commands: ['run'],
+    group: 'daemon',
+  },
+  /** Events kept for replay (default 1000). */
+  buffer: {
+    flag: '--buffer <n>',
+    description: 'events kept for replay',
+    schema: wholeNumber('a positive whole number', 1),
+    default: DEFAULT_BUFFER,
+    commands: ['run'],
+    group: 'daemon',
+  },
+  /** MiB of event JSON kept for replay at most (default 64); the oldest events go first, counted as evicted. */
+  bufferBytes: {
+    flag: '--buffer-bytes <MiB>',
+    description: 'MiB of event JSON kept for replay at most; past it the oldest events are evicted',
+    schema: wholeNumber('a whole number of MiB 1-65536', 1, 65536),
+    default: DEFAULT_BUFFER_BYTES / (1024 * 1024),
+    commands: ['run'],
+    group: 'daemon',
+  },
+  /** MiB of pushed events a subscriber may fall behind before it is sent a `gap` frame instead (default 8). */
+  pushBuffer: {
+    flag: '--push-buffer <MiB>',
+    description: 'how far (MiB) a subscriber may fall behind before it gets a gap frame instead of events',
+    schema: wholeNumber('a whole number of MiB 1-4096', 1, 4096),
+    // DEFAULT_PUSH_BUFFER_BYTES in core/api/server.ts, in MiB; a test keeps the two equal.
+    default: 8,
+    commands: ['run'],
+    group: 'daemon',
+  },
+  /**
+   * Also write the activity log (one JSON line per tool call: caller, tool, redacted arguments,
+   * duration, outcome) to this file; it rotates at 10 MiB and keeps 3 old files (relative to this file).
+   */
+  activityLog: {
+    flag: '--activity-log <file>',
+    description: 'also write one JSON line per tool call (caller, tool, redacted arguments, duration, outcome) to this file; rotates at 10 MiB, keeps 3',
+    schema: text('a file path'),
+    path: true,
+    commands: ['run'],
+    group: 'daemon',
+  },
+  /** Let the API bind a non-loopback `apiHost` (requires `apiToken`). */
+  allowRemote: {
+    flag: '--allow-remote',
+    description: 'allow a non-loopback --api-host (requires --api-token)',
+    schema: z.boolean(),
+    default: false,
+    commands: ['run'],
+    group: 'daemon',
+  },
+  /** Address of the daemon's local API (default 127.0.0.1). */
+  apiHost: {
+    flag: '--api-host <host>',
+    description: 'daemon API address',
+    schema: text('a host name or address'),
+    // DEFAULT_API_HOST in core/api/server.ts; a test keeps the two equal.
+    default: '127.0.0.1',
+    commands: ['global'],
+    group: 'daemon',
+  },
+  /** Port of the daemon's local API; 0 = any free port (default 8765). */
+  apiPort: {
+    flag: '--api-port <port>',
+    description: 'daemon API port (0 = any free port, for run)',
+    schema: wholeNumber('a TCP port 0-65535', 0, 65535),
+    // DEFAULT_API_PORT in core/api/server.ts; a test keeps the two equal.
+    default: 8765,
+    commands: ['global'],
+    group: 'daemon',
+  },
+  /** Shown as "[redacted]" by `mcbridge config`. Prefer MCBRIDGE_API_TOKEN over committing it. */
+  apiToken: {
+    flag: '--api-token <token>',
+    description: 'token the daemon requires (at least 16 characters)',
+    // The same bound as checkTokenStrength in core/api/connection-guard.ts, which a test keeps equal.
+    schema: z.string().min(16, { error: 'expected a token of at least 16 characters, e.g. the output of: openssl rand -hex 16' }),
+    secret: true,
+    env: 'MCBRIDGE_API_TOKEN',
+    commands: ['global'],
+    group: 'daemon',
+  },
+  /** pino level for the stderr logs (default info); MCBRIDGE_LOG_LEVEL wins over it. */
+  logLevel: {
+    flag: '--log-level <level>',
+    description: `pino level for stderr logs: ${LOG_LEVELS.join(', ')}`,
+    schema: z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }),
+    default: 'info',
+    env: 'MCBRIDGE_LOG_LEVEL',
+    commands: ['global'],
+    group: 'daemon',
+  },
+  /** Keep only tools annotated read-only. */
+  readOnly: {
+    flag: '--read-only',
+    description: 'hide every tool that can change the game',
+    schema: z.boolean(),
+    default: false,
+    commands: ['run'],
+    group: 'policy',
+  },
+  /** Tool names, globs (`*`, `?`) or selectors (`cap:<token>`, `effect:mutating`, `plugin:<name>`...); when given, only matching tools stay. */
+  allow: {
+    flag: '--allow <globs>',
+    description: 'only these tools (names or globs, comma-separated), e.g. "state,entities,sky_*"',
+    schema: z.array(glob),
+    commands: ['run'],
+    group: 'policy',
+  },
+  /** Tool names, globs or selectors removed even when allowed. */
+  deny: {
+    flag: '--deny <globs>',
+    description: 'hide these tools (names or globs, comma-separated)',
+    schema: z.array(glob),
+    commands: ['run'],
+    group: 'policy',
+  },
+  /** Reload plugins, composites and policy when this file changes (default true). */
+  watch: {
+    flag: '--no-watch',
+    description: 'do not reload plugins, composites and policy when the config file changes',
+    schema: z.boolean(),
+    default: true,
+    commands: ['run'],
+    group: 'config',
+  },
+} as const satisfies Record<string, OptionSpec>;
+
+type Table = typeof DAEMON_OPTIONS;
+export type OptionKey = keyof Table;
+type OptionGroup = OptionSpec['group'];
+/** The keys of one group, e.g. `GroupKey<'daemon'>`. */
+export type GroupKey<G extends OptionGroup> = { [K in OptionKey]: Table[K]['group'] extends G ? K : never }[OptionKey];
+
+/**
+ * What a config may set for each option; `McbridgeConfig` extends it. Written `keyof Table` (not
+ * `OptionKey`) so the mapped type is homomorphic and an editor shows each entry's JSDoc.
+ */
+export type DaemonOptionValues = { -readonly [K in keyof Table]?: z.input<Table[K]['schema']> };
+
+/** An option's value once resolved: never undefined when the table gives a default. */
+export type ResolvedValue<K extends OptionKey> = Table[K] extends { default: unknown }
+  ? z.output<Table[K]['schema']>
+  : z.output<Table[K]['schema']> | undefined;
+
+/** The keys in table order (which is also `--help` order). */
+export const OPTION_KEYS = Object.keys(DAEMON_OPTIONS) as OptionKey[];
+
+export function groupKeys<G extends OptionGroup>(group: G): GroupKey<G>[] {
+  return OPTION_KEYS.filter((key) => DAEMON_OPTIONS[key].group === group) as GroupKey<G>[];
+}

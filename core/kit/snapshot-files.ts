@@ -1,0 +1,211 @@
+/**
+ * The mod's snapshot protocol v1 (mod-protocol §2.14, §6.3): the SNAPSHOT request line, name
+ * rules, orderHash, and a reader for `meta.json` + `entities.jsonl` that names what is wrong.
+ * Shared by the snapshot, fork and (later) restore plugins, so each reads the files one way.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+/** The protocol this reader speaks; a meta.json declaring another is refused. */
+export const SNAPSHOT_PROTOCOL = 1;
+
+/**
+ * How SNAPSHOT and SNAPSHOTS are answered. One object, so every plugin that sends them declares
+ * them identically (the host refuses two different declarations of one verb).
+ */
+export const SNAPSHOT_VERBS = {
+  SNAPSHOT: { replies: ['snapshot_ack'], timeoutMs: 120_000, requires: ['snapshot'] },
+  SNAPSHOTS: { replies: ['snapshots'], requires: ['snapshot'] },
+};
+
+const DEVICE_NAMES = new Set(['con', 'prn', 'aux', 'nul', ...[1, 2, 3, 4, 5, 6, 7, 8, 9].flatMap((n) => [`com${n}`, `lpt${n}`])]);
+
+/** Why the mod would reject `name` as a snapshot name (§2.14), or null when it accepts it. */
+export function snapshotNameProblem(name: string): string | null {
+  if (name.length < 1 || name.length > 64) return 'must be 1-64 characters';
+  if (!/^[A-Za-z0-9._-]+$/.test(name)) return 'may hold only A-Z, a-z, 0-9, ".", "_" and "-"';
+  if (name.startsWith('.') || name.endsWith('.')) return 'must not start or end with "." (nor be "." or "..")';
+  if (DEVICE_NAMES.has(name.split('.')[0]!.toLowerCase())) return 'is a Windows device name (con, prn, aux, nul, com1-9, lpt1-9)';
+  return null;
+}
+
+/**
+ * A radius as the mod's number token reads it (`[-+]?\d+(\.\d+)?`): `64.0`, never `1e-7`, which
+ * the mod would take for a snapshot name.
+ */
+export function radiusText(radius: number): string {
+  if (Number.isInteger(radius)) return radius.toFixed(1);
+  const plain = String(radius);
+  return /e/i.test(plain) ? radius.toFixed(20).replace(/0+$/, '').replace(/\.$/, '.0') : plain;
+}
+
+/** `minecraft:the_nether` from `the_nether`: a token without ':' would be read as the name. */
+export function dimensionId(dimension: string): string {
+  return dimension.includes(':') ? dimension : `minecraft:${dimension}`;
+}
+
+/**
+ * The request line. Arguments are positional, so a name or dimension without a radius is sent
+ * after radius 0 (everything), as the predecessor did: `SNAPSHOT 0 before`.
+ */
+export function snapshotLine(args: { radius?: number; name?: string; dimension?: string }): string {
+  const { radius, name, dimension } = args;
+  if (radius === undefined && name === undefined && dimension === undefined) return 'SNAPSHOT';
+  const parts = ['SNAPSHOT', radius === undefined ? '0' : radiusText(radius)];
+  if (name !== undefined) parts.push(name);
+  if (dimension !== undefined) parts.push(dimensionId(dimension));
+  return parts.join(' ');
+}
+
+/** First 16 hex chars of SHA-256 over the dashed UUIDs joined with ':' (empty: e3b0c44298fc1c14). */
+export function orderHash(uuids: readonly string[]): string {
+  return createHash('sha256').update(uuids.join(':'), 'utf8').digest('hex').slice(0, 16);
+}
+
+/** What is wrong with a snapshot folder, as a stable code beside the message. */
+export type SnapshotIssue =
+  | 'not_a_snapshot' // meta.json or entities.jsonl missing
+  | 'unreadable' // the file exists but could not be read
+  | 'not_utf8'
+  | 'not_json'
+  | 'not_object'
+  | 'unsupported_protocol'
+  | 'bad_field' // a meta field has the wrong type
+  | 'count_mismatch'; // meta.json's entities differs from the lines of entities.jsonl
+
+export class SnapshotFileError extends Error {
+  override readonly name = 'SnapshotFileError';
+  constructor(
+    readonly issue: SnapshotIssue,
+    message: string,
+    readonly file: string,
+    readonly line?: number,
+  ) {
+    super(message);
+  }
+
+  details(): Record<string, unknown> {
+    return this.line === undefined ? { issue: this.issue, file: this.file } : { issue: this.issue, file: this.file, line: this.line };
+  }
+}
+
+export interface SnapshotMeta {
+  protocol?: number;
+  tick?: number;
+  dimension?: string;
+  radius?: number;
+  entities?: number;
+  orderHash?: string;
+  createdAt?: number;
+  worldDir?: string;
+  levelName?: string;
+  playersSkipped?: number;
+  [key: string]: unknown;
+}
+
+/** One `entities.jsonl` record; fields are as the mod wrote them, checked by whoever uses them. */
+export interface SnapshotEntity {
+  order?: number;
+  uuid?: string;
+  type?: string;
+  pos?: unknown;
+  vel?: unknown;
+  nbt?: string;
+  passengers?: unknown;
+  vehicle?: string | null;
+  restorable?: boolean;
+  [key: string]: unknown;
+}
+
+export interface SnapshotFiles {
+  dir: string;
+  meta: SnapshotMeta;
+  entities: SnapshotEntity[];
+  /** Recomputed from the entity lines, to compare with `meta.orderHash`. */
+  orderHash: string;
+}
+
+const kind = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
+
+async function readText(dir: string, file: string): Promise<string> {
+  const full = path.join(dir, file);
+  let bytes: Buffer;
+  try {
+    bytes = await fs.readFile(full);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      throw new SnapshotFileError('not_a_snapshot', `${dir} is not a snapshot: no ${file} (expected the mod's SNAPSHOT layout)`, full);
+    }
+    throw new SnapshotFileError('unreadable', `${full} cannot be read: ${(err as Error).message}`, full);
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new SnapshotFileError('not_utf8', `${full} is not valid UTF-8 text`, full);
+  }
+}
+
+function parseMeta(full: string, text: string): SnapshotMeta {
+  let meta: unknown;
+  try {
+    meta = JSON.parse(text);
+  } catch (err) {
+    throw new SnapshotFileError('not_json', `${full} is not valid JSON: ${(err as Error).message}`, full);
+  }
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) {
+    throw new SnapshotFileError('not_object', `${full} must be a JSON object, not ${kind(meta)}`, full);
+  }
+  const record = meta as SnapshotMeta;
+  // An absent protocol passes, as in the predecessor: early files did not write one.
+  if (record.protocol !== undefined && record.protocol !== SNAPSHOT_PROTOCOL) {
+    throw new SnapshotFileError(
+      'unsupported_protocol',
+      `${full} declares snapshot protocol ${JSON.stringify(record.protocol)}; this bridge speaks protocol ${SNAPSHOT_PROTOCOL}`,
+      full,
+    );
+  }
+  if (record.entities !== undefined && !(Number.isInteger(record.entities) && record.entities >= 0)) {
+    throw new SnapshotFileError('bad_field', `${full}: "entities" must be a count, not ${JSON.stringify(record.entities)}`, full);
+  }
+  return record;
+}
+
+function parseEntities(full: string, text: string): SnapshotEntity[] {
+  const entities: SnapshotEntity[] = [];
+  text.split('\n').forEach((raw, index) => {
+    const line = raw.trim();
+    if (line === '') return; // blank lines (and the final newline) are not records
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      throw new SnapshotFileError('not_json', `${full} line ${index + 1} is not valid JSON: ${(err as Error).message}`, full, index + 1);
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new SnapshotFileError('not_object', `${full} line ${index + 1} must be a JSON object, not ${kind(value)}`, full, index + 1);
+    }
+    entities.push(value as SnapshotEntity);
+  });
+  return entities;
+}
+
+/**
+ * Read and check a snapshot folder: both files present, UTF-8, JSON objects, protocol 1, and as
+ * many entity lines as meta.json declares. Throws `SnapshotFileError` naming the file and issue.
+ */
+export async function readSnapshot(dir: string): Promise<SnapshotFiles> {
+  const meta = parseMeta(path.join(dir, 'meta.json'), await readText(dir, 'meta.json'));
+  const entitiesFile = path.join(dir, 'entities.jsonl');
+  const entities = parseEntities(entitiesFile, await readText(dir, 'entities.jsonl'));
+  if (meta.entities !== undefined && meta.entities !== entities.length) {
+    throw new SnapshotFileError(
+      'count_mismatch',
+      `${dir}: meta.json says ${meta.entities} entities but entities.jsonl holds ${entities.length}`,
+      entitiesFile,
+    );
+  }
+  const hash = orderHash(entities.map((e) => String(e.uuid ?? '')));
+  return { dir, meta, entities, orderHash: hash };
+}

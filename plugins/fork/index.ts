@@ -1,0 +1,40 @@
+import { definePlugin, defineTool } from 'mcbridge';
+import { SNAPSHOT_VERBS } from 'mcbridge/kit';
+import { runFork } from './run.js';
+import { forkInput, forkResult } from './schema.js';
+
+export { copyWorld, SKIPPED_NAMES, type WorldManifest } from './copy-world.js';
+export { FORK_MANIFEST } from './run.js';
+export { tickStateOf } from './tick.js';
+
+export const forkPlugin = definePlugin({
+  name: 'fork',
+  version: '1.0.0',
+  apiVersion: 1,
+  description: 'Fork the live world: an entity snapshot plus a copy of the world folder, taken while frozen',
+  requires: { caps: ['command', 'snapshot'] },
+  verbs: {
+    ...SNAPSHOT_VERBS,
+    CMD: { replies: ['cmd_ack'], requires: ['command'] },
+    STATE: { replies: ['state'], requires: ['state'] },
+  },
+  tools: [
+    defineTool({
+      name: 'fork',
+      description:
+        'Fork the running world for a lab or a later restore: freezes the game if it runs (`tick freeze`), saves it ' +
+        '(`save-all flush`), takes an entity snapshot (like `snapshot`) and copies the world folder into ' +
+        '<snapshotDir>/world without session.lock, player data, logs and entity storage (listed under manifest.stripped), ' +
+        'then unfreezes only if it was running. Slow for big worlds (reports progress in bytes). The game and this bridge ' +
+        'must share the filesystem. Overwrites a snapshot of the same name. `regions: false` takes only the snapshot.',
+      input: forkInput,
+      output: forkResult,
+      paramAliases: { dir: 'world_dir', worldDir: 'world_dir' },
+      annotations: { readOnly: false, destructive: true, idempotent: false },
+      only: { vantage: 'server' },
+      run: runFork,
+    }),
+  ],
+});
+
+export default forkPlugin;

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { definePlugin, defineTool } from 'mcbridge';
+import { checkSnapshotFiles, isObject, SNAPSHOT_VERBS, snapshotAck, snapshotLine, snapshotName, snapshotRadius, snapshotResult } from 'mcbridge/kit';
+
+export { checkSnapshotFiles, snapshotAck, snapshotResult };
+
+const dimension = z
+  .string()
+  .regex(/^([a-z0-9_.-]+:)?[a-z0-9_./-]+$/, 'dimension must be a dimension id, e.g. minecraft:the_nether (or the_nether)');
+
+const listed = z.looseObject({
+  id: z.string(),
+  entities: z.number().optional(),
+  tick: z.number().optional(),
+  orderHash: z.string().optional(),
+  createdAt: z.number().optional(),
+  dimension: z.string().optional(),
+  radius: z.number().optional(),
+  metaError: z.string().optional(),
+});
+
+export const snapshotPlugin = definePlugin({
+  name: 'snapshot',
+  version: '1.0.0',
+  apiVersion: 1,
+  description: "The mod's entity snapshots: take one, list them",
+  requires: { caps: ['snapshot'] },
+  verbs: SNAPSHOT_VERBS,
+  tools: [
+    defineTool({
+      name: 'snapshot',
+      description:
+        'Record every non-player entity of a dimension (or those within `radius` blocks of its first player) in tick ' +
+        'order, with full NBT, into <server>/mc-agent-server/snapshots/<name>/ on the game host. Returns the count, the ' +
+        'orderHash (a fingerprint of the tick order) and, under `files`, whether the files read back here agree. ' +
+        'Overwrites an existing snapshot of the same name (`replaced`). To also copy the world folder, use `fork`; to ' +
+        'list snapshots, `snapshots`.',
+      input: z
+        .object({
+          radius: snapshotRadius.optional(),
+          name: snapshotName.optional().describe('default: snap-<tick>'),
+          dimension: dimension.optional().describe('default: the primary level'),
+        })
+        .strict(),
+      output: snapshotResult,
+      annotations: { readOnly: false, destructive: true, idempotent: false },
+      only: { vantage: 'server' },
+      run: async (args, ctx) => {
+        const ack = snapshotAck(await ctx.request(snapshotLine(args)), args.name);
+        return { ...ack, files: await checkSnapshotFiles(ack) };
+      },
+    }),
+    defineTool({
+      name: 'snapshots',
+      description:
+        "The snapshots on the game host, sorted by name, with what each meta.json says (entities, tick, orderHash, " +
+        'createdAt, dimension, radius); `metaError` when a meta file is unreadable. Read-only and cheap.',
+      input: z.object({}).strict(),
+      output: z.object({ snapshots: z.array(listed) }),
+      annotations: { readOnly: true, idempotent: true },
+      only: { vantage: 'server' },
+      run: async (_args, ctx) => {
+        const reply = await ctx.request('SNAPSHOTS');
+        const snapshots = Array.isArray(reply.snapshots) ? reply.snapshots.filter(isObject) : [];
+        return { snapshots: snapshots.map((s) => ({ ...s, id: String(s.id) })) };
+      },
+    }),
+  ],
+});
+
+export default snapshotPlugin;

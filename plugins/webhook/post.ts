@@ -1,0 +1,66 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
+/** How one attempt ended: delivered, worth retrying, or refused for good. */
+export type Outcome =
+  | { kind: 'delivered'; status: number }
+  | { kind: 'retry'; status?: number; error: string }
+  | { kind: 'permanent'; status: number; error: string };
+
+/** Transient by the predecessor's rule: 5xx, 408, 425, 429. Every other non-2xx is final. */
+export function classify(status: number): Outcome {
+  if (status >= 200 && status < 300) return { kind: 'delivered', status };
+  if (status >= 500 || status === 408 || status === 425 || status === 429) return { kind: 'retry', status, error: `HTTP ${status}` };
+  // A redirect is never followed: a client that follows a 302/303 turns the signed POST into a GET.
+  if (status >= 300 && status < 400) return { kind: 'permanent', status, error: `HTTP ${status} redirect was not followed` };
+  return { kind: 'permanent', status, error: `HTTP ${status}` };
+}
+
+/** The most of a response body read before it is dropped: receivers should answer briefly. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+/**
+ * One POST. The whole exchange (connect, send, status, body) must finish within `timeoutMs`,
+ * so a receiver that hangs at any point is cut off. A response is delivered only once its body
+ * ended cleanly: one cut short (the socket closed mid-body) is retried, since the receiver may
+ * not have finished handling it and `eventId` makes the retry safe.
+ */
+export function post(url: URL, body: string, headers: Record<string, string>, timeoutMs: number, signal?: AbortSignal): Promise<Outcome> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const payload = Buffer.from(body, 'utf8');
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(url, { method: 'POST', headers: { ...headers, 'Content-Length': String(payload.length) } });
+    const finish = (outcome: Outcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      req.destroy();
+      resolve(outcome);
+    };
+    const timer = setTimeout(() => finish({ kind: 'retry', error: `no complete response within ${timeoutMs} ms` }), timeoutMs);
+    const onAbort = () => finish({ kind: 'retry', error: 'stopped' });
+    signal?.addEventListener('abort', onAbort, { once: true });
+    req.on('error', (err) => finish({ kind: 'retry', error: `network error: ${err.message}` }));
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      let read = 0;
+      res.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > MAX_RESPONSE_BYTES) res.destroy(); // the status is known; the rest is not needed
+      });
+      res.on('aborted', () => finish({ kind: 'retry', status, error: `truncated response (HTTP ${status})` }));
+      res.on('error', (err) => {
+        if (read > MAX_RESPONSE_BYTES) finish(classify(status));
+        else finish({ kind: 'retry', status, error: `truncated response (HTTP ${status}): ${err.message}` });
+      });
+      res.on('end', () => finish(res.complete ? classify(status) : { kind: 'retry', status, error: `truncated response (HTTP ${status})` }));
+      res.on('close', () => {
+        if (read > MAX_RESPONSE_BYTES) finish(classify(status));
+        else if (!res.complete) finish({ kind: 'retry', status, error: `truncated response (HTTP ${status})` });
+      });
+    });
+    req.end(payload);
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * The option table itself: its defaults pass its schemas and match the constants the API server
+ * falls back to, the public config type is the table's, and the docs list every option.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { DEFAULT_API_HOST, DEFAULT_API_PORT, DEFAULT_PUSH_BUFFER_BYTES } from '../../../core/api/server.js';
+import { DEFAULT_BUFFER_BYTES } from '../../../core/host/events/event-log.js';
+import { checkTokenStrength, MIN_TOKEN_LENGTH } from '../../../core/api/connection-guard.js';
+import type { McbridgeConfig } from '../../../core/authoring/config.js';
+import { DAEMON_OPTIONS, groupKeys, OPTION_KEYS, type GroupKey, type OptionSpec } from '../../../core/authoring/options.js';
+import type { ToolPolicy } from '../../../core/host/registry/policy.js';
+import type { GlobalOptions } from '../../../core/frontends/cli/options.js';
+
+const REPO = path.resolve(import.meta.dirname, '../../..');
+
+describe('the option table', () => {
+  it('every default passes its own schema', () => {
+    for (const key of OPTION_KEYS) {
+      const spec: OptionSpec = DAEMON_OPTIONS[key];
+      if (spec.default !== undefined) expect(spec.schema.safeParse(spec.default).success, key).toBe(true);
+    }
+  });
+
+  it('its defaults are the ones the API server falls back to when embedded without the CLI', () => {
+    expect(DAEMON_OPTIONS.apiHost.default).toBe(DEFAULT_API_HOST);
+    expect(DAEMON_OPTIONS.apiPort.default).toBe(DEFAULT_API_PORT);
+    expect(DAEMON_OPTIONS.pushBuffer.default * 1024 * 1024).toBe(DEFAULT_PUSH_BUFFER_BYTES);
+    expect(DAEMON_OPTIONS.bufferBytes.default * 1024 * 1024).toBe(DEFAULT_BUFFER_BYTES);
+  });
+
+  it('refuses the tokens the API server refuses', () => {
+    const short = 'x'.repeat(MIN_TOKEN_LENGTH - 1);
+    expect(DAEMON_OPTIONS.apiToken.schema.safeParse(short).success).toBe(false);
+    expect(() => checkTokenStrength(short)).toThrow();
+    expect(DAEMON_OPTIONS.apiToken.schema.safeParse(`${short}x`).success).toBe(true);
+  });
+
+  it('its policy group is the host\'s ToolPolicy, key for key', () => {
+    expectTypeOf<GroupKey<'policy'>>().toEqualTypeOf<keyof ToolPolicy>();
+    expect(groupKeys('policy').sort()).toEqual(['allow', 'deny', 'readOnly']);
+  });
+
+  it('McbridgeConfig and the CLI\'s global options take their field types from it', () => {
+    expectTypeOf<McbridgeConfig['vantage']>().toEqualTypeOf<'server' | 'client' | undefined>();
+    expectTypeOf<McbridgeConfig['buffer']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<McbridgeConfig['sim']>().toEqualTypeOf<boolean | undefined>();
+    expectTypeOf<McbridgeConfig['serverDir']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<McbridgeConfig['allow']>().toEqualTypeOf<string[] | undefined>();
+    expectTypeOf<McbridgeConfig['logLevel']>().toEqualTypeOf<'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' | undefined>();
+    // A default makes the resolved value certain; no default leaves it optional.
+    expectTypeOf<GlobalOptions['apiPort']>().toEqualTypeOf<number>();
+    expectTypeOf<GlobalOptions['apiToken']>().toEqualTypeOf<string | undefined>();
+  });
+});
+
+/** What an editor shows on hover over `field` in `defineConfig({ field: ... })`: the type and the JSDoc. */
+function hover(fields: string[]): Map<string, { type: string; doc: string }> {
+  const file = path.join(REPO, 'tests/core/authoring/__hover__.ts');
+  const text = `import { defineConfig } from '../../../core/authoring/config.js';\ndefineConfig({ ${fields.map((f) => `${f}: undefined`).join(', ')} });\n`;
+  const service = ts.createLanguageService({
+    getScriptFileNames: () => [file],
+    getScriptVersion: () => '1',
+    getScriptSnapshot: (f) => (f === file ? ts.ScriptSnapshot.fromString(text) : fs.existsSync(f) ? ts.ScriptSnapshot.fromString(fs.readFileSync(f, 'utf8')) : undefined),
+    getCurrentDirectory: () => REPO,
+    getCompilationSettings: () => ({ strict: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true }),
+    getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
+    fileExists: (f) => f === file || ts.sys.fileExists(f),
+    readFile: (f) => (f === file ? text : ts.sys.readFile(f)),
+    readDirectory: ts.sys.readDirectory,
+    directoryExists: ts.sys.directoryExists,
+    getDirectories: ts.sys.getDirectories,
+  });
+  return new Map(fields.map((f) => {
+    const info = service.getQuickInfoAtPosition(file, text.indexOf(`${f}:`));
+    return [f, { type: ts.displayPartsToString(info?.displayParts), doc: ts.displayPartsToString(info?.documentation) }];
+  }));
+}
+
+describe('in an editor', () => {
+  it('a McbridgeConfig field shows its type and its table entry\'s JSDoc', () => {
+    const shown = hover(['buffer', 'serverDir', 'watch']);
+    expect(shown.get('buffer')).toEqual({ type: '(property) buffer?: number | undefined', doc: 'Events kept for replay (default 1000).' });
+    expect(shown.get('serverDir')!.doc).toBe('Game directory holding mc-agent-server/ (relative to this file).');
+    expect(shown.get('watch')!.type).toBe('(property) watch?: boolean | undefined');
+    expect(shown.get('watch')!.doc).toMatch(/^Reload plugins/);
+  }, 60_000);
+});
+
+describe('the docs list every option', () => {
+  it('docs/plugins.md\'s config table has a row for each key', () => {
+    const doc = fs.readFileSync(path.join(REPO, 'docs/plugins.md'), 'utf8');
+    const table = doc.slice(doc.indexOf('| key |')).split('\n\n')[0]!;
+    const keys = new Set(table.split('\n').slice(2).flatMap((row) => [...row.split('|')[1]!.matchAll(/`(\w+)`/g)].map((m) => m[1])));
+    for (const key of OPTION_KEYS) expect(keys, `docs/plugins.md config table lacks \`${key}\``).toContain(key);
+  });
+
+  it('README names each flag and each environment variable', () => {
+    const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
+    for (const key of OPTION_KEYS) {
+      const spec: OptionSpec = DAEMON_OPTIONS[key];
+      const flag = spec.flag.split(' ')[0]!;
+      expect(readme, `README lacks ${flag}`).toMatch(new RegExp(`${flag}(?![\\w-])`));
+      if (spec.env) expect(readme, `README lacks ${spec.env}`).toContain(spec.env);
+    }
+  });
+});

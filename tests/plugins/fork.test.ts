@@ -1,0 +1,191 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readSnapshot } from 'mcbridge/kit';
+import { copyWorld, FORK_MANIFEST, tickStateOf } from '../../plugins/fork/index.js';
+import { failure, sentSince, useStacks } from '../support/plugins.js';
+
+const stacks = useStacks();
+const temps: string[] = [];
+afterEach(() => {
+  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+const tmp = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbridge-fork-'));
+  temps.push(dir);
+  return dir;
+};
+
+/** A live sim with a world folder of about `bytes` of region files. */
+const live = (bytes = 4e6, sim: Record<string, unknown> = {}) => stacks.start({ sim: { autoTick: false, dir: tmp(), worldDisk: { bytes }, ...sim } });
+
+function listFiles(root: string): string[] {
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+      const child = path.posix.join(rel, e.name);
+      if (e.isDirectory()) walk(child);
+      else out.push(child);
+    }
+  };
+  walk('');
+  return out.sort();
+}
+
+describe('copyWorld', () => {
+  function world(): string {
+    const src = path.join(tmp(), 'world');
+    const files: Record<string, string> = {
+      'level.dat': 'L', 'session.lock': '☃', 'region/r.0.0.mca': 'RR', 'entities/r.0.0.mca': 'EEE', 'poi/r.0.0.mca': 'P',
+      'data/raids.dat': 'D', 'playerdata/u.dat': 'x', 'players/data/u.dat': 'x', 'stats/u.json': 'x', 'advancements/u.json': 'x',
+      'logs/latest.log': 'x', 'dimensions/minecraft/the_nether/entities/r.0.0.mca': 'E', 'dimensions/minecraft/the_nether/region/r.0.0.mca': 'NN',
+      'dimensions/minecraft/the_nether/Session.LOCK': 'x',
+    };
+    for (const [rel, body] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(src, rel)), { recursive: true });
+      fs.writeFileSync(path.join(src, rel), body);
+    }
+    fs.utimesSync(path.join(src, 'region/r.0.0.mca'), 1_000_000, 1_000_000); // long ago: a copy with fresh times shows
+    fs.symlinkSync('/etc', path.join(src, 'link'));
+    return src;
+  }
+
+  it('copies the world, reports files/bytes/skipped/stripped exactly, and skipped things never reach the target', async () => {
+    const src = world();
+    const dest = path.join(tmp(), 'copy');
+    const manifest = await copyWorld(src, dest);
+    expect(manifest).toEqual({
+      files: 5,
+      bytes: 1 + 2 + 1 + 1 + 2,
+      skipped: ['advancements', 'dimensions/minecraft/the_nether/Session.LOCK', 'link', 'logs', 'playerdata', 'players', 'session.lock', 'stats'],
+      stripped: ['dimensions/minecraft/the_nether/entities/r.0.0.mca', 'entities/r.0.0.mca'],
+    });
+    expect(listFiles(dest)).toEqual([
+      'data/raids.dat', 'dimensions/minecraft/the_nether/region/r.0.0.mca', 'level.dat', 'poi/r.0.0.mca', 'region/r.0.0.mca',
+    ]);
+    // Times are kept (to the millisecond Date carries), not set to the copy's time.
+    const mtime = (root: string) => fs.statSync(path.join(root, 'region/r.0.0.mca')).mtimeMs;
+    expect(Math.abs(mtime(dest) - mtime(src))).toBeLessThan(2);
+  });
+
+  it('streams the same bytes with method "stream"', async () => {
+    const src = world();
+    const dest = path.join(tmp(), 'copy');
+    expect((await copyWorld(src, dest, { method: 'stream' })).files).toBe(5);
+    expect(fs.readFileSync(path.join(dest, 'region/r.0.0.mca'), 'utf8')).toBe('RR');
+  });
+
+  it('refuses a missing world and a copy into itself; an empty world gives zeros and the target exists', async () => {
+    await expect(copyWorld(path.join(tmp(), 'nope'), path.join(tmp(), 'x'))).rejects.toThrow(/does not exist/);
+    const src = world();
+    await expect(copyWorld(src, src)).rejects.toThrow(/into itself/);
+    await expect(copyWorld(src, path.join(src, 'fork'))).rejects.toThrow(/into itself/);
+    const empty = tmp();
+    const dest = path.join(tmp(), 'copy');
+    expect(await copyWorld(empty, dest)).toEqual({ files: 0, bytes: 0, skipped: [], stripped: [] });
+    expect(fs.statSync(dest).isDirectory()).toBe(true);
+  });
+});
+
+describe('tick state', () => {
+  it('reads vanilla tick query text; "not frozen" is not frozen; unknown text is unknown', () => {
+    expect(tickStateOf(['The game is frozen'])).toBe('frozen');
+    expect(tickStateOf(['The game is running normally'])).toBe('running');
+    expect(tickStateOf(["The game is running, but can't keep up with the target tick rate"])).toBe('running');
+    expect(tickStateOf(['The game is sprinting'])).toBe('running');
+    expect(tickStateOf(['The game is not frozen'])).toBeNull();
+    expect(tickStateOf(['Le jeu est gelé'])).toBeNull();
+  });
+});
+
+describe('fork', () => {
+  it('freezes a running game, saves, snapshots, copies the world and unfreezes: exact requests, result, manifest file', async () => {
+    const stack = await live();
+    const before = stack.sim.received.length;
+    const progress: number[] = [];
+    const result = (await stack.call('fork', { name: 'before', radius: 64 }, { onProgress: (f) => progress.push(f.progress) })) as Record<string, any>;
+    expect(sentSince(stack, before)).toEqual(['CMD tick query', 'CMD tick freeze', 'CMD save-all flush', 'SNAPSHOT 64.0 before', 'STATE', 'CMD tick unfreeze']);
+    expect(stack.sim.world.frozen).toBe(false);
+    const snapshotDir = path.join(stack.sim.modDir, 'snapshots', 'before');
+    expect(result).toMatchObject({
+      name: 'before', snapshotDir, forkDir: path.join(snapshotDir, 'world'), worldDir: path.join(stack.sim.dir, 'world'),
+      entities: 5, dimension: 'minecraft:overworld', replaced: false,
+      requested: { name: 'before', radius: 64, regions: true, freeze: true, world_dir: null },
+      tickState: { before: 'running', froze: true, after: 'running', restored: true, problem: null },
+      verified: { snapshotFiles: { read: true, entities: 5, orderHashMatches: true }, manifestWritten: true },
+    });
+    const files = listFiles(result.forkDir);
+    expect(files).toContain('level.dat');
+    expect(files.some((f) => f.startsWith('dimensions/minecraft/overworld/region/'))).toBe(true);
+    expect(files.some((f) => /(^|\/)(session\.lock|players)(\/|$)/.test(f) || /\/entities\//.test(f))).toBe(false);
+    expect(result.manifest.stripped).toContain('dimensions/minecraft/overworld/entities/r.0.0.mca');
+    expect(result.manifest.skipped).toEqual(expect.arrayContaining(['players', 'session.lock']));
+    expect(result.manifest.files).toBe(files.length);
+    const onDisk = JSON.parse(fs.readFileSync(path.join(snapshotDir, FORK_MANIFEST), 'utf8'));
+    expect(onDisk).toMatchObject({ ...result.manifest, protocol: 1, source: result.worldDir, world: 'world', orderHash: result.orderHash });
+    expect(progress.at(-1)).toBe(result.manifest.bytes);
+    expect((await readSnapshot(snapshotDir)).orderHash).toBe(result.orderHash);
+  });
+
+  it('leaves a frozen game frozen and never sends tick freeze or unfreeze', async () => {
+    const stack = await live();
+    await stack.call('command', { command: 'tick freeze' });
+    const before = stack.sim.received.length;
+    const result = (await stack.call('fork', { name: 'cold' })) as Record<string, any>;
+    expect(sentSince(stack, before)).toEqual(['CMD tick query', 'CMD save-all flush', 'SNAPSHOT 0 cold', 'STATE']);
+    expect(stack.sim.world.frozen).toBe(true);
+    expect(result.tickState).toEqual({ before: 'frozen', froze: false, after: 'frozen', restored: true, problem: null });
+  });
+
+  it('entity-only without freeze sends just save-all flush and SNAPSHOT', async () => {
+    const stack = await live();
+    const before = stack.sim.received.length;
+    const result = (await stack.call('fork', { name: 'entities-only', regions: false, freeze: false })) as Record<string, any>;
+    expect(sentSince(stack, before)).toEqual(['CMD save-all flush', 'SNAPSHOT 0 entities-only']);
+    expect(result).toMatchObject({ forkDir: null, worldDir: null, manifest: null, tickState: { before: null, after: null } });
+    expect(result.name).toBe('entities-only');
+  });
+
+  it('takes world_dir, and the predecessor spelling dir, instead of STATE', async () => {
+    const stack = await live();
+    const elsewhere = path.join(tmp(), 'w');
+    fs.mkdirSync(path.join(elsewhere, 'region'), { recursive: true });
+    fs.writeFileSync(path.join(elsewhere, 'region', 'r.0.0.mca'), 'abc');
+    const before = stack.sim.received.length;
+    const result = (await stack.call('fork', { name: 'x', dir: elsewhere })) as Record<string, any>;
+    expect(sentSince(stack, before)).not.toContain('STATE');
+    expect(result).toMatchObject({ worldDir: elsewhere, manifest: { files: 1, bytes: 3 }, requested: { world_dir: elsewhere } });
+    expect((await failure(stack.call('fork', { dir: elsewhere, world_dir: elsewhere }))).code).toBe('invalid_params');
+  });
+
+  it('a replaced fork replaces the old copy entirely', async () => {
+    const stack = await live();
+    const first = (await stack.call('fork', { name: 'again' })) as Record<string, any>;
+    fs.writeFileSync(path.join(first.forkDir, 'stale.txt'), 'old');
+    const second = (await stack.call('fork', { name: 'again' })) as Record<string, any>;
+    expect(second.replaced).toBe(true);
+    expect(fs.existsSync(path.join(second.forkDir, 'stale.txt'))).toBe(false);
+  });
+
+  it('refuses bad names before anything is sent; is hidden on the client vantage and without snapshot', async () => {
+    const stack = await live();
+    const before = stack.sim.received.length;
+    expect((await failure(stack.call('fork', { name: '../up' }))).message).toMatch(/may hold only/);
+    expect((await failure(stack.call('fork', { radius: -2 }))).message).toMatch(/negative/);
+    expect(sentSince(stack, before)).toEqual([]);
+    const client = await stacks.start({ sim: { vantage: 'client' } });
+    expect(Object.keys(await client.hidden())).toContain('fork');
+    const bare = await stacks.start({ sim: { capabilities: ['state', 'command'] } });
+    expect(Object.keys(await bare.hidden())).toContain('fork');
+  });
+
+  it('says what to pass when STATE has no worldDir, and unfreezes', async () => {
+    const stack = await stacks.start({ sim: { autoTick: false } }); // no world folder: a temp dir without worldDisk
+    fs.rmSync(path.join(stack.sim.dir, 'world'), { recursive: true, force: true });
+    const err = await failure(stack.call('fork', { name: 'nowhere' }));
+    expect(err.code).toBe('invalid_params');
+    expect(err.message).toMatch(/world directory does not exist: .*pass world_dir=.*unfrozen again/);
+    expect(stack.sim.world.frozen).toBe(false);
+  });
+});

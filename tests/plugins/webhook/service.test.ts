@@ -1,0 +1,98 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { startTestHost, type TestHost } from 'mcbridge/testing';
+import { createWebhookPlugin } from '../../../plugins/webhook/index.js';
+import { OFF_MESSAGE } from '../../../plugins/webhook/config.js';
+import { startReceiver } from './test-receiver.js';
+
+const SECRET = 'whsec-daemon-secret';
+const open: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  for (const x of open.splice(0).reverse()) await x.close();
+});
+
+function clearEnv() {
+  for (const name of ['URL', 'SECRET', 'EVENTS', 'QUEUE', 'MAX_ATTEMPTS', 'BACKOFF', 'MAX_BACKOFF', 'TIMEOUT', 'CONFIG']) vi.stubEnv(`MC_AGENT_WEBHOOK_${name}`, undefined);
+}
+
+async function host(options: Parameters<typeof startTestHost>[0] = {}): Promise<TestHost> {
+  const t = await startTestHost({ sim: { autoTick: false }, ...options });
+  open.push(t);
+  return t;
+}
+
+describe('the webhook service in the daemon', () => {
+  it('is off by default and says so in status and webhook_status', async () => {
+    clearEnv();
+    const t = await host();
+    expect(await t.call('webhook_status')).toEqual({ enabled: false, off: OFF_MESSAGE, connected: false, receivers: [] });
+    const status = await t.client.call('status') as Record<string, any>;
+    expect(status['webhook:forwarder']).toMatchObject({ enabled: false, off: OFF_MESSAGE });
+  });
+
+  it('forwards chat from MC_AGENT_WEBHOOK_URL/SECRET through the built-in plugin, signed', async () => {
+    clearEnv();
+    const server = await startReceiver(SECRET);
+    open.push(server);
+    vi.stubEnv('MC_AGENT_WEBHOOK_URL', server.url());
+    vi.stubEnv('MC_AGENT_WEBHOOK_SECRET', SECRET);
+    const t = await host();
+    t.sim.chat('Steve', 'hello hook');
+    await server.hitsReached(1);
+    const hit = server.hits[0]!;
+    expect(hit.verified).toBe(true);
+    expect(hit.json).toMatchObject({ event: 'chat', sender: 'Steve', data: { text: 'hello hook' } });
+    expect(hit.json.eventId).toMatch(/^.+:\d+$/);
+    const status = await t.call('webhook_status');
+    expect(status).toMatchObject({ enabled: true, connected: true, receivers: [{ url: `http://127.0.0.1:${server.port}`, events: ['chat', 'game', 'mark', 'error'] }] });
+    const text = JSON.stringify(await t.client.call('status'));
+    for (const leak of [SECRET, 's3cr3t-path', 'querytoken']) expect(text).not.toContain(leak);
+  });
+
+  it('runs several receivers, each with its own filter; one that hangs does not hold up the other', async () => {
+    clearEnv();
+    const slow = await startReceiver(SECRET, [], 'hang');
+    const fast = await startReceiver('other-secret');
+    open.push(slow, fast);
+    const dir = mkdtempSync(join(tmpdir(), 'mcbridge-webhook-'));
+    writeFileSync(join(dir, 'fast-secret'), 'other-secret\n');
+    vi.stubEnv('SLOW_URL', slow.url());
+    vi.stubEnv('SLOW_SECRET', SECRET);
+    vi.stubEnv('FAST_URL', fast.url('/fast'));
+    const plugin = createWebhookPlugin();
+    const t = await host({
+      builtins: false,
+      plugins: [[plugin, { receivers: [
+        { urlEnv: 'SLOW_URL', secretEnv: 'SLOW_SECRET', events: '*', timeout: 60 },
+        { urlEnv: 'FAST_URL', secretFile: join(dir, 'fast-secret'), events: ['chat'] },
+      ] }]],
+    });
+    t.sim.chat('Steve', 'one');
+    await slow.hitsReached(1); // the slow receiver now holds its first request open
+    t.sim.emit({ type: 'mark', text: 'not for fast' });
+    t.sim.chat('Steve', 'two');
+    t.sim.chat('Steve', 'three');
+    await fast.hitsReached(3);
+    expect(fast.hits.map((h) => (h.json.data as { text: string }).text)).toEqual(['one', 'two', 'three']);
+    expect(fast.hits.every((h) => h.verified)).toBe(true);
+    expect(slow.hits).toHaveLength(1);
+    const status = await t.call('webhook_status');
+    expect(status.receivers[0]).toMatchObject({ delivered: 0, failed: 0 });
+    expect(status.receivers[0].queued).toBeGreaterThanOrEqual(3); // '*' also takes the sim's other events
+    expect(status.receivers[1]).toMatchObject({ delivered: 3, queued: 0, events: ['chat'] });
+  });
+
+  it('refuses a receiver with a URL but no secret, naming the missing variable; the daemon serves on', async () => {
+    clearEnv();
+    vi.stubEnv('MC_AGENT_WEBHOOK_URL', 'https://user:pw@hooks.example.com/h/abc?token=t');
+    const t = await host();
+    const info = t.plugins().find((p) => p.name === 'webhook');
+    expect(info).toMatchObject({ state: 'failed' });
+    expect(info!.error).toContain('MC_AGENT_WEBHOOK_SECRET is not set');
+    expect(info!.error).not.toContain('abc');
+    expect(await t.call('state')).toBeTruthy();
+  });
+});

@@ -1,0 +1,77 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** What the receiver does with one request: answer a status, hang, or cut the body short. */
+export type Behaviour = number | 'hang' | 'truncate';
+
+export interface Hit {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  json: Record<string, unknown>;
+  /** The signature header matches HMAC-SHA256(secret, "<timestamp>." + body). */
+  verified: boolean;
+}
+
+/**
+ * A webhook receiver on 127.0.0.1 that verifies every signature and records every request.
+ * `script` answers requests in turn (then `fallback`); `hits(n)` resolves once n requests arrived.
+ */
+export async function startReceiver(secret: string, script: Behaviour[] = [], fallback: Behaviour = 200) {
+  const hits: Hit[] = [];
+  const waiters: Array<{ n: number; resolve: () => void }> = [];
+  const hanging: ServerResponse[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const ts = String(req.headers['x-mc-agent-timestamp'] ?? '');
+      const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(`${ts}.${body}`).digest('hex')}`);
+      const got = Buffer.from(String(req.headers['x-mc-agent-signature'] ?? ''));
+      let json: Record<string, unknown> = {};
+      try {
+        json = JSON.parse(body) as Record<string, unknown>;
+      } catch {
+        // a GET has no body
+      }
+      hits.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, json, verified: got.length === expected.length && timingSafeEqual(got, expected) });
+      const behaviour = script.shift() ?? fallback;
+      if (behaviour === 'hang') hanging.push(res);
+      else if (behaviour === 'truncate') {
+        res.writeHead(200, { 'Content-Length': '100' });
+        res.write('{"ok":', () => res.destroy());
+      } else if (behaviour >= 300 && behaviour < 400) {
+        res.writeHead(behaviour, { Location: '/elsewhere' }).end();
+      } else {
+        res.writeHead(behaviour, { 'Content-Type': 'application/json' }).end('{"ok":true}');
+      }
+      for (const w of waiters.filter((x) => hits.length >= x.n)) w.resolve();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    hits,
+    url: (path = '/hook/s3cr3t-path?token=querytoken') => `http://127.0.0.1:${port}${path}`,
+    /** Resolves once `n` requests have arrived (event-driven: no polling). */
+    hitsReached: (n: number) => (hits.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve }))),
+    close: async () => {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export type TestReceiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/** A logger that keeps every line, for the scans that prove no secret or URL path leaks. */
+export function captureLog() {
+  const lines: string[] = [];
+  const put = (level: string) => (obj: object, msg: string) => void lines.push(`${level} ${msg} ${JSON.stringify(obj)}`);
+  return { lines, log: { info: put('info'), warn: put('warn'), error: put('error') } };
+}
