@@ -4,7 +4,7 @@ import { McbridgeError, toMcbridgeError } from './errors.js';
 import { EventLog, type RecordedEvent } from './events/event-log.js';
 import { followEvents } from './events/follow.js';
 import { CallScope } from './tool-context.js';
-import { sleep } from './abort.js';
+import { settleOnCancel, sleep } from './abort.js';
 import { DEFAULT_CAPS, normalizeCaps } from './link/caps.js';
 import type { Vantage } from './link/discovery.js';
 import { ModLink, type ModLinkOptions } from './link/mod-link.js';
@@ -39,6 +39,8 @@ export interface HostOptions {
   plugins?: PluginEntry[];
   /** How long a plugin's setup (and each service start) may take; default 10 s. */
   setupTimeoutMs?: number;
+  /** How long a cancelled tool may take to stop before its call is answered `cancelled` anyway; default 10 s. */
+  cancelGraceMs?: number;
 }
 
 export const DEFAULT_SETUP_TIMEOUT_MS = 10_000;
@@ -92,6 +94,7 @@ export function describeZodError(error: z.ZodError, subject = 'params'): string 
 export class Host extends EventEmitter {
   readonly vantage: Vantage;
   private readonly setupTimeoutMs: number;
+  private readonly cancelGraceMs: number;
   readonly log: Logger;
   readonly events: EventLog;
   readonly link: ModLink;
@@ -107,6 +110,7 @@ export class Host extends EventEmitter {
     this.vantage = options.vantage ?? 'server';
     this.log = options.log ?? silentLogger();
     this.setupTimeoutMs = options.setupTimeoutMs ?? DEFAULT_SETUP_TIMEOUT_MS;
+    this.cancelGraceMs = options.cancelGraceMs ?? DEFAULT_SETUP_TIMEOUT_MS;
     this.events = new EventLog({ capacity: options.buffer, maxBytes: options.bufferBytes });
     this.registry = new ToolRegistry(options.policy);
     this.link = new ModLink({
@@ -399,7 +403,8 @@ export class Host extends EventEmitter {
       const scope = new CallScope(this.events, name, this.log);
       let result: unknown;
       try {
-        result = await tool.spec.run(parsed.data, this.toolContext(tool, signal, options, scope));
+        result = await settleOnCancel(tool.spec.run(parsed.data, this.toolContext(tool, signal, options, scope)), signal, this.cancelGraceMs,
+          `the call to '${name}'`, () => this.log.warn({ tool: name }, `tool '${name}' ignored its cancel; answered without it`));
       } catch (err) {
         if (scope.open) await scope.close((own) => this.toolContext(tool, own, options, scope), signal, true, err);
         throw err;

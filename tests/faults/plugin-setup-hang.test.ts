@@ -57,3 +57,21 @@ describe('plugin setup that never settles', () => {
     expect(signal?.aborted).toBe(true);
   });
 });
+
+describe('a tool that ignores its cancel', () => {
+  it('still gets its call answered `cancelled`, after the grace period', async () => {
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const deaf = definePlugin({
+      name: 'deaf', version: '1.0.0', apiVersion: 1,
+      tools: [defineTool({ name: 'deaf_tool', description: 'Never stops.', input: z.object({}), run: () => { started(); return new Promise(() => {}); } })],
+    });
+    const host = new Host({ link: { modPort: 1 }, cancelGraceMs: 100, plugins: [{ plugin: deaf }] });
+    cleanups.push(() => host.stop());
+    const controller = new AbortController();
+    const call = host.call('deaf_tool', {}, { signal: controller.signal });
+    await running;
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ code: 'cancelled', message: expect.stringMatching(/did not stop within 0\.1 s/) });
+  });
+});
