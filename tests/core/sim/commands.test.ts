@@ -1,18 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSim, type SimulatedMod } from '../../../core/sim/index.js';
-import { LineClient, type Json } from '../../support/line-client.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { type SimulatedMod } from '../../../core/sim/index.js';
+import { type Json, type LineClient, useSims } from '../../support/line-client.js';
 
+const sims = useSims();
 let sim: SimulatedMod;
 let client: LineClient;
 
 beforeEach(async () => {
-  sim = await startSim({ autoTick: false });
-  client = (await LineClient.open(sim.port)).client;
-});
-
-afterEach(async () => {
-  client.close();
-  await sim.stop();
+  ({ sim, client } = await sims.start());
 });
 
 /** Sends CMD and returns the ack plus the game events pushed with it. */

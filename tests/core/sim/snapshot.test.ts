@@ -1,21 +1,16 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { orderHash, startSim, STEVE_UUID, type SimulatedMod } from '../../../core/sim/index.js';
-import { LineClient, type Json } from '../../support/line-client.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { orderHash, STEVE_UUID, type SimulatedMod } from '../../../core/sim/index.js';
+import { type Json, type LineClient, useSims } from '../../support/line-client.js';
 
+const sims = useSims();
 let sim: SimulatedMod;
 let client: LineClient;
 
 beforeEach(async () => {
-  sim = await startSim({ autoTick: false });
-  client = (await LineClient.open(sim.port)).client;
-});
-
-afterEach(async () => {
-  client.close();
-  await sim.stop();
+  ({ sim, client } = await sims.start());
 });
 
 const DEFAULT_ORDER = [
