@@ -98,7 +98,8 @@ export class LocalApiServer {
     this.pushBufferBytes = options.pushBufferBytes ?? DEFAULT_PUSH_BUFFER_BYTES;
     this.maxOutputBytes = options.maxOutputBytes ?? this.pushBufferBytes + RESPONSE_OVERSHOOT_BYTES;
     this.guard = options.token ? new ConnectionGuard(options.token, options.guard, options.log) : null;
-    this.activity = new ActivityLog({ ...options.activityLog, log: options.log.child({ part: 'activity' }) });
+    // The API's own logger: its lines say part "api" and carry the record under `activity`.
+    this.activity = new ActivityLog({ ...options.activityLog, log: options.log });
     this.unsubscribeLog = host.events.subscribe((event) => this.push(event));
     this.onSurface = () => this.pushSurface();
     host.on('surface', this.onSurface);
