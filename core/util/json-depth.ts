@@ -5,6 +5,7 @@
  * id was echoed. Lines are checked before they are parsed, so nothing that deep ever exists
  * as a value.
  */
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-chars.js';
 
 /** A local API request: an envelope around tool params, which are flat in practice. */
 export const MAX_REQUEST_DEPTH = 64;
@@ -12,12 +13,6 @@ export const MAX_REQUEST_DEPTH = 64;
 /** A line from the mod: its events carry game data (NBT-like trees), so more room. */
 export const MAX_MOD_LINE_DEPTH = 128;
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACKET = 0x5b;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACKET = 0x5d;
-const CLOSE_BRACE = 0x7d;
 
 /**
  * Whether the JSON text nests arrays and objects deeper than `maxDepth`, counting `[` and `{`

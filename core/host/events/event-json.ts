@@ -4,6 +4,7 @@
  * plus a few fields, so its text is the mod's text plus those fields. These helpers decide
  * when that holds and do the splice; anything unusual falls back to JSON.stringify.
  */
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../../util/json-chars.js';
 
 /** The fields `EventLog.record` adds, in the order it adds them (after the mod's own). */
 export interface AddedFields {
@@ -52,14 +53,6 @@ export function spliceEventJson(source: string, event: AddedFields, ids: string)
   return pieces;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 
 /**
  * Where the value of `key` in the top-level object of `text` starts and ends; null when
