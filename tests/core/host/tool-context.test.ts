@@ -71,16 +71,18 @@ describe('ctx.defer', () => {
 
   it('runs them when the call is cancelled, with a signal that is not aborted, and answers cancelled', async () => {
     let cleanupSignal: AbortSignal | undefined;
+    let deferred = false;
     const { host, notes } = hostWith([tool('blocked', async (ctx) => {
       ctx.defer(async (c) => {
         cleanupSignal = c.signal;
         await c.call('note', { text: `undone (aborted: ${c.signal.aborted})` });
       });
+      deferred = true;
       await ctx.sleep(600_000);
     })]);
     const controller = new AbortController();
     const call = failure(host.call('blocked', {}, { signal: controller.signal }));
-    await new Promise((r) => setTimeout(r, 10));
+    await waitUntil(() => deferred, 5_000, 'the tool to register its clean-up');
     controller.abort();
     expect((await call).code).toBe('cancelled');
     expect(notes).toEqual(['undone (aborted: false)']);
@@ -154,12 +156,12 @@ describe('ctx.waitFor', () => {
       tool('zero', async (ctx) => ctx.waitFor(() => true, { timeoutMs: 0 })),
     ]);
     const live = host.call('live', {});
-    await new Promise((r) => setTimeout(r, 10));
+    await waitUntil(() => host.events.stats().listeners === 1, 5_000, 'the tool to wait for events');
     host.events.record({ type: 'mark' });
     expect(await live).toBe(host.events.lastSeq);
     const controller = new AbortController();
     const cancelled = failure(host.call('live', {}, { signal: controller.signal }));
-    await new Promise((r) => setTimeout(r, 10));
+    await waitUntil(() => host.events.stats().listeners === 1, 5_000, 'the tool to wait for events');
     controller.abort();
     expect((await cancelled).code).toBe('cancelled');
     expect(host.events.stats().listeners).toBe(0);

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultWorld, startSim, type SimulatedMod } from '../../../core/sim/index.js';
-import { LineClient, sleep } from '../../support/line-client.js';
+import { LineClient, until } from '../../support/line-client.js';
 
 const sims: SimulatedMod[] = [];
 const blockers: net.Server[] = [];
@@ -53,8 +53,7 @@ describe('lifecycle', () => {
     const newPort = (blocker.address() as net.AddressInfo).port;
     await new Promise((r) => blocker.close(r));
     await s.restart({ port: newPort });
-    await sleep(20);
-    expect(client.closed).toBe(true);
+    await until(() => client.closed);
     expect(s.port).toBe(newPort);
     expect(s.port).not.toBe(oldPort);
     expect(fs.readFileSync(path.join(dir, 'mc-agent-server', 'port.txt'), 'utf8')).toBe(String(newPort));

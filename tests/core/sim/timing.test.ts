@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSim, type SimOptions, type SimulatedMod } from '../../../core/sim/index.js';
-import { LineClient, sleep, until } from '../../support/line-client.js';
+import { LineClient, until } from '../../support/line-client.js';
 
 let sim: SimulatedMod | undefined;
 let client: LineClient | undefined;
@@ -88,11 +88,10 @@ describe('WAIT', () => {
   it('is dropped without a reply when the server stops', async () => {
     const c = await open({ autoTick: false });
     c.send('WAIT 5');
-    await sleep(20);
+    await until(() => sim!.received.includes('WAIT 5'));
     await sim!.restart();
     sim!.tick(10);
-    await sleep(30);
-    expect(c.closed).toBe(true);
+    await until(() => c.closed);
     expect(c.lines).toHaveLength(1);
   });
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SERVER_CAPABILITIES, startSim, type SimulatedMod } from '../../../core/sim/index.js';
-import { LineClient, sleep } from '../../support/line-client.js';
+import { LineClient, sleep, until } from '../../support/line-client.js';
 
 let sim: SimulatedMod | undefined;
 const clients: LineClient[] = [];
@@ -106,7 +106,7 @@ describe('request framing', () => {
     const { client } = await LineClient.open(sim.port);
     clients.push(client);
     client.write('   \n\r\n  ping  \rEcHo Mixed Case\r\nPING');
-    await sleep(20);
+    await until(() => sim!.received.length === 4); // the final PING waits for its line ending
     client.write('\n');
     expect((await client.next()).type).toBe('pong');
     expect(await client.next()).toMatchObject({ type: 'echo_ack', detail: 'Mixed Case' });
@@ -120,7 +120,7 @@ describe('request framing', () => {
     const { client } = await LineClient.open(sim.port);
     clients.push(client);
     client.write('PING\r');
-    await sleep(30);
+    await sleep(30); // two TCP chunks, not synchronisation: the test passes either way, this makes the split likely
     client.write('\nPING\n');
     await client.next();
     await client.next();
@@ -157,8 +157,7 @@ describe('connections', () => {
     expect(await a.next()).toMatchObject({ type: 'mark', text: 'both', event: true });
     expect(await b.next()).toMatchObject({ type: 'mark', text: 'both', event: true });
     sim.hangUp();
-    await sleep(30);
-    expect(a.closed && b.closed).toBe(true);
+    await until(() => a.closed && b.closed);
     expect(sim.connections).toBe(0);
   });
 
@@ -169,7 +168,7 @@ describe('connections', () => {
     const { client } = await LineClient.open(sim.port);
     clients.push(client);
     gone.destroy();
-    await sleep(30);
+    await until(() => sim!.connections === 1);
     sim.emit({ type: 'game', millis: 1, text: 'still here' });
     expect((await client.nextEvent('game')).text).toBe('still here');
     expect(sim.connections).toBe(1);

@@ -29,8 +29,11 @@ describe('MCP front-end review fixes', () => {
           methods.push(frame.method);
           // The caller cancels while the front-end is still attaching to the daemon.
           if (frame.method === 'subscribe') controller.abort();
-          if (frame.method === 'subscribe' || frame.method === 'tools') {
-            const result = frame.method === 'tools' ? { revision: 1, tools: [], capsSource: 'mod', connected: true, vantage: 'server' } : { subscribed: ['surface'] };
+          if (frame.method === 'subscribe' || frame.method === 'tools' || frame.method === 'marker') {
+            const result =
+              frame.method === 'tools' ? { revision: 1, tools: [], capsSource: 'mod', connected: true, vantage: 'server' }
+              : frame.method === 'marker' ? {}
+              : { subscribed: ['surface'] };
             socket.write(JSON.stringify({ type: 'response', id: frame.id, ok: true, result }) + '\n');
           }
         }
@@ -41,9 +44,9 @@ describe('MCP front-end review fixes', () => {
       const outcome = await upstream.call('wait', { ticks: 1000 }, { signal: controller.signal }).then(() => null, (err: unknown) => err);
       expect(outcome).toBeInstanceOf(McbridgeError);
       expect((outcome as McbridgeError).code).toBe('cancelled');
-      // Give a stray frame time to arrive: the daemon must not have been asked to wait.
-      await new Promise((r) => setTimeout(r, 50));
-      expect(methods).toEqual(['subscribe', 'tools']);
+      // One connection keeps frame order: once a later call has arrived, a stray `wait` would have arrived before it.
+      await upstream.call('marker', {});
+      expect(methods).toEqual(['subscribe', 'tools', 'marker']);
     } finally {
       await upstream.close();
       server.close();
