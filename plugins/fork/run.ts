@@ -124,7 +124,7 @@ export async function runFork(args: ForkArgs, ctx: ToolContext): Promise<ForkRes
       });
     }
 
-    ack = snapshotAck(await send(snapshotLine({ radius: args.radius, name: args.name })), args.name);
+    ack = snapshotAck(await send(snapshotLine({ radius: args.radius, name: args.name, dimension: args.dimension })), args.name);
     files = await checkSnapshotFiles(ack);
 
     if (args.regions) {
@@ -168,7 +168,7 @@ export async function runFork(args: ForkArgs, ctx: ToolContext): Promise<ForkRes
     tick: ack.tick,
     dimension: ack.dimension,
     replaced: ack.replaced,
-    requested: { name: args.name ?? null, radius: args.radius ?? null, regions: args.regions, freeze: args.freeze, world_dir: args.world_dir ?? null },
+    requested: { name: args.name ?? null, radius: args.radius ?? null, dimension: args.dimension ?? null, regions: args.regions, freeze: args.freeze, world_dir: args.world_dir ?? null },
     tickState: tick,
     verified: { snapshotFiles: files, manifestWritten: manifest !== null },
   };
