@@ -139,7 +139,8 @@ export class WebhookReceiver {
   /** Events the source lost before this receiver saw them. */
   noteGap(dropped: number, reason: string): void {
     this.counts.gaps += 1;
-    this.warn({ dropped, reason }, `webhook: ${dropped} event(s) were lost before they could be queued (${reason})`);
+    const what = dropped > 0 ? `${dropped} event(s) were lost` : 'events may have been lost';
+    this.warn({ dropped, reason }, `webhook: ${what} before they could be queued (${reason})`);
   }
 
   /** Stop now: an attempt in flight is cut off; queued events are not delivered. */
