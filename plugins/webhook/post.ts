@@ -1,5 +1,15 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+
+/**
+ * One kept-alive connection per receiver: deliveries are sequential, so one socket serves them
+ * all (a new TCP connection per event costs more than the POST), and a hanging receiver holds
+ * only its own.
+ */
+export function receiverAgent(url: URL): HttpAgent {
+  const options = { keepAlive: true, maxSockets: 1 };
+  return url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+}
 
 /** How one attempt ended: delivered, worth retrying, or refused for good. */
 export type Outcome =
@@ -25,12 +35,12 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
  * ended cleanly: one cut short (the socket closed mid-body) is retried, since the receiver may
  * not have finished handling it and `eventId` makes the retry safe.
  */
-export function post(url: URL, body: string, headers: Record<string, string>, timeoutMs: number, signal?: AbortSignal): Promise<Outcome> {
+export function post(url: URL, body: string, headers: Record<string, string>, timeoutMs: number, signal?: AbortSignal, agent?: HttpAgent): Promise<Outcome> {
   return new Promise((resolve) => {
     let settled = false;
-    const payload = Buffer.from(body, 'utf8');
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(url, { method: 'POST', headers: { ...headers, 'Content-Length': String(payload.length) } });
+    headers['Content-Length'] = String(Buffer.byteLength(body));
+    const req = send(url, { method: 'POST', headers, ...(agent ? { agent } : {}) });
     const finish = (outcome: Outcome) => {
       if (settled) return;
       settled = true;
@@ -61,6 +71,6 @@ export function post(url: URL, body: string, headers: Record<string, string>, ti
         else if (!res.complete) finish({ kind: 'retry', status, error: `truncated response (HTTP ${status})` });
       });
     });
-    req.end(payload);
+    req.end(body, 'utf8');
   });
 }
