@@ -1,4 +1,4 @@
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, STATUS_CODES } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 /**
@@ -17,13 +17,24 @@ export type Outcome =
   | { kind: 'retry'; status?: number; error: string }
   | { kind: 'permanent'; status: number; error: string };
 
+/**
+ * `HTTP <status>`, plus the receiver's reason phrase when it is not the standard one (it may say
+ * why it refused). Receiver text, so bounded and stripped of control characters; the caller's
+ * sanitiser removes the URL, path, query and secret from it like from any other message.
+ */
+function statusText(status: number, reason: string | undefined): string {
+  const said = (reason ?? '').replace(/[\x00-\x1f\x7f]/g, ' ').trim().slice(0, 200);
+  return said && said !== STATUS_CODES[status] ? `HTTP ${status} (the receiver said: ${said})` : `HTTP ${status}`;
+}
+
 /** Transient by the predecessor's rule: 5xx, 408, 425, 429. Every other non-2xx is final. */
-export function classify(status: number): Outcome {
+export function classify(status: number, reason?: string): Outcome {
   if (status >= 200 && status < 300) return { kind: 'delivered', status };
-  if (status >= 500 || status === 408 || status === 425 || status === 429) return { kind: 'retry', status, error: `HTTP ${status}` };
+  const error = statusText(status, reason);
+  if (status >= 500 || status === 408 || status === 425 || status === 429) return { kind: 'retry', status, error };
   // A redirect is never followed: a client that follows a 302/303 turns the signed POST into a GET.
-  if (status >= 300 && status < 400) return { kind: 'permanent', status, error: `HTTP ${status} redirect was not followed` };
-  return { kind: 'permanent', status, error: `HTTP ${status}` };
+  if (status >= 300 && status < 400) return { kind: 'permanent', status, error: `${error} redirect was not followed` };
+  return { kind: 'permanent', status, error };
 }
 
 /** The most of a response body read before it is dropped: receivers should answer briefly. */
@@ -62,12 +73,12 @@ export function post(url: URL, body: string, headers: Record<string, string>, ti
       });
       res.on('aborted', () => finish({ kind: 'retry', status, error: `truncated response (HTTP ${status})` }));
       res.on('error', (err) => {
-        if (read > MAX_RESPONSE_BYTES) finish(classify(status));
+        if (read > MAX_RESPONSE_BYTES) finish(classify(status, res.statusMessage));
         else finish({ kind: 'retry', status, error: `truncated response (HTTP ${status}): ${err.message}` });
       });
-      res.on('end', () => finish(res.complete ? classify(status) : { kind: 'retry', status, error: `truncated response (HTTP ${status})` }));
+      res.on('end', () => finish(res.complete ? classify(status, res.statusMessage) : { kind: 'retry', status, error: `truncated response (HTTP ${status})` }));
       res.on('close', () => {
-        if (read > MAX_RESPONSE_BYTES) finish(classify(status));
+        if (read > MAX_RESPONSE_BYTES) finish(classify(status, res.statusMessage));
         else if (!res.complete) finish({ kind: 'retry', status, error: `truncated response (HTTP ${status})` });
       });
     });

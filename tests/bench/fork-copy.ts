@@ -10,7 +10,7 @@ import { fmtNum, median, round, table } from './stats.js';
 /**
  * Part 5 of `npm run bench`: the fork's world copy (copyWorld, copyFile file by file) next to
  * `cp -r` on a generated sim world of BENCH_WORLD_BYTES (default 1.1e9), BENCH_FORK_ROUNDS rounds
- * (default 3) alternating which goes first; the median counts. Target: ≤ 1.2 × cp -r.
+ * (default 5) alternating which goes first; the median counts. Target: ≤ 1.2 × cp -r.
  * BENCH_FORK_STREAM=1 adds the read/write stream pipeline that copyFile replaced. The fork
  * copies less than cp (no entity storage, players, session.lock), as it would in use.
  */

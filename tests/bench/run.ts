@@ -438,7 +438,7 @@ async function main(): Promise<void> {
   const summary: Record<string, unknown> = {};
   if (PARTS.has('relay')) Object.assign(summary, await relayBench());
   if (PARTS.has('webhook')) summary.webhook = await webhookPart(envInt('BENCH_WEBHOOK_EVENTS', 10_000), envInt('BENCH_WEBHOOK_ROUNDS', 5));
-  if (PARTS.has('fork')) summary.forkCopy = await forkCopyPart(envInt('BENCH_WORLD_BYTES', 1.1e9), envInt('BENCH_FORK_ROUNDS', 3));
+  if (PARTS.has('fork')) summary.forkCopy = await forkCopyPart(envInt('BENCH_WORLD_BYTES', 1.1e9), envInt('BENCH_FORK_ROUNDS', 5));
   const seconds = (performance.now() - started) / 1000;
   console.log(`finished in ${fmtNum(seconds, 1)} s`);
   console.log(JSON.stringify({ ...summary, node: process.version, cpus: os.cpus().length, platform: `${process.platform}-${process.arch}`, seconds: round(seconds, 1) }));

@@ -24,6 +24,9 @@ export interface WebhookResult {
   rounds: number;
   forwarderMs: number[];
   baselineMs: number[];
+  /** CPU the sending side (this process) used per round: steadier than wall time on a shared machine. */
+  forwarderCpuMs: number[];
+  baselineCpuMs: number[];
   /** Rounds where the receiver saw an event out of order or a bad signature (must stay empty). */
   problems: string[];
 }
@@ -115,7 +118,7 @@ async function baselineRound(receiver: Receiver, events: Record<string, unknown>
 export async function webhookBench(options: { events: number; rounds: number; report: (line: string) => void }): Promise<WebhookResult> {
   const receiver = await Receiver.start();
   const log = pino({ level: 'info', base: { pid: process.pid } }, pino.destination({ dest: '/dev/null', sync: true }));
-  const result: WebhookResult = { events: options.events, rounds: options.rounds, forwarderMs: [], baselineMs: [], problems: [] };
+  const result: WebhookResult = { events: options.events, rounds: options.rounds, forwarderMs: [], baselineMs: [], forwarderCpuMs: [], baselineCpuMs: [], problems: [] };
   try {
     const sides = {
       forwarder: (events: Record<string, unknown>[]) => forwarderRound(receiver, events, log),
@@ -123,18 +126,21 @@ export async function webhookBench(options: { events: number; rounds: number; re
     };
     const run = async (side: keyof typeof sides, events: Record<string, unknown>[], round: number) => {
       const arrived = receiver.expect(events.length);
+      const cpu0 = process.cpuUsage();
       const ms = await sides[side](events);
+      const cpu = process.cpuUsage(cpu0);
       const check = await arrived;
       if (check.outOfOrder > 0 || check.badSignatures > 0) result.problems.push(`round ${round} ${side}: ${check.outOfOrder} out of order, ${check.badSignatures} bad signatures`);
-      return ms;
+      return { ms, cpuMs: (cpu.user + cpu.system) / 1000 };
     };
     for (const side of ['forwarder', 'baseline'] as const) await run(side, recordedEvents(Math.min(1000, options.events), `warm${side}`), 0);
     for (let r = 1; r <= options.rounds; r += 1) {
       const order = r % 2 === 1 ? (['forwarder', 'baseline'] as const) : (['baseline', 'forwarder'] as const);
       for (const side of order) {
-        const ms = await run(side, recordedEvents(options.events, `bench${r}${side}`), r);
+        const { ms, cpuMs } = await run(side, recordedEvents(options.events, `bench${r}${side}`), r);
         (side === 'forwarder' ? result.forwarderMs : result.baselineMs).push(ms);
-        options.report(`  webhook round ${r} ${side.padEnd(9)} ${Math.round(ms)} ms (${Math.round(options.events / (ms / 1000))} events/s)`);
+        (side === 'forwarder' ? result.forwarderCpuMs : result.baselineCpuMs).push(cpuMs);
+        options.report(`  webhook round ${r} ${side.padEnd(9)} ${Math.round(ms)} ms (${Math.round(options.events / (ms / 1000))} events/s), sender CPU ${Math.round(cpuMs)} ms`);
       }
     }
   } finally {
@@ -156,9 +162,11 @@ export async function webhookPart(events: number, rounds: number): Promise<Recor
   console.log(table(['metric', 'forwarder', 'baseline', 'ratio', 'target', 'verdict'], [
     ['burst delivered, ms (median)', fmtNum(f, 0), fmtNum(b, 0), fmtNum(ratio, 2), `<= ${WEBHOOK_TARGET}`, verdict],
     ['events/s', fmtInt(events / (f / 1000)), fmtInt(events / (b / 1000)), fmtNum(b / f, 2), '', ''],
+    ['sender CPU ms per burst', fmtInt(median(r.forwarderCpuMs)), fmtInt(median(r.baselineCpuMs)), fmtNum(median(r.forwarderCpuMs) / median(r.baselineCpuMs), 2), 'info', ''],
   ]));
   return {
     events, rounds, forwarderMs: r.forwarderMs.map((ms) => round(ms, 0)), baselineMs: r.baselineMs.map((ms) => round(ms, 0)),
+    forwarderCpuMs: r.forwarderCpuMs.map((ms) => round(ms, 0)), baselineCpuMs: r.baselineCpuMs.map((ms) => round(ms, 0)),
     ratio: round(ratio, 3), target: WEBHOOK_TARGET, pass: r.problems.length === 0 && ratio <= WEBHOOK_TARGET, problems: r.problems,
   };
 }

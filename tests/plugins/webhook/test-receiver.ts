@@ -2,8 +2,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** What the receiver does with one request: answer a status, hang, or cut the body short. */
-export type Behaviour = number | 'hang' | 'truncate';
+/**
+ * What the receiver does with one request: answer a status, hang, cut the body short, or answer
+ * 503 with a reason phrase that quotes the request's path and query (a careless receiver or proxy).
+ */
+export type Behaviour = number | 'hang' | 'truncate' | 'echo-503';
 
 export interface Hit {
   method: string;
@@ -43,6 +46,7 @@ export async function startReceiver(secret: string, script: Behaviour[] = [], in
       const behaviour = script.shift() ?? fallback;
       hits.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, json, verified: got.length === expected.length && timingSafeEqual(got, expected), behaviour });
       if (behaviour === 'hang') hanging.push(res);
+      else if (behaviour === 'echo-503') res.writeHead(503, `Unavailable: ${req.url}`).end();
       else if (behaviour === 'truncate') {
         res.writeHead(200, { 'Content-Length': '100' });
         res.write('{"ok":', () => res.destroy());
