@@ -11,6 +11,7 @@ import { fmtNum, median, round, table } from './stats.js';
  * Part 5 of `npm run bench`: the fork's world copy (copyWorld, copyFile file by file) next to
  * `cp -r` on a generated sim world of BENCH_WORLD_BYTES (default 1.1e9), BENCH_FORK_ROUNDS rounds
  * (default 5) alternating which goes first; the median counts. Target: ≤ 1.2 × cp -r.
+ * Each copy starts after a `sync` (untimed), with the source in the page cache.
  * BENCH_FORK_STREAM=1 adds the read/write stream pipeline that copyFile replaced. The fork
  * copies less than cp (no entity storage, players, session.lock), as it would in use.
  */
@@ -33,7 +34,7 @@ export async function forkCopyPart(bytes: number, rounds: number): Promise<Recor
     const src = path.join(root, 'world');
     const size = Number((await run('du', ['-sb', src])).stdout.split('\t')[0]);
     console.log('');
-    console.log(`fork copy: a sim world of ${fmtNum(size / 1e9, 2)} GB (generated in ${fmtNum(made / 1000, 1)} s), ${rounds} rounds alternating; median counts`);
+    console.log(`fork copy: a sim world of ${fmtNum(size / 1e9, 2)} GB (generated in ${fmtNum(made / 1000, 1)} s), ${rounds} rounds alternating, sync before each copy; median counts`);
     const methods: Record<string, () => Promise<unknown>> = {
       'fork copyWorld (copyFile)': () => copyWorld(src, dest, { method: 'copyFile' }),
       'cp -r': () => run('cp', ['-r', src, dest]),
@@ -45,6 +46,9 @@ export async function forkCopyPart(bytes: number, rounds: number): Promise<Recor
       const names = Object.keys(methods);
       for (const name of i % 2 === 0 ? names : names.reverse()) {
         fs.rmSync(dest, { recursive: true, force: true });
+        // The last copy's (or the generator's) dirty pages are written back first, untimed, so
+        // neither side pays for the other's writeback.
+        await run('sync', []);
         const ms = await timed(methods[name]!);
         times[name]!.push(ms);
         process.stderr.write(`  fork copy round ${i + 1} ${name.padEnd(26)} ${Math.round(ms)} ms\n`);

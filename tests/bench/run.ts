@@ -254,8 +254,8 @@ function summarizeRounds(rounds: RoundResult[]): RoundSummary {
 
 /** Part 1-3: relay, round trip, memory. Prints its table; returns its part of the JSON summary. */
 async function relayBench(): Promise<Record<string, unknown>> {
-  if (!existsSync(path.join(repoRoot, 'dist', 'core', 'cli', 'main.js'))) {
-    throw new Error('dist/core/cli/main.js is missing: run `npm run build` first (npm run bench does)');
+  if (!existsSync(path.join(repoRoot, 'dist', 'core', 'frontends', 'cli', 'main.js'))) {
+    throw new Error('dist/core/frontends/cli/main.js is missing: run `npm run build` first (npm run bench does)');
   }
   if (!existsSync(BASELINE_JS)) throw new Error(`${BASELINE_JS} is missing: build the bench (npm run bench does)`);
 
