@@ -1,4 +1,6 @@
-import type { Plugin } from '../index.js';
+import path from 'node:path';
+import type { McbridgeConfig, Plugin } from '../index.js';
+import type { PluginEntry } from '../host/host.js';
 import { capabilitiesPlugin } from '../../plugins/capabilities/index.js';
 import { clientPlugin } from '../../plugins/client/index.js';
 import { commandPlugin } from '../../plugins/command/index.js';
@@ -38,8 +40,27 @@ export const builtinPlugins: Plugin[] = [
   webhookPlugin,
 ];
 
+/**
+ * The built-ins as host entries. A built-in with options in the config gets them: `webhook` is
+ * the webhook plugin's, its file paths made relative to the config's directory.
+ */
+export function builtinEntries(config?: { config: McbridgeConfig; dir: string }): PluginEntry[] {
+  const webhook = config?.config.webhook;
+  const at = (file: string | undefined) => (file === undefined ? undefined : path.resolve(config!.dir, file));
+  const webhookOptions = webhook && {
+    ...webhook,
+    ...(webhook.spool !== undefined ? { spool: at(webhook.spool) } : {}),
+    ...(webhook.receivers ? { receivers: webhook.receivers.map((r) => ({ ...r, ...(r.urlFile ? { urlFile: at(r.urlFile) } : {}), ...(r.secretFile ? { secretFile: at(r.secretFile) } : {}) })) } : {}),
+  };
+  return builtinPlugins.map((plugin) => ({
+    plugin,
+    source: 'built-in' as const,
+    ...(plugin === webhookPlugin && webhookOptions ? { options: webhookOptions } : {}),
+  }));
+}
+
 // The standalone `mcbridge forward` runs the webhook plugin's engine outside the daemon; this
 // file is the one place above the plugins that may reach into them (tests/support/layers.ts).
 export { Forwarder, type ForwarderStatus } from '../../plugins/webhook/forwarder.js';
-export { resolveReceivers } from '../../plugins/webhook/config.js';
+export { resolveReceivers, webhookConfigEntry } from '../../plugins/webhook/config.js';
 export { Spool } from '../../plugins/webhook/spool.js';

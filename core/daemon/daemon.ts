@@ -6,7 +6,7 @@ import type { Vantage } from '../host/link/discovery.js';
 import type { Logger } from '../util/log.js';
 import { policyProblems, type ToolPolicy } from '../host/registry/policy.js';
 import { McbridgeError } from '../host/errors.js';
-import { builtinPlugins } from './builtins.js';
+import { builtinEntries } from './builtins.js';
 import { startSim, type SimulatedMod } from '../sim/index.js';
 
 export interface DaemonOptions {
@@ -62,7 +62,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     log: options.log,
     policy: options.policy,
     plugins: [
-      ...(options.builtins === false ? [] : builtinPlugins.map((plugin) => ({ plugin, source: 'built-in' as const }))),
+      ...(options.builtins === false ? [] : builtinEntries(options.config?.loaded)),
       ...(options.plugins ?? []),
     ],
   });

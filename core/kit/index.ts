@@ -14,5 +14,5 @@ export {
   snapshotNameProblem, type SnapshotEntity, type SnapshotFiles, type SnapshotIssue, type SnapshotMeta,
 } from './snapshot-files.js';
 export {
-  checkSnapshotFiles, snapshotAck, snapshotFileCheck, snapshotName, snapshotRadius, snapshotResult, type SnapshotResult,
+  checkSnapshotFiles, snapshotAck, snapshotDimension, snapshotFileCheck, snapshotName, snapshotRadius, snapshotResult, type SnapshotResult,
 } from './snapshot-ack.js';

@@ -21,6 +21,11 @@ export const snapshotRadius = z
   .min(0, 'radius cannot be negative (0 = every entity)')
   .max(1e7, 'radius must be at most 10000000 blocks; use 0 for everything');
 
+/** A dimension id (§2.14), `minecraft:the_nether` or `the_nether`; the mod says whether it exists. */
+export const snapshotDimension = z
+  .string({ error: 'dimension must be a dimension id, e.g. "minecraft:the_nether"' })
+  .regex(/^([a-z0-9_.-]+:)?[a-z0-9_./-]+$/, 'dimension must be a dimension id, e.g. minecraft:the_nether (or the_nether)');
+
 export const snapshotFileCheck = z.object({
   read: z.boolean().describe('the files were read on this host and passed the protocol checks'),
   entities: z.number().nullable().describe('entity lines in entities.jsonl'),

@@ -12,6 +12,8 @@ import { McbridgeError } from 'mcbridge';
 /** Names never copied, at any depth, ignoring case: the lock, per-player data, logs. */
 export const SKIPPED_NAMES = ['session.lock', 'playerdata', 'players', 'stats', 'advancements', 'logs'];
 const SKIP = new Set(SKIPPED_NAMES);
+/** Files copied at once: libuv's default thread pool has four threads. */
+const COPY_CONCURRENCY = 4;
 
 export interface WorldManifest {
   files: number;
@@ -29,9 +31,16 @@ export interface CopyOptions {
   method?: 'copyFile' | 'stream';
 }
 
+interface PlannedFile {
+  rel: string;
+  size: number;
+  atime: Date;
+  mtime: Date;
+}
+
 interface Plan {
   dirs: string[];
-  files: Array<{ rel: string; size: number }>;
+  files: PlannedFile[];
   skipped: string[];
   stripped: string[];
 }
@@ -55,7 +64,10 @@ async function plan(src: string): Promise<Plan> {
         await walk(child);
       } else if (entry.isFile()) {
         if (isEntityStorage(child)) out.stripped.push(posix(child));
-        else out.files.push({ rel: child, size: (await fsp.stat(path.join(src, child))).size });
+        else {
+          const { size, atime, mtime } = await fsp.stat(path.join(src, child));
+          out.files.push({ rel: child, size, atime, mtime });
+        }
       } else out.skipped.push(posix(child)); // sockets, fifos: nothing a world needs
     }
   };
@@ -63,11 +75,10 @@ async function plan(src: string): Promise<Plan> {
   return out;
 }
 
-async function copyOne(from: string, to: string, method: CopyOptions['method']): Promise<void> {
+async function copyOne(from: string, to: string, file: PlannedFile, method: CopyOptions['method']): Promise<void> {
   if (method === 'stream') await pipeline(fs.createReadStream(from), fs.createWriteStream(to, { flags: 'wx' }));
   else await fsp.copyFile(from, to, fs.constants.COPYFILE_EXCL);
-  const { atime, mtime } = await fsp.stat(from);
-  await fsp.utimes(to, atime, mtime); // region timestamps matter to tools that read worlds
+  await fsp.utimes(to, file.atime, file.mtime); // region timestamps matter to tools that read worlds
 }
 
 /** Refuse a missing source and a target inside the source before anything is written. */
@@ -98,13 +109,29 @@ export async function copyWorld(src: string, dest: string, options: CopyOptions 
     for (const dir of work.dirs) await fsp.mkdir(path.join(dest, dir), { recursive: true });
     const done = { files: 0, bytes: 0 };
     onProgress?.({ ...done }, total);
-    for (const file of work.files) {
-      signal?.throwIfAborted();
-      await copyOne(path.join(src, file.rel), path.join(dest, file.rel), options.method);
-      done.files += 1;
-      done.bytes += file.size;
-      onProgress?.({ ...done }, total);
-    }
+    // A few files at a time, taken in sorted order: each copy is a hop to the thread pool and
+    // back, and on a busy machine waiting for those hops one by one cost more than the copying.
+    const next = work.files.values();
+    let failed = false;
+    const worker = async (): Promise<void> => {
+      for (let item = next.next(); !item.done && !failed; item = next.next()) {
+        const file = item.value;
+        try {
+          signal?.throwIfAborted();
+          await copyOne(path.join(src, file.rel), path.join(dest, file.rel), file, options.method);
+        } catch (err) {
+          failed = true;
+          throw err;
+        }
+        done.files += 1;
+        done.bytes += file.size;
+        onProgress?.({ ...done }, total);
+      }
+    };
+    // Every worker has stopped before a failure removes the partial copy.
+    const outcomes = await Promise.allSettled(Array.from({ length: COPY_CONCURRENCY }, worker));
+    const failure = outcomes.find((o) => o.status === 'rejected');
+    if (failure) throw failure.reason;
     return { files: done.files, bytes: done.bytes, skipped: work.skipped, stripped: work.stripped };
   } catch (err) {
     await fsp.rm(dest, { recursive: true, force: true });

@@ -17,12 +17,18 @@ export const FORK_MANIFEST = 'fork-manifest.json';
 /** How long the clean-up keeps trying to unfreeze across a reconnect (the host allows 10 s in all). */
 const UNFREEZE_PATIENCE_MS = 8_000;
 
-/** Unfreeze, waiting out a dropped link: a fork must not leave a running game frozen. */
-async function unfreezeWithRetry(ctx: ToolContext): Promise<void> {
+/**
+ * Unfreeze, waiting out a dropped link: a fork must not leave a running game frozen. Once the
+ * freeze was acknowledged, nothing this fork still has out (a cancelled SNAPSHOT or save the mod
+ * may never answer) must land before the unfreeze, so it goes on a connection of its own rather
+ * than waiting behind that owed reply (which holds the main connection for up to 10 s, the whole
+ * clean-up budget). Before that, it queues behind the freeze, in order.
+ */
+async function unfreezeWithRetry(ctx: ToolContext, ownConnection: boolean): Promise<void> {
   const started = Date.now();
   for (let delay = 50; ; delay = Math.min(delay * 2, 1_000)) {
     try {
-      await setTickState((line) => ctx.request(line), 'running');
+      await setTickState((line) => ctx.request(line, { ownConnection }), 'running');
       return;
     } catch (err) {
       const code = (err as McbridgeError).code;
@@ -84,7 +90,7 @@ async function failed(err: unknown, ctx: ToolContext, tick: { before: TickState 
   else if (!claimUnfreeze()) outcome = 'the game was unfrozen again';
   else {
     try {
-      await unfreezeWithRetry(ctx);
+      await unfreezeWithRetry(ctx, true);
       outcome = 'the game was unfrozen again, as it was running before';
     } catch (u) {
       outcome = `and unfreezing failed, so the game is still frozen: ${(u as Error).message}; run \`tick unfreeze\``;
@@ -103,7 +109,7 @@ export async function runFork(args: ForkArgs, ctx: ToolContext): Promise<ForkRes
     if (tick.before === 'running') {
       // Registered before the freeze is sent: if that request dies half-way the game may be frozen.
       ctx.defer(async (clean) => {
-        if (!undone) await withinCleanupBudget(unfreezeWithRetry(clean));
+        if (!undone) await withinCleanupBudget(unfreezeWithRetry(clean, tick.froze));
       });
       await setTickState(send, 'frozen');
       tick.froze = true;
@@ -124,7 +130,7 @@ export async function runFork(args: ForkArgs, ctx: ToolContext): Promise<ForkRes
       });
     }
 
-    ack = snapshotAck(await send(snapshotLine({ radius: args.radius, name: args.name })), args.name);
+    ack = snapshotAck(await send(snapshotLine({ radius: args.radius, name: args.name, dimension: args.dimension })), args.name);
     files = await checkSnapshotFiles(ack);
 
     if (args.regions) {
@@ -149,7 +155,7 @@ export async function runFork(args: ForkArgs, ctx: ToolContext): Promise<ForkRes
   if (tick.froze) {
     undone = true; // from here the success path unfreezes, and reports instead of failing (§10.12)
     try {
-      await unfreezeWithRetry(ctx);
+      await unfreezeWithRetry(ctx, false); // nothing is owed on success
     } catch (err) {
       tick.restored = false;
       tick.problem = `the fork is complete, but the game is still frozen: ${(err as Error).message}; run \`tick unfreeze\``;
@@ -168,7 +174,7 @@ export async function runFork(args: ForkArgs, ctx: ToolContext): Promise<ForkRes
     tick: ack.tick,
     dimension: ack.dimension,
     replaced: ack.replaced,
-    requested: { name: args.name ?? null, radius: args.radius ?? null, regions: args.regions, freeze: args.freeze, world_dir: args.world_dir ?? null },
+    requested: { name: args.name ?? null, radius: args.radius ?? null, dimension: args.dimension ?? null, regions: args.regions, freeze: args.freeze, world_dir: args.world_dir ?? null },
     tickState: tick,
     verified: { snapshotFiles: files, manifestWritten: manifest !== null },
   };

@@ -1,6 +1,6 @@
 /** The fork tool's input and result: the predecessor's names, plus what was requested vs verified. */
 import { z } from 'zod';
-import { snapshotFileCheck, snapshotName, snapshotRadius } from 'mcbridge/kit';
+import { snapshotDimension, snapshotFileCheck, snapshotName, snapshotRadius } from 'mcbridge/kit';
 
 export const forkInput = z
   .object({
@@ -8,6 +8,9 @@ export const forkInput = z
     radius: snapshotRadius
       .optional()
       .describe('entities within this many blocks of the first player; default 0 = all'),
+    dimension: snapshotDimension
+      .optional()
+      .describe('the dimension whose entities are snapshotted (sent to SNAPSHOT), e.g. minecraft:the_nether; default: the primary level. The world copy is always the whole world folder'),
     regions: z.boolean().default(true).describe('also copy the world folder (regions, level.dat, data) into <snapshotDir>/world'),
     world_dir: z.string().min(1).optional().describe("the world folder; default: STATE's worldDir (must be on this host)"),
     freeze: z.boolean().default(true).describe('freeze the game while saving and snapshotting (unfrozen after, if it was running)'),
@@ -38,6 +41,7 @@ export const forkResult = z.object({
   requested: z.object({
     name: z.string().nullable(),
     radius: z.number().nullable(),
+    dimension: z.string().nullable(),
     regions: z.boolean(),
     freeze: z.boolean(),
     world_dir: z.string().nullable(),

@@ -1,12 +1,8 @@
 import { z } from 'zod';
 import { definePlugin, defineTool } from 'mcbridge';
-import { checkSnapshotFiles, isObject, SNAPSHOT_VERBS, snapshotAck, snapshotLine, snapshotName, snapshotRadius, snapshotResult } from 'mcbridge/kit';
+import { checkSnapshotFiles, isObject, SNAPSHOT_VERBS, snapshotAck, snapshotDimension, snapshotLine, snapshotName, snapshotRadius, snapshotResult } from 'mcbridge/kit';
 
 export { checkSnapshotFiles, snapshotAck, snapshotResult };
-
-const dimension = z
-  .string()
-  .regex(/^([a-z0-9_.-]+:)?[a-z0-9_./-]+$/, 'dimension must be a dimension id, e.g. minecraft:the_nether (or the_nether)');
 
 const listed = z.looseObject({
   id: z.string(),
@@ -39,7 +35,7 @@ export const snapshotPlugin = definePlugin({
         .object({
           radius: snapshotRadius.optional(),
           name: snapshotName.optional().describe('default: snap-<tick>'),
-          dimension: dimension.optional().describe('default: the primary level'),
+          dimension: snapshotDimension.optional().describe('default: the primary level'),
         })
         .strict(),
       output: snapshotResult,

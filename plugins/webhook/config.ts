@@ -27,8 +27,29 @@ export const receiverOptions = z.object({
 }).strict();
 export type ReceiverOptions = z.infer<typeof receiverOptions>;
 
-export const webhookOptions = z.object({ receivers: z.array(receiverOptions).optional() }).strict();
+/** The spool's default byte bound, as `mcbridge forward --spool-max-bytes`. */
+export const DEFAULT_SPOOL_MAX_BYTES = 16 * 1024 * 1024;
+const spoolOptions = {
+  spool: z.string().min(1).optional(),
+  spoolMaxBytes: z.number().int().min(4096, 'spoolMaxBytes must be at least 4096 bytes').optional(),
+};
+
+export const webhookOptions = z.object({ receivers: z.array(receiverOptions).optional(), ...spoolOptions }).strict();
 export type WebhookOptions = z.infer<typeof webhookOptions>;
+
+const inConfigFile = (kind: 'url' | 'secret') =>
+  z.never({
+    error: `a ${kind} written into mcbridge.config.ts would be committed and printed; name the environment variable (${kind}Env) or the file (${kind}File) that holds it`,
+  }).optional();
+
+/**
+ * The `webhook` entry of mcbridge.config.ts (McbridgeConfig['webhook']): the plugin's options,
+ * except that URL and secret may only be named (urlEnv, secretFile...), never written in.
+ */
+export const webhookConfigEntry = z.object({
+  receivers: z.array(receiverOptions.extend({ url: inConfigFile('url'), secret: inConfigFile('secret') }).strict()).optional(),
+  ...spoolOptions,
+}).strict();
 
 export const DEFAULT_EVENTS = ['chat', 'game', 'mark', 'error'];
 const DEFAULTS = { queueSize: 256, maxAttempts: 5, backoff: 1, maxBackoff: 30, timeout: 10 };

@@ -11,6 +11,8 @@ export interface ForwarderStatus {
   /** Why nothing is forwarded, when nothing is. */
   off?: string;
   connected: boolean;
+  /** The spool file, when one keeps the queues across restarts. */
+  spool?: string;
   receivers: ReceiverStatus[];
 }
 
@@ -44,6 +46,11 @@ export class Forwarder {
    * run left there. Returns that run's cursor: follow the daemon from it to miss nothing.
    */
   useSpool(spool: Spool): { streamId?: string | undefined; lastSeq?: number | undefined } {
+    return this.takeSpool(spool).resume;
+  }
+
+  /** `useSpool`, with the whole state as loaded (whether the previous run stopped cleanly). */
+  takeSpool(spool: Spool): { state: SpoolState; resume: { streamId?: string | undefined; lastSeq?: number | undefined } } {
     const state = spool.load();
     this.receivers.forEach((r, i) => {
       const owed = state.queues[receiverKey(r.config.url, i)];
@@ -52,7 +59,7 @@ export class Forwarder {
     });
     this.spool = spool;
     this.cursor = { streamId: state.streamId, lastSeq: state.lastSeq };
-    return { ...this.cursor };
+    return { state, resume: { ...this.cursor } };
   }
 
   /**
@@ -66,13 +73,17 @@ export class Forwarder {
     this.writeTimer = setTimeout(() => this.flush(), SPOOL_WRITE_MS);
   }
 
-  /** Write the state now. Over the byte bound, the oldest queued events go first (counted as dropped). */
-  flush(): void {
+  /**
+   * Write the state now. Over the byte bound, the oldest queued events go first (counted as
+   * dropped). `closed`: the caller has handed over every event its stream holds (a clean stop).
+   */
+  flush(closed = false): void {
     clearTimeout(this.writeTimer);
     this.writeTimer = undefined;
     if (!this.spool) return;
     const state = (): SpoolState => ({
       ...this.cursor,
+      ...(closed ? { closed } : {}),
       queues: Object.fromEntries(this.receivers.map((r, i) => [receiverKey(r.config.url, i), r.pending()])),
     });
     let s = state();
@@ -109,10 +120,22 @@ export class Forwarder {
     this.persist();
   }
 
-  async stop(): Promise<void> {
+  /** Carry on after `at` (a resumed stream, or a new one), as if its last event had been handled. */
+  moveTo(at: { streamId: string; lastSeq: number }): void {
+    this.cursor = { ...at };
+    this.persist();
+  }
+
+  /** The last event handed to the receivers. */
+  position(): { streamId?: string | undefined; lastSeq?: number | undefined } {
+    return { ...this.cursor };
+  }
+
+  /** `closed`: every event of the stream was handed over first, so a restart need not report a gap. */
+  async stop(closed = false): Promise<void> {
     this.setConnected(false);
     await Promise.all(this.receivers.map((r) => r.stop()));
-    this.flush();
+    this.flush(closed);
   }
 
   status(): ForwarderStatus {
@@ -120,6 +143,7 @@ export class Forwarder {
       enabled: this.receivers.length > 0,
       ...(this.resolved.off ? { off: this.resolved.off } : {}),
       connected: this.connected,
+      ...(this.spool ? { spool: this.spool.file } : {}),
       receivers: this.receivers.map((r) => r.status()),
     };
   }

@@ -1,7 +1,9 @@
+import path from 'node:path';
 import { z } from 'zod';
-import { definePlugin, defineTool, type EventCategory, type ServiceContext } from 'mcbridge';
-import { resolveReceivers, webhookOptions, type WebhookOptions } from './config.js';
+import { definePlugin, defineTool, type Cursor, type EventCategory, type EventsView, type ServiceContext } from 'mcbridge';
+import { DEFAULT_SPOOL_MAX_BYTES, resolveReceivers, webhookOptions, type WebhookOptions } from './config.js';
 import { Forwarder, type ForwarderStatus } from './forwarder.js';
+import { Spool } from './spool.js';
 
 const tool = defineTool.withOptions(webhookOptions);
 
@@ -17,11 +19,13 @@ export function createWebhookPlugin() {
   const status = (): ForwarderStatus | { enabled: false; off: string; connected: false; receivers: [] } =>
     forwarder?.status() ?? { enabled: false, off: 'the webhook service is not running', connected: false, receivers: [] };
 
-  async function follow(ctx: ServiceContext<WebhookOptions>, f: Forwarder, signal: AbortSignal): Promise<void> {
+  let service: ServiceContext<WebhookOptions> | undefined;
+
+  async function follow(ctx: ServiceContext<WebhookOptions>, f: Forwarder, signal: AbortSignal, since: Cursor | undefined): Promise<void> {
     const categories = f.categories() as EventCategory[] | undefined;
     f.setConnected(true);
     try {
-      for await (const item of ctx.events.follow({ signal, ...(categories ? { categories } : {}) })) f.handle(item);
+      for await (const item of ctx.events.follow({ signal, since, ...(categories ? { categories } : {}) })) f.handle(item);
     } catch (err) {
       ctx.log.error({ err: (err as Error).message }, 'webhook: following the event log failed; nothing more is forwarded');
     } finally {
@@ -46,14 +50,19 @@ export function createWebhookPlugin() {
           ctx.log.info(resolved.off);
           return;
         }
+        const since = ctx.config.spool ? resumeFrom(f, new Spool(path.resolve(ctx.config.spool), ctx.config.spoolMaxBytes ?? DEFAULT_SPOOL_MAX_BYTES), ctx.events) : undefined;
         f.start();
+        service = ctx;
         stopFollowing = new AbortController();
-        following = follow(ctx, f, AbortSignal.any([ctx.signal, stopFollowing.signal]));
+        following = follow(ctx, f, AbortSignal.any([ctx.signal, stopFollowing.signal]), since);
       },
       async stop() {
         stopFollowing?.abort();
         await following;
-        await forwarder?.stop();
+        // The link has stopped: whatever the follower had not reached yet is queued (and spooled) too.
+        const spooled = service?.config.spool !== undefined;
+        if (forwarder && service && spooled) drain(forwarder, service.events);
+        await forwarder?.stop(spooled);
       },
       status: () => ({ ...status() }),
     }],
@@ -69,6 +78,40 @@ export function createWebhookPlugin() {
       }),
     ],
   });
+}
+
+/**
+ * Take back what the spool holds and say where to follow from. The same stream (the plugin was
+ * restarted in this daemon run): after the last event handed over. A new stream (the daemon
+ * restarted): its events from the first one the ring still holds; the old stream's events after
+ * the cursor are gone, which counts as a gap unless the old run stopped cleanly, having queued
+ * everything its stream held. A fresh spool: from now.
+ */
+function resumeFrom(f: Forwarder, spool: Spool, events: EventsView): Cursor {
+  const { state, resume } = f.takeSpool(spool);
+  let seq: number;
+  if (resume.streamId === undefined) seq = events.lastSeq;
+  else if (resume.streamId === events.streamId) seq = resume.lastSeq ?? 0;
+  else {
+    if (!state.closed) f.handle({ kind: 'gap', reason: 'stream-reset', dropped: 0, from: 0, to: 0 });
+    seq = 0;
+  }
+  f.moveTo({ streamId: events.streamId, lastSeq: seq });
+  return { streamId: events.streamId, seq };
+}
+
+/** Hand over every event recorded after the forwarder's last one (the follower stopped first). */
+function drain(f: Forwarder, events: EventsView): void {
+  const at = f.position();
+  if (at.streamId !== events.streamId || at.lastSeq === undefined) return;
+  const wanted = f.categories();
+  let since: Cursor = { streamId: events.streamId, seq: at.lastSeq };
+  for (;;) {
+    const page = events.query({ since, limit: 1000, ...(wanted ? { filter: (e) => wanted.includes(e.category) } : {}) });
+    for (const event of page.events) f.handle({ kind: 'event', event });
+    if (!page.truncated) return;
+    since = { streamId: events.streamId, seq: page.next };
+  }
 }
 
 export const webhookPlugin = createWebhookPlugin();

@@ -1,5 +1,15 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, STATUS_CODES } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+
+/**
+ * One kept-alive connection per receiver: deliveries are sequential, so one socket serves them
+ * all (a new TCP connection per event costs more than the POST), and a hanging receiver holds
+ * only its own.
+ */
+export function receiverAgent(url: URL): HttpAgent {
+  const options = { keepAlive: true, maxSockets: 1 };
+  return url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+}
 
 /** How one attempt ended: delivered, worth retrying, or refused for good. */
 export type Outcome =
@@ -7,13 +17,24 @@ export type Outcome =
   | { kind: 'retry'; status?: number; error: string }
   | { kind: 'permanent'; status: number; error: string };
 
+/**
+ * `HTTP <status>`, plus the receiver's reason phrase when it is not the standard one (it may say
+ * why it refused). Receiver text, so bounded and stripped of control characters; the caller's
+ * sanitiser removes the URL, path, query and secret from it like from any other message.
+ */
+function statusText(status: number, reason: string | undefined): string {
+  const said = (reason ?? '').replace(/[\x00-\x1f\x7f]/g, ' ').trim().slice(0, 200);
+  return said && said !== STATUS_CODES[status] ? `HTTP ${status} (the receiver said: ${said})` : `HTTP ${status}`;
+}
+
 /** Transient by the predecessor's rule: 5xx, 408, 425, 429. Every other non-2xx is final. */
-export function classify(status: number): Outcome {
+export function classify(status: number, reason?: string): Outcome {
   if (status >= 200 && status < 300) return { kind: 'delivered', status };
-  if (status >= 500 || status === 408 || status === 425 || status === 429) return { kind: 'retry', status, error: `HTTP ${status}` };
+  const error = statusText(status, reason);
+  if (status >= 500 || status === 408 || status === 425 || status === 429) return { kind: 'retry', status, error };
   // A redirect is never followed: a client that follows a 302/303 turns the signed POST into a GET.
-  if (status >= 300 && status < 400) return { kind: 'permanent', status, error: `HTTP ${status} redirect was not followed` };
-  return { kind: 'permanent', status, error: `HTTP ${status}` };
+  if (status >= 300 && status < 400) return { kind: 'permanent', status, error: `${error} redirect was not followed` };
+  return { kind: 'permanent', status, error };
 }
 
 /** The most of a response body read before it is dropped: receivers should answer briefly. */
@@ -25,12 +46,12 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
  * ended cleanly: one cut short (the socket closed mid-body) is retried, since the receiver may
  * not have finished handling it and `eventId` makes the retry safe.
  */
-export function post(url: URL, body: string, headers: Record<string, string>, timeoutMs: number, signal?: AbortSignal): Promise<Outcome> {
+export function post(url: URL, body: string, headers: Record<string, string>, timeoutMs: number, signal?: AbortSignal, agent?: HttpAgent): Promise<Outcome> {
   return new Promise((resolve) => {
     let settled = false;
-    const payload = Buffer.from(body, 'utf8');
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(url, { method: 'POST', headers: { ...headers, 'Content-Length': String(payload.length) } });
+    headers['Content-Length'] = String(Buffer.byteLength(body));
+    const req = send(url, { method: 'POST', headers, ...(agent ? { agent } : {}) });
     const finish = (outcome: Outcome) => {
       if (settled) return;
       settled = true;
@@ -52,15 +73,15 @@ export function post(url: URL, body: string, headers: Record<string, string>, ti
       });
       res.on('aborted', () => finish({ kind: 'retry', status, error: `truncated response (HTTP ${status})` }));
       res.on('error', (err) => {
-        if (read > MAX_RESPONSE_BYTES) finish(classify(status));
+        if (read > MAX_RESPONSE_BYTES) finish(classify(status, res.statusMessage));
         else finish({ kind: 'retry', status, error: `truncated response (HTTP ${status}): ${err.message}` });
       });
-      res.on('end', () => finish(res.complete ? classify(status) : { kind: 'retry', status, error: `truncated response (HTTP ${status})` }));
+      res.on('end', () => finish(res.complete ? classify(status, res.statusMessage) : { kind: 'retry', status, error: `truncated response (HTTP ${status})` }));
       res.on('close', () => {
-        if (read > MAX_RESPONSE_BYTES) finish(classify(status));
+        if (read > MAX_RESPONSE_BYTES) finish(classify(status, res.statusMessage));
         else if (!res.complete) finish({ kind: 'retry', status, error: `truncated response (HTTP ${status})` });
       });
     });
-    req.end(payload);
+    req.end(body, 'utf8');
   });
 }

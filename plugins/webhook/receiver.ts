@@ -1,5 +1,5 @@
 import { buildDelivery, attemptHeaders, type Delivery } from './body.js';
-import { post, type Outcome } from './post.js';
+import { post, receiverAgent, type Outcome } from './post.js';
 import { redactUrl, sanitizer } from './redact.js';
 
 /** One receiver's settings, resolved (URL and secret already read from the environment or a file). */
@@ -58,6 +58,7 @@ export class WebhookReceiver {
   readonly shownUrl: string;
   private readonly clean: (text: string) => string;
   private readonly target: URL;
+  private readonly agent: ReturnType<typeof receiverAgent>;
   private readonly accepts: (category: string) => boolean;
   private readonly queue: Delivery[] = [];
   private wake: (() => void) | undefined;
@@ -82,6 +83,7 @@ export class WebhookReceiver {
     this.shownUrl = redactUrl(config.url);
     this.clean = sanitizer(config.url, config.secret);
     this.target = new URL(config.url);
+    this.agent = receiverAgent(this.target);
     const all = config.events.includes('*');
     const set = new Set(config.events);
     this.accepts = (category) => all || set.has(category);
@@ -139,7 +141,8 @@ export class WebhookReceiver {
   /** Events the source lost before this receiver saw them. */
   noteGap(dropped: number, reason: string): void {
     this.counts.gaps += 1;
-    this.warn({ dropped, reason }, `webhook: ${dropped} event(s) were lost before they could be queued (${reason})`);
+    const what = dropped > 0 ? `${dropped} event(s) were lost` : 'events may have been lost';
+    this.warn({ dropped, reason }, `webhook: ${what} before they could be queued (${reason})`);
   }
 
   /** Stop now: an attempt in flight is cut off; queued events are not delivered. */
@@ -147,6 +150,7 @@ export class WebhookReceiver {
     this.stopper.abort();
     this.wake?.();
     await this.worker;
+    this.agent.destroy();
     this.info({ ...this.counts, queued: this.queue.length }, `webhook forwarding to ${this.shownUrl} stopped: delivered ${this.counts.delivered}, failed ${this.counts.failed}, dropped ${this.counts.dropped}`);
   }
 
@@ -205,7 +209,7 @@ export class WebhookReceiver {
   private async deliver(d: Delivery, signal: AbortSignal): Promise<void> {
     const { maxAttempts, backoff, maxBackoff, timeout, secret } = this.config;
     for (let attempt = 1; ; attempt += 1) {
-      const outcome: Outcome = await post(this.target, d.body, attemptHeaders(d, secret, attempt), timeout * 1000, signal);
+      const outcome: Outcome = await post(this.target, d.body, attemptHeaders(d, secret, attempt), timeout * 1000, signal, this.agent);
       if (signal.aborted) return;
       this.lastEventId = d.eventId;
       if (outcome.kind === 'delivered') {

@@ -10,6 +10,8 @@ export interface SpoolState {
   lastSeq?: number | undefined;
   /** Per receiver key: undelivered bodies, oldest first (the one in flight included). */
   queues: Record<string, Delivery[]>;
+  /** Written by a clean stop that had queued every event its stream held: nothing of that stream is missing. */
+  closed?: boolean;
 }
 
 /** A receiver's key in the spool: a hash of its URL, so the file never holds the URL itself. */

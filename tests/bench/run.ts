@@ -1,12 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import net from 'node:net';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildFloodPayload, FloodMod, type FloodPayload } from './flood-mod.js';
 import { fmtInt, fmtMiB, fmtNum, mean, median, percentile, round, table } from './stats.js';
 import { RpcClient, Subscriber, type GapInfo, type RelayKind } from './subscriber.js';
+import {
+  delay, freePort, guard, killAll, oneCall, readCpu, readCpuMs, readMemory, repoRoot, spawnChild, stopChild, unexpectedExits, withTimeout, type Child,
+} from './children.js';
+import { forkCopyPart } from './fork-copy.js';
+import { webhookPart } from './webhook.js';
 
 /**
  * `npm run bench`: the daemon next to a raw-Node baseline, in one run.
@@ -18,14 +21,17 @@ import { RpcClient, Subscriber, type GapInfo, type RelayKind } from './subscribe
  *     used per round is printed too: on a shared machine it is steadier than wall time.
  *  2. call round trip: sequential `state` calls, client → relay → mod → back.
  *  3. memory: resident set size of both children after the relay rounds.
+ *  4. webhook throughput: a burst through the forwarder vs a minimal signed-POST loop (webhook.ts).
+ *  5. the fork's world copy vs `cp -r` on a generated world of at least 1 GB (fork-copy.ts).
  *
  * A measurement, not a test: it exits 0 whether or not the targets are met, and non-zero
- * only when the benchmark itself broke. Knobs: BENCH_EVENTS, BENCH_ROUNDS, BENCH_CALLS,
- * BENCH_SUBSCRIBERS, BENCH_DAEMON_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+ * only when the benchmark itself broke. Knobs: BENCH_PARTS (relay,webhook,fork), BENCH_EVENTS,
+ * BENCH_ROUNDS, BENCH_CALLS, BENCH_SUBSCRIBERS, BENCH_DAEMON_NODE_ARGS (e.g. "--cpu-prof
+ * --cpu-prof-dir=/tmp/prof"), BENCH_WEBHOOK_EVENTS, BENCH_WEBHOOK_ROUNDS, BENCH_WORLD_BYTES,
+ * BENCH_FORK_ROUNDS, BENCH_FORK_STREAM.
  */
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const repoRoot = path.resolve(here, '..', '..', '..'); // dist/tests/bench -> repo
 const BIN = path.join(repoRoot, 'bin', 'mcbridge.js');
 const BASELINE_JS = path.join(here, 'baseline-relay.js');
 
@@ -51,158 +57,6 @@ const MIN_ROUNDS = Math.min(3, ROUNDS);
 const RELAY_TARGET = 0.5; // daemon/baseline events per second, at least
 const LATENCY_TARGET = 2; // daemon p50 / baseline p50, at most
 
-// ---- child processes: always killed on the way out ------------------------------------
-
-interface Child {
-  name: string;
-  proc: ChildProcess;
-  stderr: string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  exitedYet: boolean;
-  stopping: boolean;
-}
-
-const children = new Set<Child>();
-/** Children that died without being asked to: the likely cause when the bench breaks. */
-const unexpectedExits: string[] = [];
-
-function killAll(): void {
-  for (const c of children) {
-    c.stopping = true;
-    if (!c.exitedYet) {
-      try {
-        c.proc.kill('SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  }
-}
-
-process.on('exit', killAll);
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  process.on(sig, () => {
-    killAll();
-    process.exit(130);
-  });
-}
-
-function spawnChild(name: string, args: string[]): Child {
-  const proc = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] });
-  const child: Child = {
-    name,
-    proc,
-    stderr: '',
-    exitedYet: false,
-    stopping: false,
-    exited: new Promise((resolve) => {
-      proc.once('exit', (code, signal) => {
-        child.exitedYet = true;
-        children.delete(child);
-        if (!child.stopping) {
-          unexpectedExits.push(`the ${name} process exited unexpectedly (code ${code}, signal ${signal}); its stderr:\n${child.stderr.trim() || '(empty)'}`);
-        }
-        resolve({ code, signal });
-      });
-    }),
-  };
-  proc.stderr!.setEncoding('utf8');
-  proc.stderr!.on('data', (s: string) => {
-    child.stderr = (child.stderr + s).slice(-16_384);
-  });
-  proc.on('error', (err) => {
-    child.stderr += `\nspawn error: ${err.message}`;
-  });
-  children.add(child);
-  return child;
-}
-
-/** Reject as soon as the child dies: a dead relay means the benchmark broke. */
-function guard<T>(child: Child, work: Promise<T>): Promise<T> {
-  return Promise.race([
-    work,
-    child.exited.then(({ code, signal }) => {
-      throw new Error(`the ${child.name} process exited (code ${code}, signal ${signal}) during the benchmark; its stderr:\n${child.stderr.trim() || '(empty)'}`);
-    }),
-  ]);
-}
-
-async function stopChild(child: Child): Promise<void> {
-  if (child.exitedYet) return;
-  child.stopping = true;
-  child.proc.kill('SIGTERM');
-  const timer = setTimeout(() => child.proc.kill('SIGKILL'), 5_000);
-  await child.exited;
-  clearTimeout(timer);
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer!: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** One request on a fresh connection; the parsed reply line. */
-async function oneCall(port: number, method: string): Promise<Record<string, unknown>> {
-  const client = await RpcClient.connect(port);
-  try {
-    const { reply } = await withTimeout(client.roundTrip(JSON.stringify({ id: 1, method })), 5_000, `the '${method}' reply`);
-    return JSON.parse(reply) as Record<string, unknown>;
-  } finally {
-    client.close();
-  }
-}
-
-/** VmRSS and VmHWM (peak) of a process, in bytes; null where /proc is unavailable. */
-function readMemory(pid: number | undefined): { rss: number | null; peak: number | null } {
-  if (pid === undefined) return { rss: null, peak: null };
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (key: string) => {
-      const m = new RegExp(`^${key}:\\s+(\\d+)\\s+kB`, 'm').exec(status);
-      return m ? Number(m[1]) * 1024 : null;
-    };
-    return { rss: kb('VmRSS'), peak: kb('VmHWM') };
-  } catch {
-    return { rss: null, peak: null };
-  }
-}
-
-/** CPU time a process has used (all threads), in ms: in total, and in the kernel; null without /proc. */
-function readCpu(pid: number | undefined): { total: number; sys: number } | null {
-  if (pid === undefined) return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (USER_HZ, 100 on Linux).
-    const user = Number(fields[11]) * 10;
-    const sys = Number(fields[12]) * 10;
-    return { total: user + sys, sys };
-  } catch {
-    return null;
-  }
-}
-
-function readCpuMs(pid: number | undefined): number | null {
-  return readCpu(pid)?.total ?? null;
-}
 
 // ---- the two relays under test --------------------------------------------------------
 
@@ -398,17 +252,16 @@ function summarizeRounds(rounds: RoundResult[]): RoundSummary {
   };
 }
 
-async function main(): Promise<void> {
-  const started = performance.now();
-  if (!existsSync(path.join(repoRoot, 'dist', 'core', 'cli', 'main.js'))) {
-    throw new Error('dist/core/cli/main.js is missing: run `npm run build` first (npm run bench does)');
+/** Part 1-3: relay, round trip, memory. Prints its table; returns its part of the JSON summary. */
+async function relayBench(): Promise<Record<string, unknown>> {
+  if (!existsSync(path.join(repoRoot, 'dist', 'core', 'frontends', 'cli', 'main.js'))) {
+    throw new Error('dist/core/frontends/cli/main.js is missing: run `npm run build` first (npm run bench does)');
   }
   if (!existsSync(BASELINE_JS)) throw new Error(`${BASELINE_JS} is missing: build the bench (npm run bench does)`);
 
   const payload = buildFloodPayload(EVENTS);
   const warmPayload = buildFloodPayload(WARMUP_EVENTS);
   const avgLine = payload.bytes / payload.events;
-  console.log(`mcbridge bench: node ${process.version}, ${os.cpus().length} cpus (${os.cpus()[0]?.model ?? '?'}), ${process.platform} ${process.arch}`);
   console.log(`flood: ${fmtInt(EVENTS)} events per round (${fmtNum(avgLine, 0)} B per line on average, ${payload.minLineBytes}..${payload.maxLineBytes}), ` +
     `${SUBSCRIBERS} subscribers, up to ${ROUNDS} rounds per relay after a warm-up of ${fmtInt(WARMUP_EVENTS)}, alternating; median round counts`);
 
@@ -539,8 +392,6 @@ async function main(): Promise<void> {
   }
   if (daemonStderr) console.log(`daemon stderr (last lines):\n${daemonStderr.split('\n').slice(-5).join('\n')}`);
   console.log(`relay: ${relayVerdict}   round trip: ${latVerdict}   memory ratio: ${ratio(memRatio)} (informational)`);
-  const seconds = (performance.now() - started) / 1000;
-  console.log(`finished in ${fmtNum(seconds, 1)} s`);
 
   const relayJson = (rs: RoundResult[], s: RoundSummary) => ({
     eventsPerSec: s.eventsPerSec === null ? null : round(s.eventsPerSec, 0),
@@ -553,7 +404,7 @@ async function main(): Promise<void> {
   const latJson = (l: ReturnType<typeof lat>, n: number) => ({
     calls: n, p50Us: round(l.p50, 1), p99Us: round(l.p99, 1), meanUs: round(l.mean, 1), relayCpuUsPerCall: round(l.cpuUsPerCall, 1), errors: l.errors,
   });
-  const summary = {
+  return {
     relay: {
       events: EVENTS, subscribers: SUBSCRIBERS, rounds: roundsRun, avgLineBytes: round(avgLine, 1),
       daemon: relayJson(rounds.daemon, relayD), baseline: relayJson(rounds.baseline, relayB),
@@ -570,13 +421,27 @@ async function main(): Promise<void> {
       daemonIdleRssBytes: idleMemory.daemon.rss, baselineIdleRssBytes: idleMemory.baseline.rss,
       ratio: memRatio === null ? null : round(memRatio, 3),
     },
-    node: process.version,
-    cpus: os.cpus().length,
     loadAvgAtStart: round(load, 2),
-    platform: `${process.platform}-${process.arch}`,
-    seconds: round(seconds, 1),
   };
-  console.log(JSON.stringify(summary));
+}
+
+/**
+ * Which parts run: BENCH_PARTS, a comma list of relay (1-3 above), webhook and fork (4, 5);
+ * default all. 4. webhook throughput (tests/bench/webhook.ts); 5. the fork's world copy next to
+ * `cp -r` (tests/bench/fork-copy.ts).
+ */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'relay,webhook,fork').split(',').map((p) => p.trim()));
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  console.log(`mcbridge bench: node ${process.version}, ${os.cpus().length} cpus (${os.cpus()[0]?.model ?? '?'}), ${process.platform} ${process.arch}`);
+  const summary: Record<string, unknown> = {};
+  if (PARTS.has('relay')) Object.assign(summary, await relayBench());
+  if (PARTS.has('webhook')) summary.webhook = await webhookPart(envInt('BENCH_WEBHOOK_EVENTS', 10_000), envInt('BENCH_WEBHOOK_ROUNDS', 5));
+  if (PARTS.has('fork')) summary.forkCopy = await forkCopyPart(envInt('BENCH_WORLD_BYTES', 1.1e9), envInt('BENCH_FORK_ROUNDS', 5));
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`finished in ${fmtNum(seconds, 1)} s`);
+  console.log(JSON.stringify({ ...summary, node: process.version, cpus: os.cpus().length, platform: `${process.platform}-${process.arch}`, seconds: round(seconds, 1) }));
 }
 
 main().then(

@@ -93,8 +93,8 @@ describe('fork under faults', () => {
   });
 
   it('a cancel while a slow SNAPSHOT is in flight: cancelled, unfrozen once the mod answered', async () => {
-    // The link sends nothing until the cancelled SNAPSHOT's reply came (replies carry no ids), so
-    // the unfreeze follows it. A mod that never answers is the gap the report names.
+    // The unfreeze goes on a connection of its own, not behind the cancelled SNAPSHOT's owed
+    // reply; a mod that never answers is tests/faults/fork-hung.test.ts.
     const stack = await live();
     stack.sim.fault('SNAPSHOT', { delayMs: 200 }, { times: 1 });
     const abort = new AbortController();

@@ -18,11 +18,16 @@ export interface DaemonProcess {
   alive(): boolean;
   /** Resident set size in bytes (Linux: /proc). */
   rss(): number;
+  /** Send `signal` (SIGTERM: a clean stop; SIGKILL: a crash) and wait for the process to end. */
+  kill(signal: NodeJS.Signals): Promise<void>;
 }
 
-/** `mcbridge run --api-port 0 --no-config <args>`, once it listens and has connected to its mod. */
-export async function startDaemonProcess(processes: CliProcesses, args: string[], env?: NodeJS.ProcessEnv): Promise<DaemonProcess> {
-  const { child, out } = processes.start(['run', '--api-port', '0', '--no-config', ...args], { env });
+/**
+ * `mcbridge run --api-port 0 --no-config <args>` (`--config <config>` when given), once it
+ * listens and has connected to its mod.
+ */
+export async function startDaemonProcess(processes: CliProcesses, args: string[], env?: NodeJS.ProcessEnv, config?: string): Promise<DaemonProcess> {
+  const { child, out } = processes.start(['run', '--api-port', '0', ...(config ? ['--config', config] : ['--no-config']), ...args], { env });
   let port = 0;
   await waitUntil(() => {
     if (child.exitCode !== null) throw new Error(`the daemon exited with ${child.exitCode}: ${out.stderr}`);
@@ -38,6 +43,12 @@ export async function startDaemonProcess(processes: CliProcesses, args: string[]
       const kb = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1];
       if (kb === undefined) throw new Error(`no VmRSS for pid ${child.pid}`);
       return Number(kb) * 1024;
+    },
+    kill: async (signal) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const ended = once(child, 'exit');
+      child.kill(signal);
+      await ended;
     },
   };
 }

@@ -180,6 +180,24 @@ describe('fork', () => {
     expect(Object.keys(await bare.hidden())).toContain('fork');
   });
 
+  it('passes dimension to SNAPSHOT (§2.14); refuses a malformed one before sending; an unknown one fails unfrozen', async () => {
+    const stack = await live();
+    const before = stack.sim.received.length;
+    const result = (await stack.call('fork', { name: 'hot', dimension: 'the_nether', regions: false })) as Record<string, any>;
+    expect(sentSince(stack, before)).toEqual(['CMD tick query', 'CMD tick freeze', 'CMD save-all flush', 'SNAPSHOT 0 hot minecraft:the_nether', 'CMD tick unfreeze']);
+    expect(result).toMatchObject({ dimension: 'minecraft:the_nether', requested: { dimension: 'the_nether' }, verified: { snapshotFiles: { read: true } } });
+    expect(result.entities).toBe(stack.sim.world.entitiesIn('minecraft:the_nether').length);
+    const mid = stack.sim.received.length;
+    const bad = await failure(stack.call('fork', { dimension: 'Minecraft:Nether!' }));
+    expect(bad.code).toBe('invalid_params');
+    expect(bad.message).toMatch(/dimension id/);
+    expect(sentSince(stack, mid)).toEqual([]);
+    const unknown = await failure(stack.call('fork', { name: 'far', dimension: 'minecraft:nowhere' }));
+    expect(unknown.code).toBe('mod_error');
+    expect(unknown.message).toMatch(/no such dimension: minecraft:nowhere.*unfrozen again/);
+    expect(stack.sim.world.frozen).toBe(false);
+  });
+
   it('says what to pass when STATE has no worldDir, and unfreezes', async () => {
     const stack = await stacks.start({ sim: { autoTick: false } }); // no world folder: a temp dir without worldDisk
     fs.rmSync(path.join(stack.sim.dir, 'world'), { recursive: true, force: true });

@@ -41,6 +41,7 @@ export function describePlan(plan: ConfigPlan, builtins: ReadonlyMap<string, Too
     file,
     dir,
     ...describeOptions(config),
+    ...(config.webhook ? { webhook: redact(config.webhook) } : {}),
     plugins: redact(plan.plugins.map((p) => ({
       name: p.plugin.name,
       version: p.plugin.version,

@@ -15,7 +15,7 @@ import { loadConfig, type LoadedConfig } from './load.js';
 import { configTimeoutMs, withinConfigTimeout } from './probe.js';
 import { resolvePlugins, type ResolvedPlugin } from './plugins.js';
 import type { CompositeSpec, McbridgeConfig } from '../../authoring/config.js';
-import { DAEMON_KEYS } from './schema.js';
+import { RESTART_KEYS } from './schema.js';
 
 /** The policy in force: flags given on the command line win over the config. */
 export function mergePolicy(config: McbridgeConfig, overrides: ToolPolicy = {}): ToolPolicy {
@@ -200,7 +200,7 @@ export class ConfigRuntime {
         if (!loaded) throw new ConfigError(file, [{ path: '', message: 'no longer holds a config' }]);
         // Plugin packages are imported here: one that never finishes must not stall every later reload.
         const plan = await withinConfigTimeout(file, planConfig(loaded, this.neighbours(), this.options.overrides), configTimeoutMs());
-        const restartOnly = DAEMON_KEYS.filter((k) => JSON.stringify(loaded.config[k]) !== JSON.stringify(this.loaded.config[k]));
+        const restartOnly = RESTART_KEYS.filter((k) => JSON.stringify(loaded.config[k]) !== JSON.stringify(this.loaded.config[k]));
         const { added, removed } = await this.apply(plan);
         this.loaded = loaded;
         this.loadedAt = Date.now();
@@ -208,7 +208,7 @@ export class ConfigRuntime {
         this.lastError = null;
         this.log.info({ file, reason, added, removed, tools: plan.composites.map((c) => c.name) }, `config reloaded from ${displayPath(file)}`);
         if (restartOnly.length > 0) {
-          this.log.warn({ keys: restartOnly }, `config: ${restartOnly.join(', ')} changed; daemon options take effect when the daemon restarts`);
+          this.log.warn({ keys: restartOnly }, `config: ${restartOnly.join(', ')} changed; daemon options and webhook take effect when the daemon restarts`);
         }
         return { ok: true, added, removed };
       } catch (err) {

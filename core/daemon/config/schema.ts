@@ -1,6 +1,7 @@
 /** The zod check of what a config file exported; its types are in core/authoring/config.ts. */
 import { z } from 'zod';
 import { DAEMON_OPTIONS, groupKeys, OPTION_KEYS, type OptionKey } from '../../authoring/options.js';
+import { webhookConfigEntry } from '../builtins.js';
 
 type OptionSchemas = { [K in OptionKey]: z.ZodOptional<(typeof DAEMON_OPTIONS)[K]['schema']> };
 
@@ -11,7 +12,11 @@ export const configSchema = z.object({
   ...optionSchemas,
   plugins: z.array(z.unknown()).optional(),
   composites: z.array(z.unknown()).optional(),
+  // The built-in webhook plugin's options, checked by its own schema.
+  webhook: webhookConfigEntry.optional(),
 }).strict();
 
 /** The options read when the daemon starts: a change in the config waits for a restart. */
 export const DAEMON_KEYS = groupKeys('daemon');
+/** Also read only at start: the built-in webhook forwarder's entry (its queues and spool outlive a config save). */
+export const RESTART_KEYS = [...DAEMON_KEYS, 'webhook'] as const;

@@ -50,6 +50,14 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Reply types that answer this line, instead of those its verb's declaration names. */
   replies?: readonly string[];
+  /**
+   * Send it on a short-lived connection of its own, as blocking verbs go, instead of the main
+   * connection's queue. For a clean-up that must not wait behind a reply the main connection still
+   * owes (a cancelled request the mod never answers holds it up to `owedGraceMs`). Its reply cannot
+   * be confused with any other; the price is a connection and a greeting, and no order with
+   * requests still out on the main connection: use it only when nothing out there must land first.
+   */
+  ownConnection?: boolean;
 }
 
 export interface LinkStatus extends QueueStatus {
@@ -210,7 +218,7 @@ export class ModLink extends EventEmitter {
       this.stats.undeclaredVerbs += 1;
       this.opts.log.debug({ request: trimmed }, 'no plugin declares this verb; taking any reply as its answer');
     }
-    if (spec.blocking) {
+    if (spec.blocking || options.ownConnection) {
       return this.side.request(() => this.port, () => this.notConnectedError(), trimmed, replies, { timeoutMs, arrivedAt }, options.signal);
     }
     const reply = await this.queue.enqueue(trimmed, { replies, immediate: spec.immediate }, timeoutMs, arrivedAt, options.signal);

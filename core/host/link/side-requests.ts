@@ -27,8 +27,9 @@ export interface Deadline {
 }
 
 /**
- * Blocking verbs (WAIT n > 0) run on short-lived connections of their own, so they hold up
- * nothing on the main connection. A cancelled one is simply closed: its late reply can reach
+ * Blocking verbs (WAIT n > 0), and requests sent with `ownConnection`, run on short-lived
+ * connections of their own, so they hold up nothing on the main connection and nothing there
+ * holds them up. A cancelled one is simply closed: its late reply can reach
  * no one.
  */
 export class SideRequests {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildDelivery } from '../../../plugins/webhook/body.js';
+import { Forwarder } from '../../../plugins/webhook/forwarder.js';
 import { WebhookReceiver, retryDelay, type ReceiverConfig } from '../../../plugins/webhook/receiver.js';
 import { redactUrl, sanitizer } from '../../../plugins/webhook/redact.js';
 import { captureLog, startReceiver, type TestReceiver } from './test-receiver.js';
@@ -133,6 +134,23 @@ describe('webhook delivery engine', () => {
     const delivered = server.hits.map((h) => (h.json.data as { text: string }).text);
     expect([...new Set(delivered)]).toEqual(texts);
     expect(receiver.status()).toMatchObject({ delivered: 20, failed: 0 });
+  });
+
+  it('one receiver stuck on a hanging request never holds up another: the fast one gets a whole burst, in order', async () => {
+    const slow = await startReceiver(SECRET, [], 'hang');
+    const fast = await startReceiver(SECRET);
+    open.push(slow, fast);
+    const config = { secret: SECRET, events: ['*'], queueSize: 1000, maxAttempts: 5, backoff: 1, maxBackoff: 1, timeout: 600 };
+    const forwarder = new Forwarder({ receivers: [{ url: slow.url(), ...config }, { url: fast.url('/fast'), ...config }] }, captureLog().log);
+    open.push(...forwarder.receivers);
+    forwarder.start();
+    const burst = Array.from({ length: 1000 }, (_, i) => chat(`b${i}`));
+    for (const event of burst) forwarder.handle({ kind: 'event', event: event as never }); // never waits on a receiver
+    await forwarder.receivers[1]!.settled(1000);
+    expect(fast.hits.map((h) => h.json.eventId)).toEqual(burst.map((e) => e.eventId));
+    await slow.hitsReached(1);
+    expect(slow.hits).toHaveLength(1); // still the first request, hanging
+    expect(forwarder.status().receivers.map((r) => [r.delivered, r.queued])).toEqual([[0, 999], [1000, 0]]);
   });
 
   it('drops the oldest queued events when the queue is full, counts and logs it', async () => {

@@ -2,8 +2,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** What the receiver does with one request: answer a status, hang, or cut the body short. */
-export type Behaviour = number | 'hang' | 'truncate';
+/**
+ * What the receiver does with one request: answer a status, hang, cut the body short, or answer
+ * 503 with a reason phrase that quotes the request's path and query (a careless receiver or proxy).
+ */
+export type Behaviour = number | 'hang' | 'truncate' | 'echo-503';
 
 export interface Hit {
   method: string;
@@ -13,13 +16,16 @@ export interface Hit {
   json: Record<string, unknown>;
   /** The signature header matches HMAC-SHA256(secret, "<timestamp>." + body). */
   verified: boolean;
+  /** How it was answered. */
+  behaviour: Behaviour;
 }
 
 /**
  * A webhook receiver on 127.0.0.1 that verifies every signature and records every request.
  * `script` answers requests in turn (then `fallback`); `hits(n)` resolves once n requests arrived.
  */
-export async function startReceiver(secret: string, script: Behaviour[] = [], fallback: Behaviour = 200) {
+export async function startReceiver(secret: string, script: Behaviour[] = [], initial: Behaviour = 200) {
+  let fallback = initial;
   const hits: Hit[] = [];
   const waiters: Array<{ n: number; resolve: () => void }> = [];
   const hanging: ServerResponse[] = [];
@@ -37,9 +43,10 @@ export async function startReceiver(secret: string, script: Behaviour[] = [], fa
       } catch {
         // a GET has no body
       }
-      hits.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, json, verified: got.length === expected.length && timingSafeEqual(got, expected) });
       const behaviour = script.shift() ?? fallback;
+      hits.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, json, verified: got.length === expected.length && timingSafeEqual(got, expected), behaviour });
       if (behaviour === 'hang') hanging.push(res);
+      else if (behaviour === 'echo-503') res.writeHead(503, `Unavailable: ${req.url}`).end();
       else if (behaviour === 'truncate') {
         res.writeHead(200, { 'Content-Length': '100' });
         res.write('{"ok":', () => res.destroy());
@@ -56,6 +63,10 @@ export async function startReceiver(secret: string, script: Behaviour[] = [], fa
   return {
     port,
     hits,
+    /** How requests are answered from now on, once the script is used up. */
+    answer: (behaviour: Behaviour) => void (fallback = behaviour),
+    /** Event ids answered with a 2xx, in arrival order (a repeat shows twice). */
+    accepted: () => hits.filter((h) => typeof h.behaviour === 'number' && h.behaviour >= 200 && h.behaviour < 300).map((h) => String(h.json.eventId)),
     url: (path = '/hook/s3cr3t-path?token=querytoken') => `http://127.0.0.1:${port}${path}`,
     /** Resolves once `n` requests have arrived (event-driven: no polling). */
     hitsReached: (n: number) => (hits.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve }))),

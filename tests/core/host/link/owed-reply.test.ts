@@ -50,4 +50,35 @@ describe('an owed reply', () => {
     expect(held!.received.filter((l) => l === 'ENTITIES')).toHaveLength(1);
     expect(link.stats.lateReplies).toBe(1);
   });
+
+  it('holds back the main connection, but not a request sent on its own connection', async () => {
+    let arrived!: () => void;
+    const stateArrived = new Promise<void>((resolve) => (arrived = resolve));
+    const mod = await ScriptedMod.start({
+      respond: (line) => {
+        if (line === 'STATE') {
+          arrived();
+          return []; // never answered
+        }
+        if (line.startsWith('CMD')) return [{ line: { type: 'cmd_ack', output: ['Game unfrozen'] } }];
+        return undefined;
+      },
+    });
+    cleanups.push(() => mod.stop());
+    const link = new ModLink({ vantage: 'server', modPort: mod.port, verbs: builtinVerbs(), log: silentLogger(), onEvent: () => {} });
+    link.start();
+    cleanups.push(() => link.stop());
+    await waitUntil(() => link.connected, 5_000, 'the link');
+    const cancel = new AbortController();
+    const hung = link.request('STATE', { signal: cancel.signal });
+    await stateArrived;
+    cancel.abort();
+    await expect(hung).rejects.toMatchObject({ code: 'cancelled' });
+    const queued = link.request('CMD tick query', { timeoutMs: 200 });
+    await expect(link.request('CMD tick unfreeze', { ownConnection: true })).resolves.toMatchObject({ type: 'cmd_ack' });
+    // The main connection still owes the STATE reply: what queued there was never sent.
+    await expect(queued).rejects.toMatchObject({ code: 'timeout', details: { sent: false } });
+    expect(link.status().owed).toEqual([expect.objectContaining({ line: 'STATE', why: 'abandoned' })]);
+    expect(link.stats.sideRequests).toBe(1);
+  });
 });
