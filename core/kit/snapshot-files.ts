@@ -19,6 +19,13 @@ export const SNAPSHOT_VERBS = {
   SNAPSHOTS: { replies: ['snapshots'], requires: ['snapshot'] },
 };
 
+/** The verbs of a tool that freezes, saves and snapshots (fork, restore): SNAPSHOT(S), CMD and STATE, declared alike. */
+export const SNAPSHOT_WORKFLOW_VERBS = {
+  ...SNAPSHOT_VERBS,
+  CMD: { replies: ['cmd_ack'], requires: ['command'] },
+  STATE: { replies: ['state'], requires: ['state'] },
+};
+
 const DEVICE_NAMES = new Set(['con', 'prn', 'aux', 'nul', ...[1, 2, 3, 4, 5, 6, 7, 8, 9].flatMap((n) => [`com${n}`, `lpt${n}`])]);
 
 /** Why the mod would reject `name` as a snapshot name (§2.14), or null when it accepts it. */
