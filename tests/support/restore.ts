@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
 import { orderHash } from 'mcbridge/kit';
+import type { EntitySpec } from 'mcbridge/testing';
 import type { Stack, StackOptions } from './plugins.js';
 
 export type Record_ = Record<string, unknown>;
@@ -21,9 +22,32 @@ export function useTemps(prefix = 'mcbridge-restore-'): () => string {
   };
 }
 
-/** A chest minecart record at `pos`, with NBT that carries its UUID, as the mod writes one. */
+/** A chest minecart record at `pos` (for the pure functions; its NBT is not the sim's). */
 export function cart(uuid: string, pos: [number, number, number], extra: Record_ = {}): Record_ {
-  return { uuid, type: 'minecraft:chest_minecart', pos, vel: [0, 0, 0], nbt: `{"Motion":[0.0d,0.0d,0.0d],"UUID":"${uuid}"}`, passengers: [], vehicle: null, restorable: true, ...extra };
+  return { uuid, type: 'minecraft:chest_minecart', pos, vel: [0, 0, 0], nbt: `{"Motion":[0.0d,0.0d,0.0d],"id":"${uuid}"}`, passengers: [], vehicle: null, restorable: true, ...extra };
+}
+
+export const CART_A = '0a000000-0000-4000-8000-00000000000a';
+export const CART_B = '0b000000-0000-4000-8000-00000000000b';
+export const CART_A_POS: [number, number, number] = [10.5, 64, -3.5];
+export const CART_B_POS: [number, number, number] = [11, 64, -4];
+
+/**
+ * A sim stack whose recording `rec` holds two chest minecarts (A then B, plus `extra` entities),
+ * after which the carts were killed: the game is empty where the restore will summon them.
+ */
+export async function recordedCarts(
+  start: (options?: StackOptions) => Promise<Stack>,
+  options: { sim?: StackOptions['sim']; extra?: EntitySpec[]; keep?: boolean } = {},
+): Promise<{ stack: Stack; dir: string; proof: { expect_world_dir: string } }> {
+  const carts: EntitySpec[] = [
+    { type: 'minecraft:chest_minecart', uuid: CART_A, x: CART_A_POS[0], y: CART_A_POS[1], z: CART_A_POS[2] },
+    { type: 'minecraft:chest_minecart', uuid: CART_B, x: CART_B_POS[0], y: CART_B_POS[1], z: CART_B_POS[2] },
+  ];
+  const stack = await start({ sim: { autoTick: false, entities: [...carts, ...(options.extra ?? [])], ...options.sim } });
+  const snap = (await stack.call('snapshot', { name: 'rec' })) as { dir: string };
+  if (!options.keep) await stack.call('command', { command: 'kill @e[type=!player]' });
+  return { stack, dir: snap.dir, proof: { expect_world_dir: worldDirOf(stack) } };
 }
 
 /** Write `meta.json` + `entities.jsonl` (orders and orderHash filled in unless given). */
