@@ -107,7 +107,7 @@ describe('verify', () => {
         return undefined;
       },
     });
-    const host = new Host({ link: { modPort: mod.port, reconnectMinMs: 20 }, plugins: [{ plugin: restorePlugin, source: 'builtin' }] });
+    const host = new Host({ link: { modPort: mod.port, reconnectMinMs: 20 }, plugins: [{ plugin: restorePlugin, source: 'built-in' }] });
     await host.start();
     cleanups.push(() => host.stop(), () => mod.stop());
     await waitUntil(() => host.link.connected && (host.link.status().capabilities ?? []).includes('snapshot'));
