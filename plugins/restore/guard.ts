@@ -39,6 +39,8 @@ export class RestoreGuard {
   forceload: ForceloadReport | null = null;
   readonly watchdog = new FreezeWatchdog();
   private freezeSent = false;
+  /** The tick state this restore last set (null: not changed, or a change whose outcome is unknown). */
+  private current: TickState | null = null;
   private box: Box | null = null;
   private settled = false;
 
@@ -63,7 +65,7 @@ export class RestoreGuard {
     } else Object.assign(this.tick, { prior: this.opts.priorTickState, priorSource: 'caller' });
     if (this.tick.prior !== 'running') return;
     this.freezeSent = true; // if the request dies half-way the game may be frozen: settle() unfreezes anyway
-    await setTickState((line) => ctx.request(line), 'frozen');
+    await this.set((line) => ctx.request(line), 'frozen');
     this.tick.frozenByBridge = true;
     this.watchdog.start(this.opts.freezeTimeoutSeconds, () => this.watchdogFired(ctx));
   }
@@ -71,11 +73,17 @@ export class RestoreGuard {
   private async watchdogFired(ctx: Ctx): Promise<void> {
     this.tick.watchdogUnfroze = true;
     try {
-      await setTickState((line) => ctx.request(line), 'running');
+      await this.set((line) => ctx.request(line), 'running');
       this.tick.restored = true;
     } catch (err) {
       this.tick.watchdogUnfreezeError = (err as Error).message;
     }
+  }
+
+  private async set(send: SendLine, want: TickState): Promise<void> {
+    this.current = null;
+    await setTickState(send, want);
+    this.current = want;
   }
 
   /** Whether the game is frozen now by the recorded state (prior frozen, or frozen here and not released). */
@@ -96,12 +104,13 @@ export class RestoreGuard {
   async runForClear(send: SendLine): Promise<void> {
     if (!this.frozenNow) return;
     this.tick.clearedWhileRunning = true;
-    await setTickState(send, 'running');
+    await this.set(send, 'running');
   }
 
+  /** After the clear; not once the watchdog released the game (it stays released). */
   async refreezeAfterClear(send: SendLine): Promise<void> {
-    if (!this.tick.clearedWhileRunning || this.tick.refrozen) return;
-    await setTickState(send, 'frozen');
+    if (!this.tick.clearedWhileRunning || this.tick.refrozen || this.watchdog.fired) return;
+    await this.set(send, 'frozen');
     this.tick.refrozen = true;
   }
 
@@ -115,7 +124,8 @@ export class RestoreGuard {
     this.settled = true;
     await this.watchdog.stop();
     const t = this.tick;
-    if (t.prior === 'frozen' && t.clearedWhileRunning && !t.refrozen) {
+    // Back to the prior state from whatever this restore last set (a watchdog release included).
+    if (t.prior === 'frozen' && t.clearedWhileRunning && this.current !== 'frozen') {
       try {
         await setTickStateWithRetry(ctx, 'frozen');
         t.refrozen = true;
@@ -124,7 +134,8 @@ export class RestoreGuard {
         t.refreezeError = (err as Error).message;
       }
     }
-    if (this.freezeSent && !t.watchdogUnfroze) {
+    if (t.prior === 'running' && this.freezeSent && this.current === 'running') t.restored = true; // a clear's unfreeze, or the watchdog's
+    else if (t.prior === 'running' && this.freezeSent) {
       try {
         await setTickStateWithRetry(ctx, 'running');
         t.restored = true;

@@ -128,6 +128,17 @@ describe('restore under faults', () => {
     expect(stack.daemon.host.link.stats.strayReplies).toBe(0);
   });
 
+  it('the watchdog firing during a replace_existing clear: no refreeze after it, the running game ends running', async () => {
+    const { stack, dir, proof } = await recordedCarts(stacks.start, { keep: true });
+    stack.sim.fault('kill', { delayMs: 300 }, { times: 1 });
+    const before = stack.sim.received.length;
+    const result = await stack.call('restore', { dir, ...apply, replace_existing: true, freeze_timeout_seconds: 0.05, ...proof });
+    expect(result).toMatchObject({ verdict: 'failed', issued: 0, notAttempted: 2, tick: { watchdogUnfroze: true, restored: true, preserved: true } });
+    expect(result.tick.refrozen).toBeUndefined();
+    expect(sentSince(stack, before).filter(isSummon)).toEqual([]);
+    expect(stack.sim.world.frozen).toBe(false);
+  });
+
   it('the watchdog disabled (freeze_timeout_seconds 0) never fires', async () => {
     const { stack, dir, proof } = await recordedCarts(stacks.start);
     stack.sim.fault('summon', { delayMs: 100 });
