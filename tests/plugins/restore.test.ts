@@ -243,6 +243,16 @@ describe('restore: applying', () => {
     expect(result.verification.ok).toBe(true); // the entities are right; the tick state is not
   });
 
+  it('freeze=false leaves the tick state alone; verify_radius and forceload=false shape the requests', async () => {
+    const { stack, dir, proof } = await recordedCarts(stacks.start);
+    const before = stack.sim.received.length;
+    const result = await stack.call('restore', { dir, dry_run: false, freeze: false, forceload: false, verify_radius: 64, ...proof });
+    const sent = sentSince(stack, before);
+    expect(sent.filter((l) => l.startsWith('CMD tick') || l.startsWith('CMD forceload'))).toEqual([]);
+    expect(sent).toContain('SNAPSHOT 64.0 restore-check');
+    expect(result).toMatchObject({ verdict: 'ok', forceload: null, tick: { prior: 'unknown', priorSource: null, restored: null, preserved: null } });
+  });
+
   it('release_forceload removes the forceload at the end', async () => {
     const { stack, dir, proof } = await recordedCarts(stacks.start);
     const result = await stack.call('restore', { dir, dry_run: false, release_forceload: true, ...proof });
