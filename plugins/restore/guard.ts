@@ -73,7 +73,9 @@ export class RestoreGuard {
   private async watchdogFired(ctx: Ctx): Promise<void> {
     this.tick.watchdogUnfroze = true;
     try {
-      await this.set((line) => ctx.request(line), 'running');
+      this.current = null;
+      await setTickStateWithRetry(ctx, 'running'); // through a reconnect too: this is the stuck case
+      this.current = 'running';
       this.tick.restored = true;
     } catch (err) {
       this.tick.watchdogUnfreezeError = (err as Error).message;

@@ -46,7 +46,7 @@ export const restoreInput = z
     verify: z.boolean().default(true).describe('compare a fresh snapshot with the recording afterwards (without it the verdict is at best unverified)'),
     strict: z.boolean().default(true).describe('extra entities and a different tick order fail the verification too'),
     verify_radius: z.number().min(0).nullable().optional().describe('radius of the verification snapshot; default: everything'),
-    collision_radius: z.number().finite().min(0).default(0.75).describe('same type within this many blocks of a recorded position is a duplicate'),
+    collision_radius: z.number().finite().min(0).max(16, 'collision_radius must be at most 16 blocks: the clear kills within it').default(0.75).describe('same type within this many blocks of a recorded position is a duplicate'),
     pos_tolerance: tolerance('pos_tolerance'),
     vel_tolerance: tolerance('vel_tolerance'),
     ignore_nbt_keys: ignoreNbtKeys,

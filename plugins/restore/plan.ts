@@ -5,6 +5,7 @@
 import { McbridgeError } from 'mcbridge';
 import type { SnapshotEntity } from 'mcbridge/kit';
 import { coordinateText } from './float-text.js';
+import { isEntityType } from './validate.js';
 
 export type Vec3 = [number, number, number];
 
@@ -48,8 +49,10 @@ export function summonCommand(record: SnapshotEntity): string {
     throw new McbridgeError('invalid_params', `snapshot entity ${uuid} cannot be summoned: ${problem}; nothing was sent to the game`, { uuid });
   };
   if (typeof record.type !== 'string' || record.type === '') fail('it has no type');
+  if (!isEntityType(record.type)) fail(`its type ${JSON.stringify(record.type)} is not an entity id`);
   if (!isVec3(record.pos)) fail('pos must be 3 finite numbers');
   if (typeof record.nbt !== 'string' || record.nbt === '') fail('its NBT is empty');
+  if (/[\r\n]/.test(record.nbt as string)) fail('its NBT spans lines');
   const [x, y, z] = record.pos as Vec3;
   return `/summon ${record.type} ${coordinateText(x)} ${coordinateText(y)} ${coordinateText(z)} ${record.nbt}`;
 }

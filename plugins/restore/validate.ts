@@ -24,6 +24,8 @@ export function shortList(items: readonly unknown[], max = 5): string {
 
 const REQUIRED = ['order', 'uuid', 'type', 'pos', 'nbt'] as const;
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+/** A registry id (`minecraft:pig`, `pig`): nothing that could add words to a command. */
+export const isEntityType = (v: unknown): v is string => typeof v === 'string' && /^([a-z0-9_.-]+:)?[a-z0-9_./-]+$/.test(v);
 const isVec3 = (v: unknown): v is [number, number, number] =>
   Array.isArray(v) && v.length === 3 && v.every((n) => typeof n === 'number' && Number.isFinite(n));
 
@@ -54,9 +56,10 @@ function checkRecord(record: unknown, index: number, out: Validation): void {
   const missing = REQUIRED.filter((key) => !(key in record));
   if (missing.length > 0) block('missing_field', `line ${line} lacks ${missing.join(', ')}`);
   if ('uuid' in record && !isText(record.uuid)) block('bad_field', `line ${line}: uuid must be a non-empty string`);
-  if ('type' in record && !isText(record.type)) block('bad_field', `line ${line}: type must be a non-empty string`);
+  if ('type' in record && !isEntityType(record.type)) block('bad_field', `line ${line}: type must be an entity id such as minecraft:pig`);
   if ('pos' in record && !isVec3(record.pos)) block('bad_field', `line ${line}: pos must be 3 finite numbers`);
   if ('nbt' in record && !isText(record.nbt)) block('bad_field', `line ${line}: nbt must be a non-empty SNBT string`);
+  else if ('nbt' in record && /[\r\n]/.test(record.nbt as string)) block('bad_field', `line ${line}: nbt must be one line (the mod writes compact SNBT)`);
   if ('vel' in record && record.vel !== null && !isVec3(record.vel)) warn('bad_field', `line ${line}: vel is not 3 finite numbers (ignored)`);
   if ('order' in record) {
     if (typeof record.order !== 'number' || !Number.isInteger(record.order)) warn('order_type', `line ${line}: order must be an integer`);

@@ -102,6 +102,10 @@ describe('validation', () => {
     expect(v.blockers[1]!.message).toMatch(/pos/);
     expect(v.blockers[2]!.message).toMatch(/nbt/);
     expect(codes([cart(U(1), [0, 64, 0], { order: 0, vel: [1] })]).warnings).toEqual(['bad_field']);
+    // Hostile files: nothing may add words or lines to a command.
+    expect(codes([cart(U(1), [0, 64, 0], { order: 0, type: 'minecraft:pig ~ ~ ~ {}' })]).blockers).toEqual(['bad_field']);
+    expect(codes([cart(U(1), [0, 64, 0], { order: 0, nbt: '{}\nCMD op mallory' })]).blockers).toEqual(['bad_field']);
+    expect(() => summonCommand({ uuid: U(1), type: 'pig', pos: [0, 64, 0], nbt: '{}\nCMD op mallory' })).toThrow(/spans lines/);
   });
 
   it('order problems are warnings; duplicate uuids block', () => {

@@ -82,6 +82,7 @@ describe('restore: dry run and refusals before anything is sent', () => {
       [{ dir, ignore_nbt_keys: 5 }, /ignore_nbt_keys must be a key or a list of keys/],
       [{}, /restore needs a directory: the snapshot mc_fork returned/],
       [{ dir, directory: dir }, /dir/],
+      [{ dir, collision_radius: 100 }, /collision_radius must be at most 16 blocks/],
     ];
     for (const [params, message] of cases) {
       const err = await failure(stack.call('restore', { ...params, ...proof }));
