@@ -38,7 +38,7 @@ function undoText(guard: RestoreGuard, args: RestoreArgs): string {
   const undo: string[] = [];
   if (guard.tick.frozenByBridge || guard.tick.prior === 'running') undo.push('unfreezes the game (it was running before)');
   if (guard.tick.prior === 'frozen' && guard.tick.clearedWhileRunning && !guard.tick.refrozen) undo.push('freezes it again (it was frozen before)');
-  if (args.release_forceload && guard.forceload?.added) undo.push(`releases the forceload (${guard.forceload.command})`);
+  if (args.release_forceload && guard.forceload) undo.push(`releases the forceload (${guard.forceload.command})`);
   return undo.length > 0 ? `the clean-up ${undo.join(' and ')}` : 'nothing to undo: the tick state was not changed';
 }
 

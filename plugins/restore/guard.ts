@@ -146,7 +146,7 @@ export class RestoreGuard {
         t.unfreezeError = (err as Error).message;
       }
     }
-    if (this.opts.releaseForceload && this.forceload?.added && this.box) {
+    if (this.opts.releaseForceload && this.forceload && this.box) { // attempted is enough: an add whose reply was lost may have run
       try {
         await ctx.request(`CMD ${forceloadCommand('remove', this.box)}`);
         this.forceload.released = true;

@@ -34,6 +34,16 @@ describe('restore under faults', () => {
     expect(stack.sim.received.filter(isSummon)).toEqual([]);
   });
 
+  it('the link dropping after forceload add ran: refused, unfrozen after the reconnect, and the forceload still released', async () => {
+    const { stack, dir, proof } = await recordedCarts(stacks.start);
+    stack.sim.disconnectOn('forceload add', 'after');
+    const err = await failure(stack.call('restore', { dir, ...apply, ...proof }));
+    expect(err.code).toBe('not_connected');
+    expect(err.message).toMatch(/the game was unfrozen again, as it was running before; forceload released/);
+    expect(stack.sim.world.frozen).toBe(false);
+    expect(stack.sim.world.forcedChunks.get('minecraft:overworld')?.size ?? 0).toBe(0);
+  });
+
   it('a failing baseline SNAPSHOT: mod_error, nothing summoned, unfrozen, forceload released', async () => {
     const { stack, dir, proof } = await recordedCarts(stacks.start);
     stack.sim.failNext('SNAPSHOT restore-pre');
