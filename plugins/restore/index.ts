@@ -3,7 +3,8 @@ import { SNAPSHOT_WORKFLOW_VERBS } from 'mcbridge/kit';
 import { orderInput, restoreInput, verifyInput } from './input.js';
 import { orderResult, restoreResult, verifyResult } from './output.js';
 import { runRestore } from './restore.js';
-import { runOrder, runVerify } from './verify.js';
+import { runOrder } from './order.js';
+import { runVerify } from './verify.js';
 
 export { coordinateText, pythonFloat } from './float-text.js';
 

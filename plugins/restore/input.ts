@@ -9,7 +9,7 @@ const label = z.string().max(200).nullable().optional()
   .describe('a label for the destination: goes into snapshot names and the result. It does not route: this bridge talks to one game');
 
 const tolerance = (name: string) =>
-  z.number({ error: `${name} must be a number, got something else` }).finite(`${name} must be finite`).min(0, `${name} must not be negative`).default(0.01);
+  z.number({ error: (issue) => `${name} must be a number, got ${JSON.stringify(issue.input)}` }).finite(`${name} must be finite`).min(0, `${name} must not be negative`).default(0.01);
 
 /** A string is one key (never comma-split); a list is a list of keys. */
 const ignoreNbtKeys = z

@@ -14,8 +14,7 @@ export interface Recording {
 /** Read and validate a recording; any blocking issue refuses with every reason, before anything is sent. */
 export async function readRecording(dir: string, verb: 'restored' | 'verified'): Promise<Recording> {
   const refuse = (blockers: Issue[]) => {
-    const message = describeBlockers(dir, blockers).replace('cannot be restored', `cannot be ${verb}`);
-    return new McbridgeError('invalid_params', message, { blockers });
+    return new McbridgeError('invalid_params', describeBlockers(dir, blockers, verb), { blockers });
   };
   let files: SnapshotFiles;
   try {

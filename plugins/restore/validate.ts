@@ -97,8 +97,8 @@ export function validateRecording(meta: SnapshotMeta, entities: readonly Snapsho
 }
 
 /** The refusal for blocking issues: the first eight, and that nothing was sent. */
-export function describeBlockers(dir: string, blockers: readonly Issue[]): string {
+export function describeBlockers(dir: string, blockers: readonly Issue[], verb: 'restored' | 'verified' = 'restored'): string {
   const shown = blockers.slice(0, 8).map((b) => `[${b.code}] ${b.message}`).join('; ');
   const more = blockers.length > 8 ? ` (+${blockers.length - 8} more)` : '';
-  return `${dir} cannot be restored: ${blockers.length} blocking issue(s). Nothing was sent to the game. ${shown}${more}`;
+  return `${dir} cannot be ${verb}: ${blockers.length} blocking issue(s). Nothing was sent to the game. ${shown}${more}`;
 }

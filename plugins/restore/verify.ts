@@ -3,11 +3,10 @@
  * snapshot of the destination against a recording; no freeze, no forceload.
  */
 import path from 'node:path';
-import { McbridgeError, type ToolContext } from 'mcbridge';
-import { readSnapshot } from 'mcbridge/kit';
+import type { ToolContext } from 'mcbridge';
 import { compareSnapshots } from './compare.js';
-import type { OrderArgs, VerifyArgs } from './input.js';
-import { orderSnapshotName, restoreSnapshotName } from './names.js';
+import type { VerifyArgs } from './input.js';
+import { restoreSnapshotName } from './names.js';
 import { readRecording, takeSnapshot } from './recording.js';
 import { validateRecording } from './validate.js';
 
@@ -38,28 +37,5 @@ export async function runVerify(args: VerifyArgs, ctx: ToolContext) {
     actualIssues: [...blockers, ...actualWarnings],
     verification,
     ok: verification.ok,
-  };
-}
-
-/** `order` (predecessor §7.7): only the orderHash of a fresh snapshot against the recording's. */
-export async function runOrder(args: OrderArgs, ctx: ToolContext) {
-  const directory = path.resolve(args.directory);
-  const recorded = await readSnapshot(directory).catch((err: Error) => {
-    throw new McbridgeError('invalid_params', `${err.message}; order needs the snapshot to compare against`);
-  });
-  const expected = recorded.meta.orderHash;
-  if (typeof expected !== 'string' || expected === '') {
-    throw new McbridgeError('invalid_params', `${directory}: meta.json has no orderHash to compare with`);
-  }
-  const fresh = await takeSnapshot((line) => ctx.request(line), orderSnapshotName(args.target));
-  const actual = typeof fresh.files.meta.orderHash === 'string' && fresh.files.meta.orderHash ? fresh.files.meta.orderHash : null;
-  return {
-    match: actual !== null && actual === expected,
-    expected,
-    actual,
-    entities: typeof fresh.files.meta.entities === 'number' ? fresh.files.meta.entities : fresh.files.entities.length,
-    directory,
-    snapshotDir: fresh.dir,
-    target: args.target ?? null,
   };
 }

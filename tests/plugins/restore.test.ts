@@ -78,7 +78,7 @@ describe('restore: dry run and refusals before anything is sent', () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ dir, replace_existing: true, check_existing: false }, /replace_existing=true requires check_existing=true/],
       [{ dir, prior_tick_state: 'maybe' }, /prior_tick_state must be auto, frozen or running/],
-      [{ dir, pos_tolerance: 'x' }, /pos_tolerance must be a number/],
+      [{ dir, pos_tolerance: 'x' }, /pos_tolerance must be a number, got "x"/],
       [{ dir, ignore_nbt_keys: 5 }, /ignore_nbt_keys must be a key or a list of keys/],
       [{}, /restore needs a directory: the snapshot mc_fork returned/],
       [{ dir, directory: dir }, /dir/],
