@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { orderHash, tickStateOf } from 'mcbridge/kit';
+import { orderHash, readSnapshot, tickStateOf } from 'mcbridge/kit';
 import { clearCommands, findCollisions, nearRecorded } from '../../plugins/restore/collisions.js';
 import { dimensionCheck, endpointChecks, normalizePath, type EndpointReport } from '../../plugins/restore/endpoint.js';
 import { coordinateText, pythonFloat } from '../../plugins/restore/float-text.js';
 import { orderSnapshotName, restoreSnapshotName } from '../../plugins/restore/names.js';
 import { forceloadCommand, planSummons, recordedBox, summonCommand } from '../../plugins/restore/plan.js';
 import { describeBlockers, validateRecording } from '../../plugins/restore/validate.js';
-import { cart } from '../support/restore.js';
+import { cart, useTemps, writeRecording } from '../support/restore.js';
 
 /** The restore building blocks (predecessor tests/test_restore.py and the summon parts of test_fork.py). */
+const tmp = useTemps();
 const U = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 describe('numbers as the predecessor printed them', () => {
@@ -113,6 +114,12 @@ describe('validation', () => {
     expect(codes([cart(U(1), [0, 64, 0], { order: 0 }), cart(U(2), [0, 64, 0], { order: 0 })]).warnings).toEqual(['order_mismatch', 'order_duplicate', 'order_missing']);
     expect(codes([cart(U(1), [0, 64, 0], { order: 'x' })]).warnings).toEqual(['order_type']);
     expect(codes([cart(U(1), [0, 64, 0], { order: 0 }), cart(U(1), [0, 64, 0], { order: 1 })]).blockers).toEqual(['uuid_duplicate']);
+  });
+
+  it('a file over the reader\'s bound is refused before it is read (too_large)', async () => {
+    const dir = writeRecording(tmp(), [cart(U(1), [0, 64, 0])]);
+    await expect(readSnapshot(dir, { maxBytes: 64 })).rejects.toMatchObject({ issue: 'too_large', message: expect.stringMatching(/more than the 64 this bridge reads/) });
+    expect((await readSnapshot(dir)).entities).toHaveLength(1);
   });
 
   it('the refusal names the directory, says nothing was sent, and shows at most 8 issues', () => {
