@@ -11,6 +11,7 @@ import { eventsPlugin } from '../../plugins/events/index.js';
 import { forkPlugin } from '../../plugins/fork/index.js';
 import { markPlugin } from '../../plugins/mark/index.js';
 import { playerPlugin } from '../../plugins/player/index.js';
+import { restorePlugin } from '../../plugins/restore/index.js';
 import { savePlugin } from '../../plugins/save/index.js';
 import { snapshotPlugin } from '../../plugins/snapshot/index.js';
 import { statePlugin } from '../../plugins/state/index.js';
@@ -27,6 +28,7 @@ export const builtinPlugins: Plugin[] = [
   savePlugin,
   snapshotPlugin,
   forkPlugin,
+  restorePlugin,
   playerPlugin,
   entitiesPlugin,
   commandPlugin,

@@ -10,9 +10,13 @@ export {
 export { commandText, javaDouble, lineText } from './text.js';
 export { isObject, num, str } from './values.js';
 export {
-  dimensionId, orderHash, radiusText, readSnapshot, SNAPSHOT_PROTOCOL, SNAPSHOT_VERBS, SnapshotFileError, snapshotLine,
+  dimensionId, orderHash, radiusText, readSnapshot, SNAPSHOT_PROTOCOL, SNAPSHOT_VERBS, SNAPSHOT_WORKFLOW_VERBS, SnapshotFileError, snapshotLine,
   snapshotNameProblem, type SnapshotEntity, type SnapshotFiles, type SnapshotIssue, type SnapshotMeta,
 } from './snapshot-files.js';
 export {
   checkSnapshotFiles, snapshotAck, snapshotDimension, snapshotFileCheck, snapshotName, snapshotRadius, snapshotResult, type SnapshotResult,
 } from './snapshot-ack.js';
+export {
+  outputLines, savedTheGame, setTickState, setTickStateWithRetry, TICK_RETRY_PATIENCE_MS, tickStateOf, withinCleanupBudget,
+  type SendLine, type TickState,
+} from './tick-state.js';

@@ -19,6 +19,13 @@ export const SNAPSHOT_VERBS = {
   SNAPSHOTS: { replies: ['snapshots'], requires: ['snapshot'] },
 };
 
+/** The verbs of a tool that freezes, saves and snapshots (fork, restore): SNAPSHOT(S), CMD and STATE, declared alike. */
+export const SNAPSHOT_WORKFLOW_VERBS = {
+  ...SNAPSHOT_VERBS,
+  CMD: { replies: ['cmd_ack'], requires: ['command'] },
+  STATE: { replies: ['state'], requires: ['state'] },
+};
+
 const DEVICE_NAMES = new Set(['con', 'prn', 'aux', 'nul', ...[1, 2, 3, 4, 5, 6, 7, 8, 9].flatMap((n) => [`com${n}`, `lpt${n}`])]);
 
 /** Why the mod would reject `name` as a snapshot name (§2.14), or null when it accepts it. */
@@ -72,7 +79,8 @@ export type SnapshotIssue =
   | 'not_object'
   | 'unsupported_protocol'
   | 'bad_field' // a meta field has the wrong type
-  | 'count_mismatch'; // meta.json's entities differs from the lines of entities.jsonl
+  | 'count_mismatch' // meta.json's entities differs from the lines of entities.jsonl
+  | 'too_large'; // bigger than the reader's bound
 
 export class SnapshotFileError extends Error {
   override readonly name = 'SnapshotFileError';
@@ -128,12 +136,20 @@ export interface SnapshotFiles {
 
 const kind = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
 
-async function readText(dir: string, file: string): Promise<string> {
+/** The largest snapshot file read (a file is parsed whole); ~300 bytes per entity, so about 800,000 entities. */
+export const MAX_SNAPSHOT_FILE_BYTES = 256 * 1024 * 1024;
+
+async function readText(dir: string, file: string, maxBytes: number): Promise<string> {
   const full = path.join(dir, file);
   let bytes: Buffer;
   try {
+    const { size } = await fs.stat(full);
+    if (size > maxBytes) {
+      throw new SnapshotFileError('too_large', `${full} holds ${size} bytes, more than the ${maxBytes} this bridge reads`, full);
+    }
     bytes = await fs.readFile(full);
   } catch (err) {
+    if (err instanceof SnapshotFileError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') {
       throw new SnapshotFileError('not_a_snapshot', `${dir} is not a snapshot: no ${file} (expected the mod's SNAPSHOT layout)`, full);
@@ -195,10 +211,11 @@ function parseEntities(full: string, text: string): SnapshotEntity[] {
  * Read and check a snapshot folder: both files present, UTF-8, JSON objects, protocol 1, and as
  * many entity lines as meta.json declares. Throws `SnapshotFileError` naming the file and issue.
  */
-export async function readSnapshot(dir: string): Promise<SnapshotFiles> {
-  const meta = parseMeta(path.join(dir, 'meta.json'), await readText(dir, 'meta.json'));
+export async function readSnapshot(dir: string, options: { maxBytes?: number } = {}): Promise<SnapshotFiles> {
+  const maxBytes = options.maxBytes ?? MAX_SNAPSHOT_FILE_BYTES;
+  const meta = parseMeta(path.join(dir, 'meta.json'), await readText(dir, 'meta.json', maxBytes));
   const entitiesFile = path.join(dir, 'entities.jsonl');
-  const entities = parseEntities(entitiesFile, await readText(dir, 'entities.jsonl'));
+  const entities = parseEntities(entitiesFile, await readText(dir, 'entities.jsonl', maxBytes));
   if (meta.entities !== undefined && meta.entities !== entities.length) {
     throw new SnapshotFileError(
       'count_mismatch',

@@ -1,5 +1,5 @@
 import { definePlugin, defineTool } from 'mcbridge';
-import { SNAPSHOT_VERBS } from 'mcbridge/kit';
+import { SNAPSHOT_WORKFLOW_VERBS } from 'mcbridge/kit';
 import { runFork } from './run.js';
 import { forkInput, forkResult } from './schema.js';
 
@@ -13,11 +13,7 @@ export const forkPlugin = definePlugin({
   apiVersion: 1,
   description: 'Fork the live world: an entity snapshot plus a copy of the world folder, taken while frozen',
   requires: { caps: ['command', 'snapshot'] },
-  verbs: {
-    ...SNAPSHOT_VERBS,
-    CMD: { replies: ['cmd_ack'], requires: ['command'] },
-    STATE: { replies: ['state'], requires: ['state'] },
-  },
+  verbs: SNAPSHOT_WORKFLOW_VERBS,
   tools: [
     defineTool({
       name: 'fork',

@@ -5,8 +5,8 @@
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { McbridgeError, type ModReply, type ToolContext } from 'mcbridge';
-import { checkSnapshotFiles, snapshotAck, snapshotLine, str } from 'mcbridge/kit';
+import { McbridgeError, type ToolContext } from 'mcbridge';
+import { checkSnapshotFiles, setTickStateWithRetry, snapshotAck, snapshotLine, str, withinCleanupBudget } from 'mcbridge/kit';
 import { copyWorld, type WorldManifest } from './copy-world.js';
 import { outputLines, queryTickState, savedTheGame, setTickState, type TickState } from './tick.js';
 import type { ForkArgs, ForkResult } from './schema.js';
@@ -14,60 +14,18 @@ import type { ForkArgs, ForkResult } from './schema.js';
 /** The file beside `world/` that describes the copy; written last, so it marks a complete fork. */
 export const FORK_MANIFEST = 'fork-manifest.json';
 
-/** How long the clean-up keeps trying to unfreeze across a reconnect (the host allows 10 s in all). */
-const UNFREEZE_PATIENCE_MS = 8_000;
-
 /**
  * Unfreeze, waiting out a dropped link: a fork must not leave a running game frozen. Once the
- * freeze was acknowledged, nothing this fork still has out (a cancelled SNAPSHOT or save the mod
- * may never answer) must land before the unfreeze, so it goes on a connection of its own rather
- * than waiting behind that owed reply (which holds the main connection for up to 10 s, the whole
- * clean-up budget). Before that, it queues behind the freeze, in order.
+ * freeze was acknowledged, nothing this fork still has out (a cancelled SNAPSHOT the mod may never
+ * answer) must hold the unfreeze back, so it goes on a connection of its own; before that, it
+ * queues behind the freeze, in order.
  */
-async function unfreezeWithRetry(ctx: ToolContext, ownConnection: boolean): Promise<void> {
-  const started = Date.now();
-  for (let delay = 50; ; delay = Math.min(delay * 2, 1_000)) {
-    try {
-      await setTickState((line) => ctx.request(line, { ownConnection }), 'running');
-      return;
-    } catch (err) {
-      const code = (err as McbridgeError).code;
-      if (code !== 'not_connected' || Date.now() - started + delay > UNFREEZE_PATIENCE_MS) throw err;
-      await ctx.sleep(delay);
-    }
-  }
-}
-
-/**
- * The host gives all clean-ups 10 s; past that its message would only say "did not finish". Give
- * up a little earlier and say the game is still frozen, and why (e.g. the link still waits for
- * the reply of a cancelled request that the mod never sent).
- */
-async function withinCleanupBudget(unfreeze: Promise<void>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(
-        new McbridgeError(
-          'timeout',
-          `the game is still frozen: \`tick unfreeze\` could not be sent within ${UNFREEZE_PATIENCE_MS + 1_000} ms ` +
-            '(the mod has not answered an earlier request, or the link is down); run `tick unfreeze` when it is back',
-        ),
-      );
-    }, UNFREEZE_PATIENCE_MS + 1_000);
-  });
-  unfreeze.catch(() => {}); // it may still settle after the race is lost
-  try {
-    await Promise.race([unfreeze, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const unfreezeWithRetry = (ctx: ToolContext, ownConnection: boolean) => setTickStateWithRetry(ctx, 'running', { ownConnection });
 
 /** Where the world is: the caller's world_dir, else what STATE reports (this host must see it). */
 async function worldDirOf(args: ForkArgs, ctx: ToolContext): Promise<string> {
   if (args.world_dir) return path.resolve(args.world_dir);
-  const state: ModReply = await ctx.request('STATE');
+  const state = await ctx.request('STATE');
   const raw = str(state.worldDir);
   if (!raw) {
     throw new McbridgeError(

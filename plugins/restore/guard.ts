@@ -1,0 +1,174 @@
+/**
+ * What an apply changes besides the summons, and how each change is undone on every exit path
+ * (predecessor §7.4 steps 10, 11, 15, 18, 19): the tick state, read before anything changes
+ * and put back; the forceload, released when asked; the freeze watchdog.
+ */
+import { McbridgeError, type ToolContext } from 'mcbridge';
+import { outputLines, setTickState, setTickStateWithRetry, tickStateOf, type SendLine, type TickState } from 'mcbridge/kit';
+import { forceloadCommand, type Box } from './plan.js';
+import { FreezeWatchdog } from './watchdog.js';
+
+export interface TickReport {
+  prior: TickState | 'unknown';
+  priorSource: 'caller' | 'query' | null;
+  frozenByBridge: boolean;
+  clearedWhileRunning: boolean;
+  refrozen?: boolean;
+  refreezeError?: string;
+  restored: boolean | null;
+  unfreezeError?: string;
+  watchdogUnfroze?: boolean;
+  watchdogUnfreezeError?: string;
+  preserved?: boolean | null;
+  [key: string]: unknown;
+}
+
+export interface ForceloadReport {
+  command: string;
+  added: boolean;
+  output: string[];
+  released: boolean | null;
+  releaseError?: string;
+  [key: string]: unknown;
+}
+
+type Ctx = Pick<ToolContext, 'request' | 'sleep'>;
+
+export class RestoreGuard {
+  readonly tick: TickReport = { prior: 'unknown', priorSource: null, frozenByBridge: false, clearedWhileRunning: false, restored: null };
+  forceload: ForceloadReport | null = null;
+  readonly watchdog = new FreezeWatchdog();
+  private freezeSent = false;
+  /** The tick state this restore last set (null: not changed, or a change whose outcome is unknown). */
+  private current: TickState | null = null;
+  private box: Box | null = null;
+  private settled = false;
+
+  constructor(private readonly opts: { freeze: boolean; priorTickState: 'auto' | TickState; releaseForceload: boolean; freezeTimeoutSeconds: number }) {}
+
+  /** Step 10: the prior state (the caller's word, or `tick query`), then freeze if it runs. */
+  async freeze(ctx: Ctx): Promise<void> {
+    if (!this.opts.freeze) return;
+    if (this.opts.priorTickState === 'auto') {
+      const lines = outputLines(await ctx.request('CMD tick query'));
+      const state = tickStateOf(lines);
+      if (state === null) {
+        throw new McbridgeError(
+          'mod_error',
+          `cannot determine whether the destination tick is frozen: \`tick query\` answered ${JSON.stringify(lines)}, a format this bridge ` +
+            "cannot read. Nothing was restored and nothing was changed. Pass prior_tick_state='frozen' or 'running' if you know it, " +
+            'or freeze=false to skip tick control.',
+          { step: 'tick query', output: lines },
+        );
+      }
+      Object.assign(this.tick, { prior: state, priorSource: 'query' });
+    } else Object.assign(this.tick, { prior: this.opts.priorTickState, priorSource: 'caller' });
+    if (this.tick.prior !== 'running') return;
+    this.freezeSent = true; // if the request dies half-way the game may be frozen: settle() unfreezes anyway
+    await this.set((line) => ctx.request(line), 'frozen');
+    this.tick.frozenByBridge = true;
+    this.watchdog.start(this.opts.freezeTimeoutSeconds, () => this.watchdogFired(ctx));
+  }
+
+  private async watchdogFired(ctx: Ctx): Promise<void> {
+    this.tick.watchdogUnfroze = true;
+    try {
+      this.current = null;
+      await setTickStateWithRetry(ctx, 'running'); // through a reconnect too: this is the stuck case
+      this.current = 'running';
+      this.tick.restored = true;
+    } catch (err) {
+      this.tick.watchdogUnfreezeError = (err as Error).message;
+    }
+  }
+
+  private async set(send: SendLine, want: TickState): Promise<void> {
+    this.current = null;
+    await setTickState(send, want);
+    this.current = want;
+  }
+
+  /** Whether the game is frozen now by the recorded state (prior frozen, or frozen here and not released). */
+  get frozenNow(): boolean {
+    return (this.tick.prior === 'frozen' && this.opts.freeze) || (this.tick.frozenByBridge && !this.tick.watchdogUnfroze);
+  }
+
+  /** Step 11: forceload the box's footprint; the game's text is evidence, not parsed. */
+  async addForceload(ctx: Ctx, box: Box): Promise<void> {
+    this.box = box;
+    const command = forceloadCommand('add', box);
+    this.forceload = { command, added: false, output: [], released: null };
+    const reply = await ctx.request(`CMD ${command}`);
+    Object.assign(this.forceload, { added: true, output: outputLines(reply) });
+  }
+
+  /** Kills while frozen leave dying bodies and drops behind, so a clear runs the game. */
+  async runForClear(send: SendLine): Promise<void> {
+    if (!this.frozenNow) return;
+    this.tick.clearedWhileRunning = true;
+    await this.set(send, 'running');
+  }
+
+  /** After the clear; not once the watchdog released the game (it stays released). */
+  async refreezeAfterClear(send: SendLine): Promise<void> {
+    if (!this.tick.clearedWhileRunning || this.tick.refrozen || this.watchdog.fired) return;
+    await this.set(send, 'frozen');
+    this.tick.refrozen = true;
+  }
+
+  get isSettled(): boolean {
+    return this.settled;
+  }
+
+  /** Put everything back, once: refreeze a frozen world a clear ran, unfreeze what this froze, release forceload if asked. */
+  async settle(ctx: Ctx): Promise<void> {
+    if (this.settled) return;
+    this.settled = true;
+    await this.watchdog.stop();
+    const t = this.tick;
+    // Back to the prior state from whatever this restore last set (a watchdog release included).
+    if (t.prior === 'frozen' && t.clearedWhileRunning && this.current !== 'frozen') {
+      try {
+        await setTickStateWithRetry(ctx, 'frozen');
+        t.refrozen = true;
+      } catch (err) {
+        t.refrozen = false;
+        t.refreezeError = (err as Error).message;
+      }
+    }
+    if (t.prior === 'running' && this.freezeSent && this.current === 'running') t.restored = true; // a clear's unfreeze, or the watchdog's
+    else if (t.prior === 'running' && this.freezeSent) {
+      try {
+        await setTickStateWithRetry(ctx, 'running');
+        t.restored = true;
+      } catch (err) {
+        t.restored = false;
+        t.unfreezeError = (err as Error).message;
+      }
+    }
+    if (this.opts.releaseForceload && this.forceload && this.box) { // attempted is enough: an add whose reply was lost may have run
+      try {
+        await ctx.request(`CMD ${forceloadCommand('remove', this.box)}`);
+        this.forceload.released = true;
+      } catch (err) {
+        this.forceload.released = false;
+        this.forceload.releaseError = (err as Error).message;
+      }
+    }
+    t.preserved = !this.opts.freeze ? null : t.prior === 'frozen' ? !(t.clearedWhileRunning && t.refrozen === false) : t.restored === true;
+  }
+
+  /** For an error message: what became of the tick state and the forceload. */
+  outcome(): string {
+    const t = this.tick;
+    const parts: string[] = [];
+    if (!this.opts.freeze) parts.push('the tick state was not touched (freeze=false)');
+    else if (t.prior === 'unknown') parts.push('the tick state was not changed');
+    else if (t.prior === 'frozen') parts.push(t.preserved === false ? `the game was left running: refreezing failed (${t.refreezeError}); run \`tick freeze\`` : 'the game stays frozen, as it was before');
+    else if (t.restored) parts.push('the game was unfrozen again, as it was running before');
+    else if (this.freezeSent) parts.push(`unfreezing failed, so the game is still frozen (${t.unfreezeError}); run \`tick unfreeze\``);
+    if (this.forceload?.released === true) parts.push('forceload released');
+    if (this.forceload?.released === false) parts.push(`releasing the forceload failed (${this.forceload.releaseError})`);
+    return parts.join('; ');
+  }
+}

@@ -1,0 +1,145 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Host } from '../../core/host/host.js';
+import { restorePlugin } from '../../plugins/restore/index.js';
+import { failure, useStacks } from '../support/plugins.js';
+import { CART_A, CART_B, onDisk, recordedCarts, useTemps, writeRecording } from '../support/restore.js';
+import { SERVER_HELLO, ScriptedMod } from '../support/scripted-mod.js';
+import { waitUntil } from '../support/wait-until.js';
+
+/** verify and order: the comparison without restoring (predecessor §7.6, §7.7). */
+const stacks = useStacks();
+const tmp = useTemps();
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+
+const ITEMS_A = '{Items:[{Slot:0b,id:"minecraft:diamond",count:3}]}';
+const ITEMS_B = '{Items:[{Slot:0b,id:"minecraft:dirt",count:64}]}';
+
+describe('verify', () => {
+  it('passes on a faithful state: counts match, nothing missing or unexpected, no NBT mismatch', async () => {
+    const { stack, dir } = await recordedCarts(stacks.start, { keep: true });
+    const before = stack.sim.received.length;
+    const result = await stack.call('verify', { dir, target: 'lab' });
+    expect(stack.sim.received.slice(before)).toEqual(['SNAPSHOT 0 restore-check-lab']);
+    expect(result).toMatchObject({
+      ok: true, targetIsLabel: true, target: 'lab', expected: { count: 2 }, actual: { count: 2 },
+      verification: { ok: true, counts: { match: true }, nbtMismatches: { count: 0 }, missing: { count: 0 }, unexpected: { count: 0 } },
+    });
+    expect(result.expected.orderHash).toBe(result.actual.orderHash);
+  });
+
+  it('reports an inventory change although the hash and uuid order match, with both inventories', async () => {
+    const stack = await stacks.start({ sim: { autoTick: false, entities: [] } });
+    const summon = (items: string) =>
+      stack.call('command', { command: `summon minecraft:chest_minecart 10.5 64.0 -3.5 ${items.replace('{', '{UUID:[I;1,2,3,4],')}` });
+    await summon(ITEMS_A);
+    const dir = (await stack.call('snapshot', { name: 'inv' })).dir;
+    await stack.call('command', { command: 'kill @e[type=minecraft:chest_minecart]' });
+    await summon(ITEMS_B);
+    const result = await stack.call('verify', { dir });
+    expect(result.ok).toBe(false);
+    expect(result.verification.orderHash.match).toBe(true);
+    expect(result.verification.uuidOrder.match).toBe(true);
+    expect(result.verification.nbtMismatches.count).toBe(1);
+    const row = result.verification.nbtMismatches.sample[0];
+    expect(row.expectedInventory).toContain('minecraft:diamond');
+    expect(row.actualInventory).toContain('minecraft:dirt');
+    const order = await stack.call('order', { dir });
+    expect(order.match).toBe(true); // the hash only: an inventory change passes
+  });
+
+  it('fails on a dimension mismatch, with the dimension block exact', async () => {
+    const { stack, dir } = await recordedCarts(stacks.start, { keep: true });
+    const meta = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
+    fs.writeFileSync(path.join(dir, 'meta.json'), JSON.stringify({ ...meta, dimension: 'minecraft:the_end' }));
+    const result = await stack.call('verify', { dir });
+    expect(result.ok).toBe(false);
+    expect(result.verification.dimension).toEqual({ expected: 'minecraft:the_end', actual: 'minecraft:overworld', match: false });
+    expect(result.verification.failures.dimension).toBe(true);
+  });
+
+  it('after a server restart the tick order is rebuilt: strict fails on order; strict=false still flags it (subsequence) while missing, unexpected and counts hold', async () => {
+    // Entities far from spawn first in tick order: a restart loads them in chunk order (nearest first).
+    const entities = [
+      { type: 'minecraft:cow', uuid: CART_A, x: 200.5, y: 64, z: 200.5 },
+      { type: 'minecraft:pig', uuid: CART_B, x: 1.5, y: 64, z: 1.5 },
+    ];
+    const stack = await stacks.start(onDisk(tmp(), { entities }));
+    const dir = (await stack.call('snapshot', { name: 'before-restart' })).dir;
+    const link = stack.daemon.host.link;
+    const first = link.status().connectedAt;
+    await stack.sim.restart({ port: stack.sim.port });
+    await waitUntil(() => link.connected && link.status().connectedAt !== first, 10_000, 'the daemon to reconnect after the restart');
+    const strict = await stack.call('verify', { dir });
+    expect(strict.ok).toBe(false);
+    expect(strict.verification.failures).toMatchObject({ order: true, missing: false, unexpected: false, counts: false });
+    const lenient = await stack.call('verify', { dir, strict: false });
+    expect(lenient.ok).toBe(false); // the recorded order is not even a subsequence any more
+    expect(lenient.verification.failures.subsequence).toBe(true);
+    expect(lenient.verification).toMatchObject({ missing: { count: 0 }, unexpected: { count: 0 }, counts: { match: true } });
+  });
+
+  it('refuses a recording with blocking issues before sending anything', async () => {
+    const stack = await stacks.start({ sim: { autoTick: false } });
+    const dir = writeRecording(tmp(), [{ uuid: 'x', type: 'minecraft:pig', pos: [0, 64, 0], nbt: '{}' }], { orderHash: 'zz' });
+    const before = stack.sim.received.length;
+    const err = await failure(stack.call('verify', { directory: dir }));
+    expect(err.message).toMatch(/cannot be verified: 1 blocking issue\(s\)\. Nothing was sent to the game\. \[order_hash_format\]/);
+    expect(stack.sim.received.length).toBe(before);
+    const missing = await failure(stack.call('verify', {}));
+    expect(missing.message).toMatch(/verify needs a directory: the snapshot mc_fork returned/);
+  });
+
+  it('a destination snapshot with malformed records cannot vouch for anything (actualMalformed, actualIssues)', async () => {
+    const recording = writeRecording(path.join(tmp(), 'rec'), [{ uuid: CART_A, type: 'minecraft:pig', pos: [0.5, 64, 0.5], vel: [0, 0, 0], nbt: '{"a":1}' }]);
+    const fresh = path.join(tmp(), 'fresh');
+    writeRecording(fresh, [{ uuid: CART_A, type: 'minecraft:pig', pos: 'here', vel: [0, 0], nbt: '{"a":1}' }]);
+    const caps = [...SERVER_HELLO.capabilities, 'snapshot'];
+    const mod = await ScriptedMod.start({
+      hello: { capabilities: caps },
+      respond: (line) => {
+        if (line === 'CAPS') return [{ line: { type: 'capabilities', millis: 1, protocol: 1, instance: 'server', capabilities: caps } }];
+        if (line.startsWith('SNAPSHOT')) return [{ line: { type: 'snapshot_ack', millis: 1, id: 'restore-check', dir: fresh, entities: 1, orderHash: 'x', tick: 1, dimension: 'minecraft:overworld' } }];
+        return undefined;
+      },
+    });
+    const host = new Host({ link: { modPort: mod.port, reconnectMinMs: 20 }, plugins: [{ plugin: restorePlugin, source: 'built-in' }] });
+    await host.start();
+    cleanups.push(() => host.stop(), () => mod.stop());
+    await waitUntil(() => host.link.connected && (host.link.status().capabilities ?? []).includes('snapshot'));
+    const result = (await host.call('verify', { directory: recording })) as Record<string, any>;
+    expect(result.ok).toBe(false);
+    expect(result.verification.failures.actualMalformed).toBe(true);
+    expect(result.verification.actualMalformed.sample[0]).toEqual({ index: 0, uuid: CART_A, problems: ['pos', 'vel'] });
+    expect(result.actualIssues.map((i: { code: string }) => i.code)).toEqual(expect.arrayContaining(['bad_field']));
+  });
+});
+
+describe('order', () => {
+  it('matches the recorded tick order; a re-summoned entity moves to the end and breaks it', async () => {
+    const { stack, dir } = await recordedCarts(stacks.start, { keep: true });
+    const same = await stack.call('order', { dir, target: '../../etc' });
+    expect(same).toMatchObject({ match: true, entities: 2, target: '../../etc' });
+    expect(same.snapshotDir).toMatch(/snapshots[/\\]order-etc$/);
+    expect(same.expected).toBe(same.actual);
+    await stack.call('command', { command: `kill ${CART_A}` });
+    stack.sim.world.addEntity({ type: 'minecraft:chest_minecart', uuid: CART_A, x: 10.5, y: 64, z: -3.5 });
+    const moved = await stack.call('order', { dir });
+    expect(moved.match).toBe(false);
+    expect(moved.snapshotDir).toMatch(/order-check$/);
+    expect(moved.actual).not.toBe(moved.expected);
+  });
+
+  it('a recording without an orderHash cannot be compared', async () => {
+    const stack = await stacks.start({ sim: { autoTick: false } });
+    const dir = writeRecording(tmp(), [], { orderHash: undefined });
+    const err = await failure(stack.call('order', { dir }));
+    expect(err.message).toMatch(/meta\.json has no orderHash to compare with/);
+    const none = await failure(stack.call('order', {}));
+    expect(none.message).toMatch(/order needs a directory: the snapshot to compare against/);
+  });
+});

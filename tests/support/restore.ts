@@ -1,0 +1,86 @@
+/** Helpers for the restore tests: hand-written recordings, and a live sim forked into a lab sim. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach } from 'vitest';
+import { orderHash } from 'mcbridge/kit';
+import type { EntitySpec } from 'mcbridge/testing';
+import type { Stack, StackOptions } from './plugins.js';
+
+export type Record_ = Record<string, unknown>;
+
+/** Temp dirs removed after each test. */
+export function useTemps(prefix = 'mcbridge-restore-'): () => string {
+  const temps: string[] = [];
+  afterEach(() => {
+    for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    temps.push(dir);
+    return dir;
+  };
+}
+
+/** A chest minecart record at `pos` (for the pure functions; its NBT is not the sim's). */
+export function cart(uuid: string, pos: [number, number, number], extra: Record_ = {}): Record_ {
+  return { uuid, type: 'minecraft:chest_minecart', pos, vel: [0, 0, 0], nbt: `{"Motion":[0.0d,0.0d,0.0d],"id":"${uuid}"}`, passengers: [], vehicle: null, restorable: true, ...extra };
+}
+
+export const CART_A = '0a000000-0000-4000-8000-00000000000a';
+export const CART_B = '0b000000-0000-4000-8000-00000000000b';
+export const CART_A_POS: [number, number, number] = [10.5, 64, -3.5];
+export const CART_B_POS: [number, number, number] = [11, 64, -4];
+
+/**
+ * A sim stack whose recording `rec` holds two chest minecarts (A then B, plus `extra` entities),
+ * after which the carts were killed: the game is empty where the restore will summon them.
+ */
+export async function recordedCarts(
+  start: (options?: StackOptions) => Promise<Stack>,
+  options: { sim?: StackOptions['sim']; extra?: EntitySpec[]; keep?: boolean } = {},
+): Promise<{ stack: Stack; dir: string; proof: { expect_world_dir: string } }> {
+  const carts: EntitySpec[] = [
+    { type: 'minecraft:chest_minecart', uuid: CART_A, x: CART_A_POS[0], y: CART_A_POS[1], z: CART_A_POS[2] },
+    { type: 'minecraft:chest_minecart', uuid: CART_B, x: CART_B_POS[0], y: CART_B_POS[1], z: CART_B_POS[2] },
+  ];
+  const stack = await start({ sim: { autoTick: false, entities: [...carts, ...(options.extra ?? [])], ...options.sim } });
+  const snap = (await stack.call('snapshot', { name: 'rec' })) as { dir: string };
+  if (!options.keep) await stack.call('command', { command: 'kill @e[type=!player]' });
+  return { stack, dir: snap.dir, proof: { expect_world_dir: worldDirOf(stack) } };
+}
+
+/** Write `meta.json` + `entities.jsonl` (orders and orderHash filled in unless given). */
+export function writeRecording(dir: string, entities: Record_[], meta: Record_ = {}): string {
+  fs.mkdirSync(dir, { recursive: true });
+  const lines = entities.map((e, order) => JSON.stringify({ order, ...e }));
+  fs.writeFileSync(path.join(dir, 'entities.jsonl'), lines.map((l) => `${l}\n`).join(''));
+  const hash = orderHash(entities.map((e) => String(e.uuid ?? '')));
+  const full = { protocol: 1, tick: 100, dimension: 'minecraft:overworld', radius: 0, entities: entities.length, orderHash: hash, playersSkipped: 0, levelName: 'world', ...meta };
+  fs.writeFileSync(path.join(dir, 'meta.json'), JSON.stringify(full));
+  return dir;
+}
+
+/** Copy a fork's world/ into `<labDir>/world`, as an operator would before starting a lab server on it. */
+export function makeLab(forkDir: string, labDir: string): string {
+  fs.cpSync(forkDir, path.join(labDir, 'world'), { recursive: true });
+  return labDir;
+}
+
+/** Options for a sim on a game dir with a small world folder. */
+export const onDisk = (dir: string, sim: StackOptions['sim'] = {}): StackOptions => ({ sim: { autoTick: false, dir, worldDisk: { bytes: 1e6 }, ...sim } });
+
+/** Fork the live stack and start a lab stack on a copy of the fork's world. */
+export async function forkIntoLab(
+  start: (options?: StackOptions) => Promise<Stack>,
+  tmp: () => string,
+  live?: Stack,
+): Promise<{ live: Stack; lab: Stack; fork: Record<string, any> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const source = live ?? (await start(onDisk(tmp())));
+  const fork = (await source.call('fork', { name: 'before' })) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const lab = await start(onDisk(makeLab(fork.forkDir, tmp())));
+  return { live: source, lab, fork };
+}
+
+/** The lab's world folder as STATE reports it: the endpoint proof for an apply. */
+export const worldDirOf = (stack: Stack) => path.join(stack.sim.dir, 'world');
