@@ -43,3 +43,5 @@ export const builtinPlugins: Plugin[] = [
 export { Forwarder, type ForwarderStatus } from '../../plugins/webhook/forwarder.js';
 export { resolveReceivers } from '../../plugins/webhook/config.js';
 export { Spool } from '../../plugins/webhook/spool.js';
+// The MCP front-end answers `capabilities` itself while no daemon answers, in the tool's own shape.
+export { describeSurface } from '../../plugins/capabilities/index.js';

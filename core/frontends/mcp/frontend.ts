@@ -131,8 +131,8 @@ export class McpFrontend {
         const local = LOCAL_WHEN_UNREACHABLE.get(name);
         if (local && err instanceof McbridgeError && err.details?.reason === 'daemon_unreachable') {
           const address = this.upstream.daemonAddress;
-          // Text only: a local answer need not match the daemon tool's output schema.
-          return successResult(local(this.upstream.defaultVantage, address, this.upstream.lastError), {});
+          // In the tool's own shape (its output schema), with the daemon's absence as the news.
+          return successResult(local(this.upstream.defaultVantage, address, this.upstream.lastError), entry);
         }
         throw err;
       }
