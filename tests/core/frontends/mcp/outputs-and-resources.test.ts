@@ -20,7 +20,7 @@ async function session(frontend: McpFrontend): Promise<Connected> {
 }
 
 /** The JSON text of a resource's (only) content. */
-function contentJson(result: { contents: Array<{ text?: unknown }> }): any {
+function contentJson(result: { contents: Array<Record<string, unknown>> }): any {
   return JSON.parse(String(result.contents[0]?.text));
 }
 
