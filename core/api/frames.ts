@@ -68,9 +68,19 @@ export const SUBSCRIPTION_TOPICS = ['hello', 'chat', 'game', 'mark', 'sample', '
 
 export const subscribeParams = z.object({
   events: z.union([z.array(z.string()), z.string()], { error: 'events must be a list of categories, e.g. ["chat","game"], or "*"' })
-    .transform((v) => (typeof v === 'string' ? v.split(',') : v).map((s) => s.trim()).filter(Boolean))
-    .pipe(z.array(z.enum([...SUBSCRIPTION_TOPICS, '*'], { error: `unknown category; use one of ${[...SUBSCRIPTION_TOPICS, '*'].join(', ')}` }))),
+    .transform((v) => (typeof v === 'string' ? v.split(',') : v).map((s) => s.trim()).filter(Boolean)),
 });
+
+const KNOWN_TOPICS = new Set<string>([...SUBSCRIPTION_TOPICS, '*']);
+
+/**
+ * Topics split into those we push and those we do not know. The predecessor accepted any name
+ * silently; an unknown one is ignored here too, but the answer says so (`warning`).
+ */
+export function sortTopics(names: string[]): { topics: string[]; unknown: string[] } {
+  const topics = names.filter((n) => KNOWN_TOPICS.has(n));
+  return { topics, unknown: [...new Set(names.filter((n) => !KNOWN_TOPICS.has(n)))] };
+}
 
 export const cancelParams = z.object({
   id: z.unknown().refine((v) => v !== undefined && v !== null, 'id of the request to cancel is required'),

@@ -10,7 +10,7 @@ import type { Logger } from '../util/log.js';
 import { isLoopback } from '../util/net.js';
 import { checkTokenStrength, ConnectionGuard, peerAddress, type GuardLimits, type PreAuth } from './connection-guard.js';
 import {
-  cancelParams, encodeFrame, errorFrame, subscribeParams, SUBSCRIPTION_TOPICS, type GapFrame, type RequestFrame, type ServerFrame,
+  cancelParams, encodeFrame, errorFrame, sortTopics, subscribeParams, SUBSCRIPTION_TOPICS, type GapFrame, type RequestFrame, type ServerFrame,
 } from './frames.js';
 import { parseRequestLine, type RequestId } from './request-line.js';
 import { RequestReader } from './request-reader.js';
@@ -281,6 +281,8 @@ export class LocalApiServer {
     try {
       const result = await this.host.call(frame.method, params, {
         signal: controller.signal,
+        // The predecessor's clients sent null and numbers as text; MCP clients were shown the strict schema.
+        lenientParams: caller.frontend !== 'mcp',
         onProgress: frame.progress ? (p) => settled || this.send(conn, { type: 'progress', id, ...p }) : undefined,
       });
       settled = true;
@@ -295,10 +297,11 @@ export class LocalApiServer {
     }
   }
 
-  private subscribe(conn: Connection, method: 'subscribe' | 'unsubscribe', params: Record<string, unknown>): { subscribed: string[] } {
+  private subscribe(conn: Connection, method: 'subscribe' | 'unsubscribe', params: Record<string, unknown>): { subscribed: string[]; ignored?: string[]; warning?: string } {
     const parsed = subscribeParams.safeParse(params);
     if (!parsed.success) throw new McbridgeError('invalid_params', `invalid params for '${method}': ${describeZodError(parsed.error)}`);
-    const topics = parsed.data.events.includes('*') ? ['*'] : parsed.data.events;
+    const { topics: named, unknown } = sortTopics(parsed.data.events);
+    const topics = named.includes('*') ? ['*'] : named;
     // Events recorded before this change go out under the old topics: a subscription
     // starts with the events recorded after it, an unsubscribe ends after those before it.
     this.catchUp(conn);
@@ -307,7 +310,11 @@ export class LocalApiServer {
       else if (topic === '*') conn.topics.clear();
       else conn.topics.delete(topic);
     }
-    return { subscribed: [...conn.topics].sort() };
+    const subscribed = [...conn.topics].sort();
+    if (unknown.length === 0) return { subscribed };
+    const warning = `ignored unknown ${unknown.length === 1 ? 'category' : 'categories'} ${unknown.map((u) => `'${u}'`).join(', ')}; ` +
+      `known: ${[...SUBSCRIPTION_TOPICS, '*'].join(', ')}`;
+    return { subscribed, ignored: unknown, warning };
   }
 
   private cancel(conn: Connection, params: Record<string, unknown>): { cancelled: boolean } {

@@ -66,3 +66,5 @@ export function builtinEntries(config?: { config: McbridgeConfig; dir: string })
 export { Forwarder, type ForwarderStatus } from '../../plugins/webhook/forwarder.js';
 export { resolveReceivers, webhookConfigEntry } from '../../plugins/webhook/config.js';
 export { Spool } from '../../plugins/webhook/spool.js';
+// The MCP front-end answers `capabilities` itself while no daemon answers, in the tool's own shape.
+export { describeSurface } from '../../plugins/capabilities/index.js';

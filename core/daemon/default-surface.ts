@@ -4,7 +4,7 @@
  * daemon serves before its first mod connects), and local answers for `status` and
  * `capabilities` that say the daemon is unreachable and how to start it.
  */
-import { builtinPlugins } from './builtins.js';
+import { builtinPlugins, describeSurface } from './builtins.js';
 import { McbridgeError } from '../host/errors.js';
 import { Host } from '../host/host.js';
 import type { Vantage } from '../host/link/discovery.js';
@@ -68,14 +68,14 @@ export function localStatus(vantage: Vantage, address: DaemonAddress, cause: str
 
 /** `capabilities`, answered locally: no live CAPS, the default surface, and why. */
 export function localCapabilities(vantage: Vantage, address: DaemonAddress, cause: string): Record<string, unknown> {
-  const { surface } = defaultSurface(vantage);
+  const { surface, manifest } = defaultSurface(vantage);
   return {
     type: 'capabilities',
     connected: false,
     instance: null,
     modCapabilities: null,
     daemon: daemonSection(address, cause),
-    surface,
+    ...describeSurface(surface, manifest),
     hint: howToStart(address),
   };
 }

@@ -1,5 +1,4 @@
 import { EventEmitter, setMaxListeners } from 'node:events';
-import { z } from 'zod';
 import { McbridgeError, toMcbridgeError } from './errors.js';
 import { EventLog, type RecordedEvent } from './events/event-log.js';
 import { followEvents } from './events/follow.js';
@@ -9,9 +8,10 @@ import { DEFAULT_CAPS, normalizeCaps } from './link/caps.js';
 import type { Vantage } from './link/discovery.js';
 import { ModLink, type ModLinkOptions } from './link/mod-link.js';
 import { silentLogger, type Logger } from '../util/log.js';
-import { formatIssuePath, validatePlugin } from './define.js';
+import { validatePlugin } from './define.js';
 import type { ToolPolicy } from './registry/policy.js';
 import { ToolRegistry, type CapsView, type RegisteredTool } from './registry/registry.js';
+import { applyParamAliases, describeZodError, parseParams } from './params.js';
 import type {
   EventsView, HostStatus, HostView, Manifest, Plugin, PluginContext, PluginInfo, PluginSource, Service, Surface, ToolContext,
 } from './plugin-api.js';
@@ -48,6 +48,8 @@ export const DEFAULT_SETUP_TIMEOUT_MS = 10_000;
 export interface CallOptions {
   signal?: AbortSignal;
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** Read params as the predecessor's local API did (null = default, numbers as text): for its clients only. */
+  lenientParams?: boolean;
 }
 
 interface PluginRecord {
@@ -62,30 +64,7 @@ interface PluginRecord {
   started: Service[];
 }
 
-/** Rename legacy parameter names to the ones the schema declares. */
-function applyParamAliases(tool: string, args: unknown, aliases: Record<string, string> | undefined): unknown {
-  if (!aliases || args === null || typeof args !== 'object' || Array.isArray(args)) return args;
-  const out: Record<string, unknown> = { ...(args as Record<string, unknown>) };
-  for (const [alias, canonical] of Object.entries(aliases)) {
-    if (!(alias in out)) continue;
-    if (canonical in out) {
-      throw new McbridgeError('invalid_params', `invalid params for '${tool}': give '${canonical}' or its older name '${alias}', not both`);
-    }
-    out[canonical] = out[alias];
-    delete out[alias];
-  }
-  return out;
-}
-
-/** Zod's issues, as one sentence that names each field. */
-export function describeZodError(error: z.ZodError, subject = 'params'): string {
-  return error.issues
-    .map((issue) => {
-      const path = formatIssuePath(issue.path);
-      return `${path ? `'${path}'` : subject}: ${issue.message}`;
-    })
-    .join('; ');
-}
+export { describeZodError };
 
 /**
  * The host: it owns the mod link, the event log and the tool registry, loads plugins,
@@ -391,12 +370,7 @@ export class Host extends EventEmitter {
     }
     const refusal = this.registry.refusal(tool, this.capsView());
     if (refusal) throw refusal;
-    const parsed = tool.spec.input.safeParse(applyParamAliases(name, args ?? {}, tool.spec.paramAliases));
-    if (!parsed.success) {
-      throw new McbridgeError('invalid_params', `invalid params for '${name}': ${describeZodError(parsed.error)}`, {
-        issues: parsed.error.issues.map((i) => ({ path: formatIssuePath(i.path), message: i.message })),
-      });
-    }
+    const parsed = parseParams(tool, applyParamAliases(name, args ?? {}, tool.spec.paramAliases), options.lenientParams === true);
     const signal = options.signal ?? new AbortController().signal;
     if (signal.aborted) throw new McbridgeError('cancelled', `the call to '${name}' was cancelled`);
     try {

@@ -248,6 +248,15 @@ export interface ManifestTool {
   missing?: string[];
   reason?: string;
   hiddenBy?: HiddenBy;
+  /** The upstream mod issue the tool's capability came from (player, context), supported or not. */
+  dependency?: ToolDependency;
+}
+
+export interface ToolDependency {
+  /** e.g. `mc-agent-interface-mod#1` */
+  issue: string;
+  label: string;
+  url: string;
 }
 
 export interface Manifest {

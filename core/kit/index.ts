@@ -7,7 +7,8 @@ export {
   compactEvent, cursorInput, EventCounter, eventFilterFields, eventMatcher, eventSender, eventText, hasEventFilter, scanEvents,
   type EventFilterInput,
 } from './event-filter.js';
-export { commandText, javaDouble, lineText } from './text.js';
+export { commandText, firstSentence, javaDouble, lineText } from './text.js';
+export { modAck, modReply } from './replies.js';
 export { isObject, num, str } from './values.js';
 export {
   dimensionId, orderHash, radiusText, readSnapshot, SNAPSHOT_PROTOCOL, SNAPSHOT_VERBS, SNAPSHOT_WORKFLOW_VERBS, SnapshotFileError, snapshotLine,

@@ -21,3 +21,9 @@ export const commandText = lineText('command', '"time query daytime"')
 export function javaDouble(n: number): string {
   return Number.isInteger(n) ? n.toFixed(1) : String(n);
 }
+
+/** The first sentence of a tool description: the one-line summary lists show. */
+export function firstSentence(text: string): string {
+  const end = text.search(/[.](\s|$)/);
+  return end === -1 ? text : text.slice(0, end + 1);
+}

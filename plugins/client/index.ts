@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { definePlugin, defineTool } from 'mcbridge';
-import { javaDouble, lineText } from 'mcbridge/kit';
+import { javaDouble, lineText, modAck, modReply } from 'mcbridge/kit';
 
 /** Vanilla refuses chat messages longer than this. */
 export const MAX_CHAT_LENGTH = 256;
@@ -24,6 +24,13 @@ const address = lineText('address', '"127.0.0.1:25565" or "mc.example.org"', 255
     if (!m) return false;
     return m[1] === undefined || (Number(m[1]) >= 1 && Number(m[1]) <= 65_535);
   }, 'address must be host or host:port with a port from 1 to 65535, e.g. "127.0.0.1:25565"');
+
+const screenReply = modReply({
+  screen: z.string().optional().describe('the screen\'s class name, or "null" while playing with no screen open'),
+  title: z.string().optional(),
+  narration: z.string().optional(),
+  inWorld: z.boolean().optional(),
+});
 
 export const clientPlugin = definePlugin({
   name: 'client',
@@ -49,6 +56,7 @@ export const clientPlugin = definePlugin({
         message: lineText('message', '"hello"', MAX_CHAT_LENGTH)
           .refine((m) => !m.startsWith('/'), 'message must not start with "/": send commands with command_output or command'),
       }).strict(),
+      output: modAck,
       requires: ['chat'],
       annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
       run: async ({ message }, ctx) => ctx.request(`CHAT ${message}`),
@@ -60,6 +68,7 @@ export const clientPlugin = definePlugin({
         'and whether a world is open. Cheap and read-only; use it to see whether the client sits on the title screen, a ' +
         'menu or in game before connect, world or lan.',
       input: z.object({}).strict(),
+      output: screenReply,
       requires: ['screen'],
       annotations: { readOnly: true, idempotent: true },
       run: async (_args, ctx) => ctx.request('SCREEN'),
@@ -71,6 +80,7 @@ export const clientPlugin = definePlugin({
         'started, not that the join finished: follow with `wait_for` (e.g. a STATE path such as inWorld) or `screen`. ' +
         'Leaves whatever world the client is in.',
       input: z.object({ address }).strict(),
+      output: modAck,
       requires: ['connect'],
       annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
       run: async ({ address: target }, ctx) => ctx.request(`CONNECT ${target}`),
@@ -85,6 +95,7 @@ export const clientPlugin = definePlugin({
         level: lineText('level', '"New World"', 255)
           .refine((l) => !/[\\/]/.test(l) && l !== '.' && l !== '..', 'level must be a folder name inside saves/, without slashes'),
       }).strict(),
+      output: modAck,
       requires: ['world'],
       annotations: { readOnly: false, destructive: false, idempotent: false },
       run: async ({ level }, ctx) => ctx.request(`WORLD ${level}`),
@@ -100,6 +111,7 @@ export const clientPlugin = definePlugin({
         port: port('port', 0).optional().describe('0 or omitted: the game picks the port'),
         mode: z.enum(['online', 'offline'], { error: 'mode must be "online" or "offline"' }).optional(),
       }).strict(),
+      output: modAck,
       requires: ['lan'],
       annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
       run: async ({ port: p, mode }, ctx) => {
@@ -122,6 +134,7 @@ export const clientPlugin = definePlugin({
         interval: z.number({ error: 'interval must be a whole number of ticks, e.g. 1' }).int('interval must be a whole number')
           .min(1, 'interval must be at least 1 tick').max(MAX_RECORD_TICKS, `interval must be at most ${MAX_RECORD_TICKS}`).optional(),
       }).strict(),
+      output: modAck,
       requires: ['record'],
       annotations: { readOnly: false, destructive: false, idempotent: false },
       run: async ({ ticks, radius, interval }, ctx) => {
@@ -137,6 +150,7 @@ export const clientPlugin = definePlugin({
         'Stop the running recording started by record_start; the ack says how many samples were written. Stopping when ' +
         'nothing records is harmless (samples=0). No event is emitted.',
       input: z.object({}).strict(),
+      output: modAck,
       requires: ['record'],
       annotations: { readOnly: false, destructive: false, idempotent: true },
       run: async (_args, ctx) => ctx.request('SAMPLE_STOP'),

@@ -3,6 +3,7 @@ import { definePlugin, defineTool, McbridgeError, type RecordedEvent, type ToolC
 import { commandText } from 'mcbridge/kit';
 
 export const DEFAULT_OUTPUT_WAIT_SECONDS = 2;
+export const MIN_OUTPUT_WAIT_SECONDS = 0.1;
 export const MAX_OUTPUT_WAIT_SECONDS = 30;
 /** Once a line has arrived, this much silence ends the collection early. */
 export const OUTPUT_QUIET_MS = 500;
@@ -19,6 +20,8 @@ export const commandOutputResult = z.object({
   cursor: z.number().int(),
   truncated: z.boolean(),
   note: z.string().optional(),
+  /** The `wait` asked for was out of range: what was asked and what was used instead. */
+  waitClamped: z.object({ requested: z.number(), used: z.number() }).optional(),
 });
 type CommandOutput = z.infer<typeof commandOutputResult>;
 
@@ -48,6 +51,12 @@ async function collectLines(ctx: ToolContext, cursor: number, waitMs: number): P
   return lines;
 }
 
+/** The predecessor's reading of `wait`: absent or 0 or less is the default, the rest clamped into range. */
+export function outputWait(asked: number | undefined): number {
+  if (asked === undefined || asked <= 0) return DEFAULT_OUTPUT_WAIT_SECONDS;
+  return Math.min(MAX_OUTPUT_WAIT_SECONDS, Math.max(MIN_OUTPUT_WAIT_SECONDS, asked));
+}
+
 export const commandOutputPlugin = definePlugin({
   name: 'command-output',
   version: '1.0.0',
@@ -68,23 +77,24 @@ export const commandOutputPlugin = definePlugin({
         'an error: its failure text is the output. The command can change the world like any other.',
       input: z.object({
         command: commandText,
+        // Out of range is clamped, not refused, as the predecessor did; the result says so (`waitClamped`).
         wait: z.number({ error: 'wait must be a number of seconds, e.g. 2' })
-          .min(0.1, 'wait must be at least 0.1 seconds')
-          .max(MAX_OUTPUT_WAIT_SECONDS, `wait must be at most ${MAX_OUTPUT_WAIT_SECONDS} seconds`)
           .optional()
-          .describe('client vantage only: longest time in seconds to collect the answer (default 2)'),
+          .describe(`client vantage only: longest time in seconds to collect the answer (default 2; 0 or less means the default, otherwise clamped to ${MIN_OUTPUT_WAIT_SECONDS}-${MAX_OUTPUT_WAIT_SECONDS})`),
       }).strict(),
       output: commandOutputResult,
       annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
-      run: async ({ command, wait }, ctx): Promise<CommandOutput> => {
+      run: async ({ command, wait: asked }, ctx): Promise<CommandOutput> => {
+        const wait = outputWait(asked);
+        const clamped = wait === asked || asked === undefined ? {} : { waitClamped: { requested: asked, used: wait } };
         const cursor = ctx.events.lastSeq;
         const ack = await ctx.request(`CMD ${command}`);
         const detail = typeof ack.detail === 'string' ? ack.detail : command.replace(/^\//, '');
         if (Array.isArray(ack.output)) {
           const output = ack.output.map(String);
-          return { type: 'command_output', command: detail, output, source: 'ack', cursor, truncated: false };
+          return { type: 'command_output', command: detail, output, source: 'ack', cursor, truncated: false, ...clamped };
         }
-        const lines = await collectLines(ctx, cursor, (wait ?? DEFAULT_OUTPUT_WAIT_SECONDS) * 1000);
+        const lines = await collectLines(ctx, cursor, wait * 1000);
         const truncated = lines.length > MAX_OUTPUT_LINES;
         const kept = truncated ? lines.slice(0, MAX_OUTPUT_LINES) : lines;
         return {
@@ -95,6 +105,7 @@ export const commandOutputPlugin = definePlugin({
           cursor,
           truncated,
           note: 'collected from the game and chat messages received after the command; unrelated messages can be included',
+          ...clamped,
         };
       },
     }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { definePlugin, defineTool } from 'mcbridge';
-import { commandText } from 'mcbridge/kit';
+import { commandText, modReply } from 'mcbridge/kit';
 
 export const commandPlugin = definePlugin({
   name: 'command',
@@ -18,6 +18,10 @@ export const commandPlugin = definePlugin({
         'command is not an error: read `output`. Commands can change or destroy anything in the world. ' +
         'Use command_output instead whenever the answer matters: it also collects the reply on the client vantage.',
       input: z.object({ command: commandText }).strict(),
+      output: modReply({
+        detail: z.string().optional().describe('the command as run, without the slash'),
+        output: z.array(z.string()).optional().describe('server vantage: the feedback lines the command printed'),
+      }),
       annotations: { readOnly: false, destructive: true, openWorld: false },
       run: async ({ command }, ctx) => ctx.request(`CMD ${command}`),
     }),

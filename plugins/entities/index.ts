@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { definePlugin, defineTool, McbridgeError, type ModReply, type ToolContext } from 'mcbridge';
-import { sortedCounts, javaDouble, num, str } from 'mcbridge/kit';
+import { sortedCounts, javaDouble, modReply, num, str } from 'mcbridge/kit';
 
 export { javaDouble };
 
@@ -124,7 +124,7 @@ interface SummaryArgs {
   nearest?: number | undefined;
 }
 
-export async function summarize(reply: ModReply, args: SummaryArgs, ctx: ToolContext): Promise<Record<string, unknown>> {
+export async function summarize(reply: ModReply, args: SummaryArgs, ctx: ToolContext): Promise<Record<string, unknown> & { type: string }> {
   const all = entityList(reply);
   const origin = await findOrigin(ctx, all, args.player);
   const wanted = typesOf(args.types);
@@ -144,7 +144,7 @@ export async function summarize(reply: ModReply, args: SummaryArgs, ctx: ToolCon
   const ordered = origin ? candidates.map((e) => [e, distance(e)] as const).sort((a, b) => a[1] - b[1]).map(([e]) => e) : candidates;
   const limit = args.nearest ?? DEFAULT_NEAREST;
   const shown = ordered.slice(0, limit).map((e) => compactEntity(e, origin));
-  const out: Record<string, unknown> = {
+  const out: Record<string, unknown> & { type: string } = {
     type: 'entities_summary',
     tick: reply.tick ?? null,
     dimension: reply.dimension ?? null,
@@ -160,6 +160,23 @@ export async function summarize(reply: ModReply, args: SummaryArgs, ctx: ToolCon
   if (!origin) out.note = 'no player to measure from: nearest lists entities in tick order, without distances';
   return out;
 }
+
+/**
+ * One object for both shapes (MCP wants an object schema): the raw reply (`type: "entities"`,
+ * `entities`) or the summary (`type: "entities_summary"`, `counts`, `nearest`).
+ */
+export const entitiesResult = modReply({
+  tick: z.number().nullable().optional(),
+  dimension: z.string().nullable().optional(),
+  radius: z.number().nullable().optional(),
+  entities: z.array(z.looseObject({})).optional().describe('raw: the mod\'s entity records in tick order'),
+  total: z.number().int().optional(),
+  matched: z.number().int().optional(),
+  truncated: z.boolean().optional(),
+  counts: z.unknown().optional().describe('summary: entities per type, largest first'),
+  nearest: z.array(z.looseObject({})).optional().describe('summary: the nearest entities, with distance'),
+  note: z.string().optional(),
+});
 
 export const entitiesPlugin = definePlugin({
   name: 'entities',
@@ -205,6 +222,7 @@ export const entitiesPlugin = definePlugin({
           issue.addIssue({ code: 'custom', path: ['limit'], message: 'limit only applies to the raw list: the summary is bounded by nearest' });
         }
       }),
+      output: entitiesResult,
       annotations: { readOnly: true, idempotent: true },
       run: async (args, ctx) => {
         const summary = args.summary ?? (args.nearest !== undefined || args.player !== undefined);

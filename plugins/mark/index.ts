@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { definePlugin, defineTool } from 'mcbridge';
-import { lineText } from 'mcbridge/kit';
+import { lineText, modAck } from 'mcbridge/kit';
 
 export const markPlugin = definePlugin({
   name: 'mark',
@@ -16,6 +16,7 @@ export const markPlugin = definePlugin({
         'Put a text marker into the event stream (the mod echoes it as a `mark` event to every client), e.g. ' +
         '"experiment 3 begins", so later event replays can be cut at that point. Does not change the world.',
       input: z.object({ text: lineText('text', '"experiment 3 begins"') }).strict(),
+      output: modAck,
       // Writes an event, changes nothing in the world: not read-only, not destructive.
       annotations: { readOnly: false, destructive: false, idempotent: false },
       run: async ({ text }, ctx) => ctx.request(`MARK ${text}`),

@@ -12,6 +12,13 @@ export const statusPlugin = definePlugin({
         'Health of the bridge: whether the game (mod) is connected, which port and vantage, the last connection error, ' +
         'buffered event counters and uptime. Costs nothing and never touches the game; call it first when something fails.',
       input: z.object({}).strict(),
+      output: z.looseObject({
+        connected: z.boolean(),
+        vantage: z.string(),
+        lastError: z.string().nullable().optional(),
+        capabilities: z.array(z.string()).nullable().optional(),
+        capsSource: z.string().optional(),
+      }),
       annotations: { readOnly: true, idempotent: true },
       run: async (_args, ctx) => ctx.host.status(),
     }),

@@ -106,7 +106,7 @@ function seenSince(ctx: ToolContext, start: Cursor): Record<string, unknown> {
   return out;
 }
 
-type WaitForResult = Record<string, unknown> & { matched: boolean; cursor: number };
+type WaitForResult = Record<string, unknown> & { matched: boolean; cursor: number; waitedMs: number };
 
 async function waitForEvent(
   ctx: ToolContext, match: (e: RecordedEvent) => boolean, start: Cursor, timeoutMs: number, started: number,
@@ -161,6 +161,18 @@ async function waitForState(
   return out;
 }
 
+export const waitForResult = z.looseObject({
+  matched: z.boolean(),
+  cursor: z.number().int().describe('the seq to pass as `since` next'),
+  waitedMs: z.number(),
+  event: z.looseObject({}).optional().describe('the matching event'),
+  state: z.looseObject({}).optional().describe('state conditions: the STATE reply that met it'),
+  value: z.unknown().optional(),
+  timedOut: z.boolean().optional(),
+  polls: z.number().int().optional(),
+  seen: z.looseObject({}).optional().describe('on timeout: what did happen meanwhile'),
+});
+
 export const waitForPlugin = definePlugin({
   name: 'wait-for',
   version: '1.0.0',
@@ -197,6 +209,7 @@ export const waitForPlugin = definePlugin({
         message: 'poll_ms only applies to state conditions',
         path: ['poll_ms'],
       }),
+      output: waitForResult,
       annotations: { readOnly: true, idempotent: false },
       run: async ({ match, timeout_ms, since, poll_ms }, ctx) => {
         const timeoutMs = timeout_ms ?? DEFAULT_WAIT_FOR_MS;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { definePlugin, defineTool, TICK_MS, type VerbSpec } from 'mcbridge';
+import { modReply } from 'mcbridge/kit';
 
 /** One hour of game time: the cap the mod's control protocol also uses. */
 export const MAX_WAIT_TICKS = 72_000;
@@ -39,8 +40,11 @@ export const waitPlugin = definePlugin({
         'let the game advance after an action. It holds up no other call and stops at once when cancelled. ' +
         'To wait for something to happen rather than for time to pass, wait for an event instead.',
       input: z.object({
-        ticks: z.number().int('ticks must be a whole number').min(0).max(MAX_WAIT_TICKS, `ticks must be at most ${MAX_WAIT_TICKS} (one hour)`),
+        // Default 0 (answered at once), as the predecessor's `wait` without ticks was.
+        ticks: z.number().int('ticks must be a whole number').min(0).max(MAX_WAIT_TICKS, `ticks must be at most ${MAX_WAIT_TICKS} (one hour)`)
+          .default(0).describe('game ticks to wait (20 = 1 second); default 0 returns at once'),
       }).strict(),
+      output: modReply({ detail: z.string().optional(), ticks: z.number().int(), elapsedMs: z.number() }),
       annotations: { readOnly: true, idempotent: false },
       run: async ({ ticks }, ctx) => {
         const started = Date.now();

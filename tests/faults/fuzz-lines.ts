@@ -57,7 +57,7 @@ const MAKERS: Array<[weight: number, make: Maker]> = [
       { method: 'entities', params: { radius: 'far' } },
       { method: 'state', params: { verbose: true } },
       { method: 'events', params: { since: { nested: [1] } } },
-      { method: 'subscribe', params: { events: ['nonsense'] } },
+      { method: 'subscribe', params: { events: 42 } },
       { method: 'cancel', params: {} },
       { method: unknownMethod(rng), params: {} },
       { method: 'command', params: { command: 42 } },

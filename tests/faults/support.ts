@@ -4,54 +4,11 @@
  * and wakes waiters on each one, so waits are on conditions, never on time.
  */
 import { once } from 'node:events';
-import fs from 'node:fs';
 import net from 'node:net';
-import type { CliProcesses } from '../support/cli-process.js';
-import { waitUntil } from '../support/helpers.js';
 
 export type Frame = Record<string, any>;
 
-export interface DaemonProcess {
-  port: number;
-  pid: number;
-  out: { stdout: string; stderr: string };
-  alive(): boolean;
-  /** Resident set size in bytes (Linux: /proc). */
-  rss(): number;
-  /** Send `signal` (SIGTERM: a clean stop; SIGKILL: a crash) and wait for the process to end. */
-  kill(signal: NodeJS.Signals): Promise<void>;
-}
-
-/**
- * `mcbridge run --api-port 0 --no-config <args>` (`--config <config>` when given), once it
- * listens and has connected to its mod.
- */
-export async function startDaemonProcess(processes: CliProcesses, args: string[], env?: NodeJS.ProcessEnv, config?: string): Promise<DaemonProcess> {
-  const { child, out } = processes.start(['run', '--api-port', '0', ...(config ? ['--config', config] : ['--no-config']), ...args], { env });
-  let port = 0;
-  await waitUntil(() => {
-    if (child.exitCode !== null) throw new Error(`the daemon exited with ${child.exitCode}: ${out.stderr}`);
-    port = Number(/mcbridge daemon listening on [^"]*:(\d+)"/.exec(out.stderr)?.[1] ?? 0);
-    return port > 0 && /"msg":"connected to (server|client) mod/.test(out.stderr);
-  }, 30_000, 'the daemon to listen and connect to its mod');
-  return {
-    port,
-    pid: child.pid!,
-    out,
-    alive: () => child.exitCode === null && child.signalCode === null,
-    rss: () => {
-      const kb = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1];
-      if (kb === undefined) throw new Error(`no VmRSS for pid ${child.pid}`);
-      return Number(kb) * 1024;
-    },
-    kill: async (signal) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const ended = once(child, 'exit');
-      child.kill(signal);
-      await ended;
-    },
-  };
-}
+export { startDaemonProcess, type DaemonProcess } from '../support/daemon-process.js';
 
 export class ApiSocket {
   readonly frames: Frame[] = [];

@@ -102,7 +102,7 @@ describe('entities parameters', () => {
     await expectInvalidParams(stack, [
       ['entities', { radius: -1 }, /'radius': radius must be 0 or more/],
       ['entities', { radius: 'far' }, /'radius'/],
-      ['entities', { summary: 'yes' }, /'summary': summary must be true or false/],
+      ['entities', { summary: 'maybe' }, /'summary': summary must be true or false/],
       ['entities', { nearest: 0 }, /'nearest': nearest must be at least 1/],
       ['entities', { nearest: 501 }, /nearest must be at most 500/],
       ['entities', { nearest: 2.5 }, /nearest must be a whole number/],

@@ -54,7 +54,7 @@ describe('the game surface', () => {
         expect(op).toMatchObject({ supported: false, missing: tool.missing, reason: tool.reason });
       }
       const player = caps.operations.find((o: any) => o.name === 'player');
-      if (vantage === 'client') expect(player.dependency).toBe('mc-agent-interface-mod#1');
+      if (vantage === 'client') expect(player).toMatchObject({ dependency: 'https://github.com/guajun/mc-agent-interface-mod/issues/1', dependencyLabel: 'mc-agent-interface-mod#1 (Expose server-side context for a named player)' });
       expect(caps.operations.find((o: any) => o.name === 'wait_for')).toMatchObject({ supported: true, requires: [], readOnly: true });
       expect(caps.operations.find((o: any) => o.name === 'chat').requires).toEqual(['chat']);
       expect(caps.operations).toHaveLength(manifest.tools.length);

@@ -17,6 +17,7 @@ import { VERSION } from '../../util/version.js';
 import { localCapabilities, localStatus } from '../../daemon/default-surface.js';
 import { GUIDE_PROMPT, guidePrompt, guideResult, INSTRUCTIONS } from './prompts.js';
 import { errorResult, projectTools, registryToolName, successResult, toolListKey } from './projection.js';
+import { ResourceHub } from './resources.js';
 import { DaemonUpstream, type UpstreamOptions } from './upstream.js';
 
 export const MCP_SERVER_NAME = 'mcbridge';
@@ -30,6 +31,7 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export class McpFrontend {
   readonly upstream: DaemonUpstream;
+  private readonly resources: ResourceHub;
   private readonly log: Logger;
   /** Initialized sessions, with the key of the tool list each was last given (null: none yet). */
   private readonly sessions = new Map<Server, { listed: string | null }>();
@@ -39,6 +41,7 @@ export class McpFrontend {
   constructor(options: McpFrontendOptions) {
     this.log = options.log;
     this.upstream = new DaemonUpstream(options);
+    this.resources = new ResourceHub(this.upstream);
     this.listKey = toolListKey(projectTools(this.upstream.manifest));
     this.upstream.on('surface', () => this.surfaceChanged());
   }
@@ -58,7 +61,7 @@ export class McpFrontend {
     const server = new Server(
       { name: MCP_SERVER_NAME, title: 'mcbridge: Minecraft Agent Toolkit', version: VERSION },
       {
-        capabilities: { tools: { listChanged: true }, prompts: {} },
+        capabilities: { tools: { listChanged: true }, prompts: {}, resources: { subscribe: true } },
         instructions: INSTRUCTIONS,
         debouncedNotificationMethods: ['notifications/tools/list_changed'],
       },
@@ -81,8 +84,12 @@ export class McpFrontend {
       await this.upstream.settled();
       return guideResult(this.upstream.manifest);
     });
+    this.resources.serve(server);
     server.oninitialized = () => this.sessions.set(server, state);
-    server.onclose = () => this.sessions.delete(server);
+    server.onclose = () => {
+      this.sessions.delete(server);
+      void this.resources.sessionEnded(server);
+    };
     return server;
   }
 
@@ -131,8 +138,8 @@ export class McpFrontend {
         const local = LOCAL_WHEN_UNREACHABLE.get(name);
         if (local && err instanceof McbridgeError && err.details?.reason === 'daemon_unreachable') {
           const address = this.upstream.daemonAddress;
-          // Text only: a local answer need not match the daemon tool's output schema.
-          return successResult(local(this.upstream.defaultVantage, address, this.upstream.lastError), {});
+          // In the tool's own shape (its output schema), with the daemon's absence as the news.
+          return successResult(local(this.upstream.defaultVantage, address, this.upstream.lastError), entry);
         }
         throw err;
       }

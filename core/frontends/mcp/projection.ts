@@ -56,9 +56,22 @@ export function mcpTool(tool: ManifestTool, toolNames: ReadonlySet<string>): Too
     inputSchema: inputSchema as Tool['inputSchema'],
     annotations: mcpAnnotations(tool.annotations),
   };
-  // MCP's structuredContent is an object; a non-object output schema stays text-only.
-  if (isObjectSchema(tool.outputSchema)) out.outputSchema = tool.outputSchema as Tool['outputSchema'];
+  out.outputSchema = mcpOutputSchema(tool) as Tool['outputSchema'];
   return out;
+}
+
+/**
+ * Every tool has an output schema on MCP. MCP's structuredContent is an object, so a tool whose
+ * answer is not declared as one (a composite without `output`, a third-party tool, a number)
+ * has it under `result`: `{"result": <answer>}`, described by its own schema when it has one.
+ */
+export function mcpOutputSchema(tool: Pick<ManifestTool, 'outputSchema'>): Record<string, unknown> {
+  if (isObjectSchema(tool.outputSchema)) return tool.outputSchema;
+  return {
+    type: 'object',
+    properties: { result: { ...(tool.outputSchema ?? {}), description: 'the tool\'s answer (it declares no object shape)' } },
+    required: ['result'],
+  };
 }
 
 /** Exactly the tools the manifest says are available now: unsupported ones are absent. */
@@ -81,10 +94,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A successful answer; structured when the tool declares an (object) output schema. */
+/** A successful answer: the JSON text, and the same as structuredContent (under `result` when not an object: mcpOutputSchema). */
 export function successResult(result: unknown, tool: Pick<ManifestTool, 'outputSchema'>): CallToolResult {
   const out: CallToolResult = { content: [{ type: 'text', text: renderText(result ?? null) }] };
-  if (isObjectSchema(tool.outputSchema) && isPlainObject(result)) out.structuredContent = result;
+  if (!isObjectSchema(tool.outputSchema)) out.structuredContent = { result: result ?? null };
+  else if (isPlainObject(result)) out.structuredContent = result;
   return out;
 }
 

@@ -4,6 +4,7 @@
  */
 import type { GetPromptResult, Prompt } from '@modelcontextprotocol/sdk/types.js';
 import type { Manifest } from '../../host/plugin-api.js';
+import { firstSentence } from '../../kit/index.js';
 import { mcpToolName } from './projection.js';
 
 export const GUIDE_PROMPT = 'mc_guide';
@@ -55,11 +56,6 @@ export function guideText(manifest: Manifest): string {
     lines.push('', 'Not available on this surface:', ...hidden.map((tool) => `- ${t(tool.name)}: ${tool.reason ?? 'unavailable'}`));
   }
   return lines.join('\n');
-}
-
-function firstSentence(text: string): string {
-  const end = text.search(/[.](\s|$)/);
-  return end === -1 ? text : text.slice(0, end + 1);
 }
 
 export function guideResult(manifest: Manifest): GetPromptResult {

@@ -7,7 +7,8 @@
 import { EventEmitter } from 'node:events';
 import { ApiClient, type ClientCallOptions } from '../../api/client.js';
 import { DEFAULT_API_HOST, DEFAULT_API_PORT } from '../../api/server.js';
-import type { EventFrame } from '../../api/frames.js';
+import type { EventFrame, GapFrame } from '../../api/frames.js';
+import { EVENT_CATEGORIES } from '../../host/events/categories.js';
 import { McbridgeError } from '../../host/errors.js';
 import type { Vantage } from '../../host/link/discovery.js';
 import type { Logger } from '../../util/log.js';
@@ -55,6 +56,8 @@ export class DaemonUpstream extends EventEmitter {
   private deadline = 0;
   private wasSettled = false;
   private readonly vantage: Vantage;
+  /** Game events are wanted (an MCP client subscribed to a resource): emitted as `game-event`. */
+  private eventsWanted = false;
 
   constructor(private readonly options: UpstreamOptions) {
     super();
@@ -140,6 +143,18 @@ export class DaemonUpstream extends EventEmitter {
     // (an aborted signal fires no more events): the daemon would run the call to its end.
     if (options.signal?.aborted) throw new McbridgeError('cancelled', `the call to '${method}' was cancelled`);
     return client.call(method, params, options);
+  }
+
+  /**
+   * Receive the daemon's game events (emitted as `game-event`, a missed range as `game-gap`),
+   * or stop; kept across reconnects. Only while some MCP client watches a resource, so an
+   * unwatched front-end is not sent every event.
+   */
+  async followEvents(on: boolean): Promise<void> {
+    if (this.eventsWanted === on) return;
+    this.eventsWanted = on;
+    const client = this.liveClient();
+    if (client) await client.call(on ? 'subscribe' : 'unsubscribe', { events: [...EVENT_CATEGORIES] }, { timeoutMs: ATTACH_TIMEOUT_MS }).catch(() => {});
   }
 
   async close(): Promise<void> {
@@ -229,10 +244,12 @@ export class DaemonUpstream extends EventEmitter {
     };
     client.on('event', (frame: EventFrame) => {
       if (frame.event === 'surface') take(frame.data as Manifest);
+      else if (client === this.client) this.emit('game-event', frame);
     });
+    client.on('gap', (frame: GapFrame) => this.emit('game-gap', frame));
     try {
       // Bounded: something on the port that is not a daemon must not hold the front-end up.
-      await client.call('subscribe', { events: ['surface'] }, { timeoutMs: ATTACH_TIMEOUT_MS });
+      await client.call('subscribe', { events: this.eventsWanted ? ['surface', ...EVENT_CATEGORIES] : ['surface'] }, { timeoutMs: ATTACH_TIMEOUT_MS });
       const manifest = (await client.call('tools', {}, { timeoutMs: ATTACH_TIMEOUT_MS })) as Manifest;
       take(manifest);
       this.options.log.info({ daemon: this.address, revision: manifest.revision, capsSource: manifest.capsSource }, 'connected to the mcbridge daemon');

@@ -10,14 +10,19 @@ const ALIAS_GROUPS: Record<string, readonly string[]> = {
   context: ['context', 'context_bundle', 'contextbundle', 'chat_context', 'context:chat'],
 };
 
-/** Where a capability came from upstream, for messages that say why a tool is missing. */
-export const CAPABILITY_ORIGINS: Record<string, { issue: string; label: string; url: string }> = {
+/**
+ * Where a capability came from upstream, for messages that say why a tool is missing, and the
+ * token the predecessor named in them (its clients match the text).
+ */
+export const CAPABILITY_ORIGINS: Record<string, { issue: string; label: string; url: string; legacyToken: string }> = {
   player: {
+    legacyToken: 'player_context',
     issue: 'mc-agent-interface-mod#1',
     label: 'Expose server-side context for a named player',
     url: 'https://github.com/guajun/mc-agent-interface-mod/issues/1',
   },
   context: {
+    legacyToken: 'context_bundle',
     issue: 'mc-agent-interface-mod#2',
     label: 'Capture and cache player context with chat events',
     url: 'https://github.com/guajun/mc-agent-interface-mod/issues/2',

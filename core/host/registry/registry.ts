@@ -271,6 +271,8 @@ export class ToolRegistry extends EventEmitter {
       if (a.missing) entry.missing = a.missing;
       if (a.reason) entry.reason = a.reason;
       if (a.hiddenBy) entry.hiddenBy = a.hiddenBy;
+      const origin = tool.requires.map((r) => CAPABILITY_ORIGINS[r]).find(Boolean);
+      if (origin) entry.dependency = { issue: origin.issue, label: origin.label, url: origin.url };
       return entry;
     });
   }
@@ -281,8 +283,14 @@ function vantageLabel(view: CapsView): string {
   return `${instance}-vantage`;
 }
 
+/** A missing token as the messages name it; an aliased one with the predecessor's name beside it (its clients match it). */
+function tokenName(token: string): string {
+  const legacy = CAPABILITY_ORIGINS[token]?.legacyToken;
+  return legacy ? `'${token}' (or '${legacy}')` : `'${token}'`;
+}
+
 function missingReason(missing: string[], view: CapsView): string {
-  const list = missing.map((m) => `'${m}'`).join(', ');
+  const list = missing.map(tokenName).join(', ');
   if (view.source === 'default') {
     return `the default ${view.vantage}-vantage surface (no mod has connected yet) does not include ${list}`;
   }

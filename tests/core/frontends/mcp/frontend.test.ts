@@ -55,7 +55,7 @@ describe('MCP front-end (in-memory client)', () => {
     expect(byName.get('mc_command')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     // Output schema only where the registry declares one; descriptions name MCP tools.
     expect(byName.get('mc_probe')!.outputSchema).toMatchObject({ type: 'object', properties: { word: { type: 'string' } } });
-    expect(byName.get('mc_state')!.outputSchema).toBeUndefined();
+    expect(byName.get('mc_state')!.outputSchema).toMatchObject({ type: 'object', required: ['type'] });
     expect(byName.get('mc_probe')!.description).toContain('`mc_events`');
     expect(byName.get('mc_probe')!.description).toContain('Calls `mc_state` never');
     if (byName.has('mc_command_output')) expect(byName.get('mc_command')!.description).toMatch(/\bmc_command_output\b/);

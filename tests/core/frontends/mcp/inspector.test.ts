@@ -45,6 +45,8 @@ describe('the MCP Inspector CLI against mcbridge mcp', { timeout: 120_000 }, () 
     const entities = await inspector(target, ['--method', 'tools/call', '--tool-name', 'mc_entities', '--tool-arg', 'radius=8']);
     expect(entities.code, entities.stderr).toBe(0);
     expect(JSON.parse(entities.json.content[0].text)).toMatchObject({ type: 'entities', radius: 8 });
+    expect(entities.json.structuredContent).toEqual(JSON.parse(entities.json.content[0].text));
+    expect(list.json.tools.filter((t: { outputSchema?: unknown }) => !t.outputSchema)).toEqual([]);
 
     const command = await inspector(target, ['--method', 'tools/call', '--tool-name', 'mc_command', '--tool-arg', 'command=time query daytime']);
     expect(JSON.parse(command.json.content[0].text)).toMatchObject({ type: 'cmd_ack' });
@@ -55,6 +57,8 @@ describe('the MCP Inspector CLI against mcbridge mcp', { timeout: 120_000 }, () 
 
     const prompts = await inspector(target, ['--method', 'prompts/list']);
     expect(prompts.json.prompts.map((p: { name: string }) => p.name)).toEqual(['mc_guide']);
+    const resources = await inspector(target, ['--method', 'resources/list']);
+    expect(resources.json.resources.map((r: { uri: string }) => r.uri)).toContain('mcbridge://events');
   });
 
   it('HTTP with a bearer token: served with the header, refused without it', async () => {

@@ -1,0 +1,49 @@
+/** A tool call's params: older names renamed, then validated (strictly first, then as the predecessor read them). */
+import type { z } from 'zod';
+import { McbridgeError } from './errors.js';
+import { formatIssuePath } from './define.js';
+import { lenientParams } from './registry/lenient-params.js';
+import type { RegisteredTool } from './registry/registry.js';
+
+/** Rename legacy parameter names to the ones the schema declares. */
+export function applyParamAliases(tool: string, args: unknown, aliases: Record<string, string> | undefined): unknown {
+  if (!aliases || args === null || typeof args !== 'object' || Array.isArray(args)) return args;
+  const out: Record<string, unknown> = { ...(args as Record<string, unknown>) };
+  for (const [alias, canonical] of Object.entries(aliases)) {
+    if (!(alias in out)) continue;
+    if (canonical in out) {
+      throw new McbridgeError('invalid_params', `invalid params for '${tool}': give '${canonical}' or its older name '${alias}', not both`);
+    }
+    out[canonical] = out[alias];
+    delete out[alias];
+  }
+  return out;
+}
+
+/**
+ * A call's params, validated strictly; when that fails and the caller is a local API client, once
+ * more as the predecessor read them (null = default, numbers and booleans as text:
+ * lenient-params.ts). MCP clients and plugins get exactly the schema they were shown.
+ */
+export function parseParams(tool: RegisteredTool, args: unknown, lenient: boolean): z.ZodSafeParseSuccess<Record<string, unknown>> {
+  const parsed = tool.spec.input.safeParse(args);
+  if (parsed.success) return parsed;
+  const read = lenient ? lenientParams(args, tool.inputSchema) : null;
+  const second = read === null ? parsed : tool.spec.input.safeParse(read);
+  if (second.success) return second;
+  // Described as read: "2.5" for a whole number is "must be a whole number", not "expected number".
+  throw new McbridgeError('invalid_params', `invalid params for '${tool.name}': ${describeZodError(second.error)}`, {
+    issues: second.error.issues.map((i) => ({ path: formatIssuePath(i.path), message: i.message })),
+  });
+}
+
+/** Zod's issues, as one sentence that names each field. */
+export function describeZodError(error: z.ZodError, subject = 'params'): string {
+  return error.issues
+    .map((issue) => {
+      const path = formatIssuePath(issue.path);
+      return `${path ? `'${path}'` : subject}: ${issue.message}`;
+    })
+    .join('; ');
+}
+

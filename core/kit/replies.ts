@@ -1,0 +1,14 @@
+/**
+ * Output schemas for tools that return a mod reply (mod-protocol.md §2.2): the fields a caller
+ * can count on, every other field the mod sends kept as it is. Loose on purpose: an output
+ * schema is enforced, and a newer mod adding a field must not turn a good answer into an error.
+ */
+import { z } from 'zod';
+
+/** `{"type": "<kind>", "millis": <ms>, ...}` plus the fields a tool documents. */
+export function modReply<S extends z.ZodRawShape>(fields: S) {
+  return z.looseObject({ type: z.string(), millis: z.number().optional(), ...fields });
+}
+
+/** `{"type": "<verb>_ack", "millis": <ms>, "detail": "<string>", ...}`: what an action verb answers. */
+export const modAck = modReply({ detail: z.string().optional() });
