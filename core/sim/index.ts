@@ -19,6 +19,7 @@ import { JavaLineReader } from './line-reader.js';
 import { SeededRandom } from './random.js';
 import { SerialQueue } from './serial-queue.js';
 import { matchServerVerb, planServerVerb, SERVER_CAPABILITIES } from './server-vantage.js';
+import { checkSimOptions } from './options.js';
 import { parseSnbtCompound, type CompoundTag } from './snbt.js';
 import { summonEntity } from './summon.js';
 import { parseUuid } from './uuid.js';
@@ -37,6 +38,7 @@ export type { GeneratedWorld, SaveReport, WorldDiskOptions, WorldLayout } from '
 export { readRegion, decodeChunk, SECTOR, HEADER_BYTES } from './anvil.js';
 export { readNbt } from './nbt-binary.js';
 export { defaultFaultAction } from './faults.js';
+export { SimOptionsError } from './options.js';
 export type { Fault, FaultAction, FaultSpec, RequestInfo } from './faults.js';
 export type { ChatVariant, PendingChat } from './chat-context.js';
 
@@ -124,8 +126,16 @@ class Connection {
     this.socket.write(line + this.lineEnding());
   }
 
+  /** A reply that cannot be written as JSON (NaN, say) goes out as an `error` reply instead. */
   send(reply: Reply): void {
-    this.sendLine(toJavaJson(reply));
+    let line: string;
+    try {
+      line = toJavaJson(reply);
+    } catch (err) {
+      const millis = typeof reply.millis === 'number' ? reply.millis : Date.now();
+      line = toJavaJson(errorReply(millis, `task failed: ${(err as Error).message}`));
+    }
+    this.sendLine(line);
   }
 }
 
@@ -193,6 +203,7 @@ export class SimulatedMod {
   private readonly requestListeners = new Set<(request: RequestInfo) => void>();
 
   constructor(private readonly options: SimOptions = {}) {
+    checkSimOptions(options);
     this.vantage = options.vantage ?? 'server';
     this.host = options.host ?? '127.0.0.1';
     this.version = options.version ?? DEFAULT_VERSION;
