@@ -1,6 +1,6 @@
 /**
  * The simulated `mc-agent-interface` mod: a real loopback TCP server speaking the legacy
- * JSON-lines protocol of mod-protocol.md over a small deterministic world. Used by the daemon's
+ * JSON-lines protocol of docs/protocol.md over a small deterministic world. Used by the daemon's
  * tests, by `mcbridge run --sim`, and by plugin authors as a testkit. See core/sim/README.md.
  */
 import fs from 'node:fs';
@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ChatContexts, type ChatVariant, type PendingChat } from './chat-context.js';
 import { CLIENT_CAPABILITIES, ClientState, emitClientChat, matchClientVerb, planClientVerb, sampleTick, type ClientHost } from './client-vantage.js';
-import { tickEntities } from './entity-life.js';
+import { killEntity, tickEntities } from './entity-life.js';
 import { normaliseId } from './entity-types.js';
 import { defaultFaultAction, FaultBook, specToAction, type Fault, type FaultAction, type FaultSpec, type RequestInfo } from './faults.js';
 import { errorReply, textEvent, type Plan, type Reply } from './host.js';
@@ -643,13 +643,25 @@ export class SimulatedMod {
     return this.world.addPlayer(spec);
   }
 
+  /** An online player by name (any case) or UUID. */
+  findPlayer(nameOrUuid: string): SimEntity | undefined {
+    const uuid = parseUuid(nameOrUuid);
+    return (uuid ? this.world.players.find((p) => p.uuid === uuid) : undefined) ?? this.world.findPlayerByName(nameOrUuid);
+  }
+
   /** Logs a player out (by name, any case, or UUID). */
   removePlayer(nameOrUuid: string): boolean {
-    const uuid = parseUuid(nameOrUuid);
-    const player = (uuid ? this.world.players.find((p) => p.uuid === uuid) : undefined) ?? this.world.findPlayerByName(nameOrUuid);
+    const player = this.findPlayer(nameOrUuid);
     if (!player) return false;
     this.world.removeEntity(player);
     return true;
+  }
+
+  /** A player dies as by `/kill` and respawns at the world spawn at once (no event, as on a server). */
+  killPlayer(nameOrUuid: string): SimEntity | undefined {
+    const player = this.findPlayer(nameOrUuid);
+    if (player) killEntity(this.world, player);
+    return player;
   }
 
   /** Adds an entity; with `nbt` (SNBT compound) it goes through the same path as `/summon`. */

@@ -20,9 +20,10 @@ export interface DaemonProcess {
   rss(): number;
 }
 
-/** `mcbridge run --api-port 0 --no-config <args>`, once it listens and has connected to its mod. */
+/** `mcbridge run --api-port 0 --no-config <args>` (no `--no-config` when args name a `--config`), once it listens and has connected to its mod. */
 export async function startDaemonProcess(processes: CliProcesses, args: string[], env?: NodeJS.ProcessEnv): Promise<DaemonProcess> {
-  const { child, out } = processes.start(['run', '--api-port', '0', '--no-config', ...args], { env });
+  const config = args.includes('--config') ? [] : ['--no-config'];
+  const { child, out } = processes.start(['run', '--api-port', '0', ...config, ...args], { env });
   let port = 0;
   await waitUntil(() => {
     if (child.exitCode !== null) throw new Error(`the daemon exited with ${child.exitCode}: ${out.stderr}`);
