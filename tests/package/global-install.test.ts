@@ -50,7 +50,7 @@ function packedFiles(): string[] {
 describe('the packed package', () => {
   it('ships the CLI, the build, the docs and the examples the README links to, and no tests or bench build', () => {
     const files = packedFiles();
-    for (const file of ['bin/mcbridge.js', 'dist/core/frontends/cli/main.js', 'dist/core/index.d.ts', 'docs/plugins.md',
+    for (const file of ['bin/mcbridge.js', 'dist/core/frontends/cli/main.js', 'dist/core/index.d.ts', 'docs/plugins.md', 'docs/protocol.md',
       'examples/webhook-receiver.mjs', 'examples/mcbridge-plugin-sky/src/index.ts', 'mcbridge.config.ts', 'README.md']) {
       expect(files, file).toContain(file);
     }
