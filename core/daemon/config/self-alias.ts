@@ -53,14 +53,18 @@ function packageAliases(root: string, name: string): Record<string, string> {
   return aliases;
 }
 
+/** The directory of the mcbridge package that is running (a clone or an installed copy). */
+export function runningMcbridgeRoot(): string | null {
+  return packageRoot(fileURLToPath(import.meta.url), 'mcbridge');
+}
+
 let cached: Record<string, string> | null = null;
 
 /** The alias map for config files: mcbridge's entry points and zod's, as the running mcbridge has them. */
 export function runningPackageAliases(): Record<string, string> {
   if (cached) return cached;
-  const here = fileURLToPath(import.meta.url);
   const aliases: Record<string, string> = {};
-  const self = packageRoot(here, 'mcbridge');
+  const self = runningMcbridgeRoot();
   if (self) Object.assign(aliases, packageAliases(self, 'mcbridge'));
   const zod = packageRoot(createRequire(import.meta.url).resolve('zod'), 'zod');
   if (zod) Object.assign(aliases, packageAliases(zod, 'zod'));

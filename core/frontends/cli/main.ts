@@ -14,6 +14,7 @@ import { runCommand } from './run.js';
 import { watchCommand } from './watch.js';
 import { forwardCommand } from './forward.js';
 import { addSimCommand } from './sim.js';
+import { addAuthoringCommands } from './authoring.js';
 
 export function buildProgram(): Command {
   // The daemon's options (global, run's, and discovery's) come from the option table,
@@ -100,6 +101,7 @@ export function buildProgram(): Command {
     .action(async (opts) => pluginsCommand(opts, globals()));
 
   addSimCommand(program, globals);
+  addAuthoringCommands(program);
 
   return program;
 }
