@@ -167,9 +167,10 @@ npm test           # vitest, on mcbridge's simulated mod
 npm run build      # dist/, what the package ships
 \`\`\`
 
-Use it from a server directory: install it there beside mcbridge (which is not on npm: give npm
-the tarball you installed mcbridge from), \`npm install /path/to/mcbridge-0.1.0.tgz
-/path/to/${packageName}\`, then in its \`mcbridge.config.ts\`:
+Use it from a server directory: \`npm pack\` here, then there
+\`npm install --legacy-peer-deps /path/to/<the .tgz>\` (the flag keeps npm from fetching the
+\`mcbridge\` peer from the registry, where that name is not mcbridge's), and in its
+\`mcbridge.config.ts\`:
 
 \`\`\`ts
 export default defineConfig({ plugins: [['${short}', { greeting: 'Hi' }]] });
