@@ -93,5 +93,5 @@ describe('`mcbridge` installed globally, run from another directory', () => {
     } finally {
       await client.close();
     }
-  });
+  }, 60_000);
 });

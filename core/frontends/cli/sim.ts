@@ -23,6 +23,11 @@ function removePortFile(sim: SimulatedMod): void {
 
 async function runSim(opts: { vantage: 'server' | 'client'; dir: string; port?: number; seed?: number }, globals: GlobalOptions): Promise<void> {
   const log = createLogger({ level: globals.logLevel });
+  // Listening before the ready line is printed: whoever reads it may signal at once.
+  const signalled = new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
   const sim = await startSim({
     vantage: opts.vantage,
     dir: opts.dir,
@@ -31,10 +36,7 @@ async function runSim(opts: { vantage: 'server' | 'client'; dir: string; port?: 
   });
   process.stdout.write(JSON.stringify({ vantage: opts.vantage, port: sim.port, dir: sim.dir, portFile: sim.portFile }) + '\n');
   log.info({ port: sim.port, portFile: sim.portFile }, `simulated ${opts.vantage}-vantage mod listening on 127.0.0.1:${sim.port}`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  await signalled;
   await sim.stop();
   // Unlike the real mod, which leaves a stale port.txt behind, so that nothing discovers a dead sim.
   removePortFile(sim);

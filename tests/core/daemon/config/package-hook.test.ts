@@ -41,5 +41,5 @@ describe('an npm plugin in a directory without mcbridge', () => {
     } finally {
       await inServerDir.stopAll();
     }
-  });
+  }, 60_000);
 });

@@ -85,7 +85,7 @@ describe('mcbridge create-plugin', () => {
     } finally {
       await p.close();
     }
-  });
+  }, 60_000);
 
   it('refuses to write over an existing package (exit 1, invalid_params), and bad names are usage errors (exit 2)', async () => {
     const before = fs.readFileSync(path.join(dir, 'src/index.ts'), 'utf8');

@@ -54,7 +54,7 @@ describe('mcbridge sim', () => {
     const run = await runCli(['sim', 'chat', 'Steve', 'hello', '--api-port', String(daemon.port)]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/does not run a simulated mod in its own process.*mcbridge run --sim.*\[unknown_method\]/);
-  });
+  }, 60_000);
 });
 
 describe('mcbridge sim chat|join|leave|die against `mcbridge run --sim`', () => {
@@ -81,7 +81,7 @@ describe('mcbridge sim chat|join|leave|die against `mcbridge run --sim`', () => 
     const refused = await runCli(['sim', 'chat', 'Alex', 'hi', '--api-port', String(daemon.port)]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("no player 'Alex' is online in the simulated world (online: Steve); add one with sim_join [invalid_params]");
-  });
+  }, 120_000); // eleven CLI processes in a row: slow on a loaded machine, never a timing claim
 
   it('the README\'s command_until example completes when Steve answers', async () => {
     // README.md, "Plugins and composites": `npm start` (run --sim with this repository's config),
@@ -100,5 +100,5 @@ describe('mcbridge sim chat|join|leave|die against `mcbridge run --sim`', () => 
     expect(call.out.stderr).toBe('');
     expect(code).toBe(0);
     expect(JSON.parse(call.out.stdout)).toMatchObject({ command: 'say Ready?', feedback: [], event: { category: 'chat', sender: 'Steve', text: 'yes' } });
-  });
+  }, 60_000);
 });
