@@ -73,6 +73,21 @@ describe('`mcbridge` installed globally, run from another directory', () => {
     expect(run).toMatchObject({ code: 0, stdout: `${manifest.version}\n` });
   });
 
+  it('loads a config that imports mcbridge, mcbridge/kit and zod, with nothing installed beside it', async () => {
+    const server = path.join(scratch, 'server');
+    fs.mkdirSync(server);
+    fs.writeFileSync(path.join(server, 'mcbridge.config.ts'), [
+      "import { z } from 'zod';",
+      "import { defineComposite, defineConfig } from 'mcbridge';",
+      "import { lineText } from 'mcbridge/kit';",
+      "export default defineConfig({ composites: [defineComposite({ name: 'say_back', description: 'Says it back.', input: z.object({ text: lineText('text', '\"hi\"') }), run: async ({ args }) => args.text })] });",
+      '',
+    ].join('\n'));
+    const run = await runCli(['config'], { bin, cwd: server });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toMatchObject({ composites: [{ name: 'say_back' }] });
+  });
+
   it('runs the daemon on the sim, answers `call state`, and serves MCP to the SDK client', async () => {
     const daemon = await startDaemonProcess(processes, ['--sim']);
     const call = await runCli(['call', 'state', '--api-port', String(daemon.port)], { bin, cwd: elsewhere });
