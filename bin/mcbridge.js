@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The published entry: runs the compiled CLI (npm ci builds it through `prepare`).
+// The installed command: runs the compiled CLI (`npm run build` makes it; `npm pack`, `npm start`
+// and `npm test` build first).
 import { main } from '../dist/core/frontends/cli/main.js';
 
 process.exitCode = await main(process.argv);

@@ -8,6 +8,7 @@ import { policyProblems, type ToolPolicy } from '../host/registry/policy.js';
 import { McbridgeError } from '../host/errors.js';
 import { builtinEntries } from './builtins.js';
 import { startSim, type SimulatedMod } from '../sim/index.js';
+import { simDriverPlugin } from './sim-driver.js';
 
 export interface DaemonOptions {
   vantage?: Vantage;
@@ -63,6 +64,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     policy: options.policy,
     plugins: [
       ...(options.builtins === false ? [] : builtinEntries(options.config?.loaded)),
+      // Only a daemon that owns its sim can drive it (sim_chat, sim_join...).
+      ...(sim ? [{ plugin: simDriverPlugin(sim), source: 'built-in' as const }] : []),
       ...(options.plugins ?? []),
     ],
   });

@@ -1,6 +1,6 @@
 /**
  * The simulated `mc-agent-interface` mod: a real loopback TCP server speaking the legacy
- * JSON-lines protocol of mod-protocol.md over a small deterministic world. Used by the daemon's
+ * JSON-lines protocol of docs/protocol.md over a small deterministic world. Used by the daemon's
  * tests, by `mcbridge run --sim`, and by plugin authors as a testkit. See core/sim/README.md.
  */
 import fs from 'node:fs';
@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ChatContexts, type ChatVariant, type PendingChat } from './chat-context.js';
 import { CLIENT_CAPABILITIES, ClientState, emitClientChat, matchClientVerb, planClientVerb, sampleTick, type ClientHost } from './client-vantage.js';
-import { tickEntities } from './entity-life.js';
+import { killEntity, tickEntities } from './entity-life.js';
 import { normaliseId } from './entity-types.js';
 import { defaultFaultAction, FaultBook, specToAction, type Fault, type FaultAction, type FaultSpec, type RequestInfo } from './faults.js';
 import { errorReply, textEvent, type Plan, type Reply } from './host.js';
@@ -19,6 +19,7 @@ import { JavaLineReader } from './line-reader.js';
 import { SeededRandom } from './random.js';
 import { SerialQueue } from './serial-queue.js';
 import { matchServerVerb, planServerVerb, SERVER_CAPABILITIES } from './server-vantage.js';
+import { checkSimOptions } from './options.js';
 import { parseSnbtCompound, type CompoundTag } from './snbt.js';
 import { summonEntity } from './summon.js';
 import { parseUuid } from './uuid.js';
@@ -37,6 +38,7 @@ export type { GeneratedWorld, SaveReport, WorldDiskOptions, WorldLayout } from '
 export { readRegion, decodeChunk, SECTOR, HEADER_BYTES } from './anvil.js';
 export { readNbt } from './nbt-binary.js';
 export { defaultFaultAction } from './faults.js';
+export { SimOptionsError } from './options.js';
 export type { Fault, FaultAction, FaultSpec, RequestInfo } from './faults.js';
 export type { ChatVariant, PendingChat } from './chat-context.js';
 
@@ -124,8 +126,16 @@ class Connection {
     this.socket.write(line + this.lineEnding());
   }
 
+  /** A reply that cannot be written as JSON (NaN, say) goes out as an `error` reply instead. */
   send(reply: Reply): void {
-    this.sendLine(toJavaJson(reply));
+    let line: string;
+    try {
+      line = toJavaJson(reply);
+    } catch (err) {
+      const millis = typeof reply.millis === 'number' ? reply.millis : Date.now();
+      line = toJavaJson(errorReply(millis, `task failed: ${(err as Error).message}`));
+    }
+    this.sendLine(line);
   }
 }
 
@@ -193,6 +203,7 @@ export class SimulatedMod {
   private readonly requestListeners = new Set<(request: RequestInfo) => void>();
 
   constructor(private readonly options: SimOptions = {}) {
+    checkSimOptions(options);
     this.vantage = options.vantage ?? 'server';
     this.host = options.host ?? '127.0.0.1';
     this.version = options.version ?? DEFAULT_VERSION;
@@ -632,13 +643,25 @@ export class SimulatedMod {
     return this.world.addPlayer(spec);
   }
 
+  /** An online player by name (any case) or UUID. */
+  findPlayer(nameOrUuid: string): SimEntity | undefined {
+    const uuid = parseUuid(nameOrUuid);
+    return (uuid ? this.world.players.find((p) => p.uuid === uuid) : undefined) ?? this.world.findPlayerByName(nameOrUuid);
+  }
+
   /** Logs a player out (by name, any case, or UUID). */
   removePlayer(nameOrUuid: string): boolean {
-    const uuid = parseUuid(nameOrUuid);
-    const player = (uuid ? this.world.players.find((p) => p.uuid === uuid) : undefined) ?? this.world.findPlayerByName(nameOrUuid);
+    const player = this.findPlayer(nameOrUuid);
     if (!player) return false;
     this.world.removeEntity(player);
     return true;
+  }
+
+  /** A player dies as by `/kill` and respawns at the world spawn at once (no event, as on a server). */
+  killPlayer(nameOrUuid: string): SimEntity | undefined {
+    const player = this.findPlayer(nameOrUuid);
+    if (player) killEntity(this.world, player);
+    return player;
   }
 
   /** Adds an entity; with `nbt` (SNBT compound) it goes through the same path as `/summon`. */

@@ -31,13 +31,23 @@ function quote(text: string): string {
 }
 
 function plainNumber(value: number): string {
-  return Number.isInteger(value) ? String(value) : javaDoubleString(value);
+  return Number.isInteger(value) ? String(value) : javaDoubleString(finiteNumber(value));
+}
+
+/**
+ * NaN and the infinities are not JSON: a line holding one cannot be parsed by any client, which
+ * would then wait for a reply that never comes. Refused like Gson refuses them, so the verb
+ * answers an `error` reply (`task failed: ...`) instead.
+ */
+function finiteNumber(value: unknown): number {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  throw new Error(`java.lang.IllegalArgumentException: ${String(value)} is not a valid double value as per JSON specification`);
 }
 
 export function toJavaJson(value: unknown): string {
   if (value === null || value === undefined) return 'null';
-  if (value instanceof JavaDouble) return javaDoubleString(value.value);
-  if (value instanceof JavaFloat) return javaFloatString(value.value);
+  if (value instanceof JavaDouble) return javaDoubleString(finiteNumber(value.value));
+  if (value instanceof JavaFloat) return javaFloatString(finiteNumber(value.value));
   switch (typeof value) {
     case 'boolean':
       return value ? 'true' : 'false';

@@ -90,9 +90,10 @@ export interface EntitySpec {
 export interface PlayerSpec {
   name: string;
   uuid?: string;
-  x: number;
-  y: number;
-  z: number;
+  /** Default: the middle of the world spawn block. */
+  x?: number;
+  y?: number;
+  z?: number;
   dimension?: string;
   gameMode?: GameMode;
   yaw?: number;
@@ -293,9 +294,9 @@ export class World {
     const entity = this.addEntity({
       type: 'minecraft:player',
       uuid: spec.uuid,
-      x: spec.x,
-      y: spec.y,
-      z: spec.z,
+      x: spec.x ?? Math.floor(this.spawn.x) + 0.5,
+      y: spec.y ?? this.spawn.y,
+      z: spec.z ?? Math.floor(this.spawn.z) + 0.5,
       dimension: spec.dimension,
       yaw: spec.yaw,
       pitch: spec.pitch,

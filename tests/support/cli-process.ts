@@ -11,13 +11,16 @@ export interface CliRun {
 }
 
 export interface CliOptions {
+  /** Another `mcbridge` executable to run (an installed one) instead of this repo's. */
+  bin?: string;
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
 }
 
 function spawnCli(args: string[], options: CliOptions): ChildProcess {
-  return spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: { ...process.env, MCBRIDGE_API_TOKEN: '', ...options.env } });
+  const [command, argv] = options.bin ? [options.bin, args] : [process.execPath, [BIN, ...args]];
+  return spawn(command, argv, { cwd: options.cwd, env: { ...process.env, MCBRIDGE_API_TOKEN: '', ...options.env } });
 }
 
 /** Run `mcbridge <args>` to completion. */
@@ -43,8 +46,11 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun
 export class CliProcesses {
   private readonly children: ChildProcess[] = [];
 
+  /** `defaults` apply to every process started (e.g. an installed `bin`, a `cwd`). */
+  constructor(private readonly defaults: CliOptions = {}) {}
+
   start(args: string[], options: CliOptions = {}): { child: ChildProcess; out: { stdout: string; stderr: string } } {
-    const child = spawnCli(args, options);
+    const child = spawnCli(args, { ...this.defaults, ...options });
     this.children.push(child);
     const out = { stdout: '', stderr: '' };
     child.stdout!.on('data', (d) => (out.stdout += d));

@@ -20,7 +20,7 @@ export interface DaemonProcess {
  * listens and has connected to its mod.
  */
 export async function startDaemonProcess(processes: CliProcesses, args: string[], env?: NodeJS.ProcessEnv, config?: string): Promise<DaemonProcess> {
-  const { child, out } = processes.start(['run', '--api-port', '0', ...(config ? ['--config', config] : ['--no-config']), ...args], { env });
+  const { child, out } = processes.start(['run', '--api-port', '0', ...(config ? ['--config', config] : args.includes('--config') ? [] : ['--no-config']), ...args], { env });
   let port = 0;
   await waitUntil(() => {
     if (child.exitCode !== null) throw new Error(`the daemon exited with ${child.exitCode}: ${out.stderr}`);

@@ -11,6 +11,7 @@ import type { McbridgeConfig } from '../../authoring/config.js';
 import { configSchema } from './schema.js';
 import { ConfigError, zodProblems } from './errors.js';
 import { configTimeoutMs, probeConfig, withinConfigTimeout } from './probe.js';
+import { runningPackageAliases } from './self-alias.js';
 
 /** Where a config is looked for, in this order, in the working directory and up to the project root. */
 export const SEARCH_PLACES = [
@@ -34,7 +35,8 @@ export interface LoadedConfig {
 
 // moduleCache: false evaluates the config (and the local files it imports) afresh on every
 // load, so a reload sees the edit; packages under node_modules are imported natively once.
-const jiti = createJiti(import.meta.url, { moduleCache: false, interopDefault: true });
+// `alias` points 'mcbridge', 'mcbridge/*' and 'zod' at the running mcbridge's (self-alias.ts).
+const jiti = createJiti(import.meta.url, { moduleCache: false, interopDefault: true, alias: runningPackageAliases() });
 
 /** Import any JS/TS module through jiti; its default export (or the namespace without one). */
 export async function importModule(file: string): Promise<unknown> {

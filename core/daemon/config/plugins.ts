@@ -13,6 +13,7 @@ import { validatePlugin } from '../../host/define.js';
 import type { Plugin } from '../../host/plugin-api.js';
 import { ConfigError } from './errors.js';
 import { importModule } from './load.js';
+import { fallBackToRunningPackages } from './package-hook.js';
 
 export interface ResolvedPlugin extends PluginEntry {
   source: 'config' | 'npm';
@@ -86,6 +87,7 @@ function describe(value: unknown): string {
 
 /** Its own module system: compiled packages are imported natively, TypeScript ones through jiti. */
 async function importPackage(entry: string): Promise<unknown> {
+  fallBackToRunningPackages();
   if (/\.[cm]?tsx?$/.test(entry)) return importModule(entry);
   const mod = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
   return mod.default ?? mod.plugin ?? mod;

@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { ConfigError } from './errors.js';
+import { runningPackageAliases } from './self-alias.js';
 
 /** How long a config may take to evaluate; MCBRIDGE_CONFIG_TIMEOUT (seconds) overrides it. */
 export const DEFAULT_CONFIG_TIMEOUT_MS = 10_000;
@@ -23,7 +24,7 @@ const PROBE_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { pathToFileURL } = require('node:url');
 import(pathToFileURL(workerData.jiti).href)
-  .then(({ createJiti }) => createJiti(workerData.file, { moduleCache: false, interopDefault: true }).import(workerData.file, { default: true }))
+  .then(({ createJiti }) => createJiti(workerData.file, { moduleCache: false, interopDefault: true, alias: workerData.alias }).import(workerData.file, { default: true }))
   .then(() => parentPort.postMessage('done'), () => parentPort.postMessage('done'));
 `;
 
@@ -41,7 +42,7 @@ function hangMessage(ms: number): string {
 export async function probeConfig(file: string, timeoutMs: number): Promise<void> {
   const worker = new Worker(PROBE_SOURCE, {
     eval: true,
-    workerData: { file, jiti: jitiEntry },
+    workerData: { file, jiti: jitiEntry, alias: runningPackageAliases() },
     resourceLimits: { maxOldGenerationSizeMb: PROBE_HEAP_MB },
     // stdout is data (MCP stdio): whatever the config prints goes to stderr.
     stdout: true,

@@ -1,8 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
 import { resolvePort } from '../../host/link/discovery.js';
-import { DEFAULT_SERVER_PORT } from '../../host/link/discovery.js';
-import { createLogger } from '../../util/log.js';
-import { startSim } from '../../sim/index.js';
 import { VERSION } from '../../util/version.js';
 import { callCommand } from './call.js';
 import { describeError, EXIT, exitCodeFor } from './exit.js';
@@ -16,6 +13,8 @@ import { pluginsCommand } from './plugins.js';
 import { runCommand } from './run.js';
 import { watchCommand } from './watch.js';
 import { forwardCommand } from './forward.js';
+import { addSimCommand } from './sim.js';
+import { addAuthoringCommands } from './authoring.js';
 
 export function buildProgram(): Command {
   // The daemon's options (global, run's, and discovery's) come from the option table,
@@ -101,26 +100,8 @@ export function buildProgram(): Command {
     .option('--json', 'print the report as JSON')
     .action(async (opts) => pluginsCommand(opts, globals()));
 
-  addTableOptions(program.command('sim').description('run a simulated mod (server vantage by default) that a daemon can discover'), 'sim')
-    .option('--dir <dir>', 'game directory to write mc-agent-server/port.txt into', '.')
-    .option('--port <port>', `port to listen on (0 = any; default: ${DEFAULT_SERVER_PORT} or the next free one)`, (v) => parsePort(v))
-    .option('--seed <n>', 'seed for the deterministic world', parseNonNegativeInt)
-    .action(async (opts) => {
-      const log = createLogger({ level: globals().logLevel });
-      const sim = await startSim({
-        vantage: opts.vantage,
-        dir: opts.dir,
-        ...(opts.port !== undefined ? { port: opts.port } : { basePort: opts.vantage === 'client' ? 25580 : DEFAULT_SERVER_PORT }),
-        ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
-      });
-      process.stdout.write(JSON.stringify({ vantage: opts.vantage, port: sim.port, dir: sim.dir, portFile: sim.portFile }) + '\n');
-      log.info({ port: sim.port, portFile: sim.portFile }, `simulated ${opts.vantage}-vantage mod listening on 127.0.0.1:${sim.port}`);
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
-      await sim.stop();
-    });
+  addSimCommand(program, globals);
+  addAuthoringCommands(program);
 
   return program;
 }

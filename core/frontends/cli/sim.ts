@@ -1,0 +1,82 @@
+/**
+ * `mcbridge sim`: a simulated mod a daemon can discover, and `mcbridge sim chat|join|leave|die`,
+ * which drive the simulated players of a daemon that runs its sim in-process (`run --sim`)
+ * through its sim_* tools.
+ */
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { McbridgeError } from '../../host/errors.js';
+import { DEFAULT_SERVER_PORT } from '../../host/link/discovery.js';
+import { startSim, type SimulatedMod } from '../../sim/index.js';
+import { createLogger } from '../../util/log.js';
+import { callCommand } from './call.js';
+import { addTableOptions, parseNonNegativeInt, parsePort, type GlobalOptions } from './options.js';
+
+/** The port file is ours to remove only while it still names our port (another sim may have taken it over). */
+function removePortFile(sim: SimulatedMod): void {
+  try {
+    if (fs.readFileSync(sim.portFile, 'utf8').trim() === String(sim.port)) fs.rmSync(sim.portFile, { force: true });
+  } catch {
+    // Already gone.
+  }
+}
+
+async function runSim(opts: { vantage: 'server' | 'client'; dir: string; port?: number; seed?: number }, globals: GlobalOptions): Promise<void> {
+  const log = createLogger({ level: globals.logLevel });
+  // Listening before the ready line is printed: whoever reads it may signal at once.
+  const signalled = new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  const sim = await startSim({
+    vantage: opts.vantage,
+    dir: opts.dir,
+    ...(opts.port !== undefined ? { port: opts.port } : { basePort: opts.vantage === 'client' ? 25580 : DEFAULT_SERVER_PORT }),
+    ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+  });
+  process.stdout.write(JSON.stringify({ vantage: opts.vantage, port: sim.port, dir: sim.dir, portFile: sim.portFile }) + '\n');
+  log.info({ port: sim.port, portFile: sim.portFile }, `simulated ${opts.vantage}-vantage mod listening on 127.0.0.1:${sim.port}`);
+  await signalled;
+  await sim.stop();
+  // Unlike the real mod, which leaves a stale port.txt behind, so that nothing discovers a dead sim.
+  removePortFile(sim);
+}
+
+/** One sim_* tool call; a daemon without an in-process sim is told how to get one. */
+async function drive(tool: string, params: Record<string, unknown>, globals: GlobalOptions): Promise<void> {
+  try {
+    await callCommand(tool, JSON.stringify(params), {}, globals);
+  } catch (err) {
+    if (err instanceof McbridgeError && err.code === 'unknown_method') {
+      throw new McbridgeError('unknown_method', `the daemon on ${globals.apiHost}:${globals.apiPort} does not run a simulated mod in its own process, so it has no ${tool} tool; ` +
+        'start one with `mcbridge run --sim` (or `mcbridge mcp --embedded --sim`)');
+    }
+    throw err;
+  }
+}
+
+export function addSimCommand(program: Command, globals: () => GlobalOptions): void {
+  const sim = addTableOptions(program.command('sim').description('run a simulated mod (server vantage by default) that a daemon can discover; or drive the players of a `run --sim` daemon'), 'sim')
+    .option('--dir <dir>', 'game directory to write mc-agent-server/port.txt into (removed again on exit)', '.')
+    .option('--port <port>', `port to listen on (0 = any; default: ${DEFAULT_SERVER_PORT} or the next free one)`, (v) => parsePort(v))
+    .option('--seed <n>', 'seed for the deterministic world', parseNonNegativeInt)
+    .action(async (opts) => runSim(opts, globals()));
+
+  sim.command('chat')
+    .description('a simulated player says something in chat (daemon started with `run --sim`)')
+    .argument('<player>', 'an online player, e.g. Steve')
+    .argument('<text...>', 'the message')
+    .action(async (player: string, text: string[]) => drive('sim_chat', { player, text: text.join(' ') }, globals()));
+  sim.command('join')
+    .description('a simulated player logs in at the world spawn')
+    .argument('<player>', 'a new player name, e.g. Alex')
+    .action(async (player: string) => drive('sim_join', { player }, globals()));
+  sim.command('leave')
+    .description('a simulated player logs out')
+    .argument('<player>')
+    .action(async (player: string) => drive('sim_leave', { player }, globals()));
+  sim.command('die')
+    .description('a simulated player dies and respawns at the world spawn')
+    .argument('<player>')
+    .action(async (player: string) => drive('sim_die', { player }, globals()));
+}
