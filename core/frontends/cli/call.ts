@@ -20,7 +20,7 @@ export function parseParams(text: string | undefined): Record<string, unknown> {
 export async function callCommand(
   method: string,
   paramsText: string | undefined,
-  opts: { timeout?: number; progress?: boolean },
+  opts: { progress?: boolean },
   global: GlobalOptions,
 ): Promise<void> {
   const params = parseParams(paramsText);
@@ -32,7 +32,7 @@ export async function callCommand(
   try {
     const result = await client.call(method, params, {
       signal: controller.signal,
-      timeoutMs: opts.timeout !== undefined ? opts.timeout * 1000 : undefined,
+      timeoutMs: global.timeout !== undefined ? global.timeout * 1000 : undefined,
       onProgress: opts.progress
         ? (p) => process.stderr.write(`progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ''}${p.message ? ` ${p.message}` : ''}\n`)
         : undefined,

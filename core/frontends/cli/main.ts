@@ -7,7 +7,7 @@ import { VERSION } from '../../util/version.js';
 import { callCommand } from './call.js';
 import { describeError, EXIT, exitCodeFor } from './exit.js';
 import {
-  addTableOptions, globalOptions, parseList, parseNonNegativeInt, parsePort, parseSeconds,
+  addTableOptions, clientOptions, globalOptions, parseList, parseNonNegativeInt, parsePort, parseSeconds,
 } from './options.js';
 import { mcpCommand, parseTransport } from './mcp.js';
 import { toolsCommand } from './tools.js';
@@ -26,10 +26,12 @@ export function buildProgram(): Command {
       .version(VERSION),
     'global',
   )
+    .option('--timeout <seconds>', 'client commands: give up on each call (and cancel it) after this long', parseSeconds)
     .showHelpAfterError()
     .exitOverride();
 
-  const globals = () => globalOptions(program);
+  // Client commands read the config's apiHost/apiPort/apiToken/log keys too (client-config.ts).
+  const globals = () => clientOptions(program);
 
   addTableOptions(program.command('run').description('run the daemon in the foreground (logs on stderr)'), 'run')
     .option('--config <file>', 'config file (default: mcbridge.config.* or package.json "mcbridge", searched from the working directory)')
@@ -40,15 +42,14 @@ export function buildProgram(): Command {
     .description('call one tool or method and print its result as JSON')
     .argument('<method>', 'tool name, e.g. state, entities, command')
     .argument('[params]', 'params as a JSON object, e.g. \'{"radius": 16}\'')
-    .option('--timeout <seconds>', 'give up (and cancel) after this long', parseSeconds)
     .option('--progress', 'print progress lines on stderr')
-    .action(async (method: string, params: string | undefined, opts) => callCommand(method, params, opts, globals()));
+    .action(async (method: string, params: string | undefined, opts) => callCommand(method, params, opts, await globals()));
 
   program.command('watch')
     .description('print pushed events, one frame per line, until interrupted')
     .option('--events <list>', 'categories: hello,chat,game,mark,sample,error,other or *', parseList, ['*'])
     .option('--since <seq>', 'first replay buffered events after this seq', parseNonNegativeInt)
-    .action(async (opts) => watchCommand(opts, globals()));
+    .action(async (opts) => watchCommand(opts, await globals()));
 
   program.command('forward')
     .description('forward the daemon\'s events to a webhook as signed POSTs (URL and secret from MC_AGENT_WEBHOOK_URL/SECRET or the config file)')
@@ -57,7 +58,7 @@ export function buildProgram(): Command {
     .option('--reconnect-delay <seconds>', 'wait this long before reconnecting to the daemon', parseSeconds, 2)
     .option('--spool <file>', 'keep undelivered events and the stream position in this file (fsync\'d), so a restart resumes where it stopped')
     .option('--spool-max-bytes <n>', 'bound of the spool file; past it the oldest queued events are dropped (default 16 MiB)', parseNonNegativeInt, 16 * 1024 * 1024)
-    .action(async (opts) => forwardCommand(opts, globals()));
+    .action(async (opts) => forwardCommand(opts, await globals()));
 
   addTableOptions(program.command('discover').description('print where the daemon would find the mod, without starting anything'), 'discover')
     .action((opts) => {
@@ -70,7 +71,7 @@ export function buildProgram(): Command {
   program.command('tools')
     .description('list the tools available now, and why the others are hidden')
     .option('--json', 'print the full manifest')
-    .action(async (opts) => toolsCommand(opts, globals()));
+    .action(async (opts) => toolsCommand(opts, await globals()));
 
   addTableOptions(program.command('mcp').description('serve the toolkit over MCP (stdio, or streamable HTTP), in front of the daemon'), 'mcp')
     .addOption(new Option('--transport <transport>', 'stdio or http').argParser(parseTransport).default('stdio'))
@@ -88,7 +89,7 @@ export function buildProgram(): Command {
     .option('--mod-host <host>', 'with --embedded: address of the mod')
     .option('--config <file>', 'with --embedded: config file for plugins, composites and policy (default: searched from the working directory)')
     .option('--no-config', 'with --embedded: ignore any config file')
-    .action(async (opts) => mcpCommand(opts, globals()));
+    .action(async (opts) => mcpCommand(opts, await globals()));
 
   program.command('config')
     .description('print the resolved config as JSON (secrets redacted), without starting anything')
@@ -99,14 +100,15 @@ export function buildProgram(): Command {
   program.command('plugins')
     .description('list the loaded plugins: version, source, and the state of each tool')
     .option('--json', 'print the report as JSON')
-    .action(async (opts) => pluginsCommand(opts, globals()));
+    .action(async (opts) => pluginsCommand(opts, await globals()));
 
   addTableOptions(program.command('sim').description('run a simulated mod (server vantage by default) that a daemon can discover'), 'sim')
     .option('--dir <dir>', 'game directory to write mc-agent-server/port.txt into', '.')
     .option('--port <port>', `port to listen on (0 = any; default: ${DEFAULT_SERVER_PORT} or the next free one)`, (v) => parsePort(v))
     .option('--seed <n>', 'seed for the deterministic world', parseNonNegativeInt)
     .action(async (opts) => {
-      const log = createLogger({ level: globals().logLevel });
+      const { logLevel, logFormat } = globalOptions(program);
+      const log = createLogger({ level: logLevel, format: logFormat });
       const sim = await startSim({
         vantage: opts.vantage,
         dir: opts.dir,

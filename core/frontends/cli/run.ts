@@ -21,7 +21,7 @@ export async function runCommand(cmd: Command): Promise<void> {
   const config = loaded ? { values: loaded.config, dir: loaded.dir } : undefined;
   const option = <K extends GroupKey<'daemon'>>(key: K): ResolvedValue<K> => resolveOption(cmd, key, config);
 
-  const log = createLogger({ level: option('logLevel') });
+  const log = createLogger({ level: option('logLevel'), format: option('logFormat') });
   // Only what the command line says: the config's policy applies beneath it, on every reload too
   // (mergePolicy in core/daemon/config/runtime.ts).
   const given = groupKeys('policy').map((key) => [key, fromCommandLine(cmd, key)] as const);
