@@ -16,8 +16,14 @@ export interface CliOptions {
   timeoutMs?: number;
 }
 
-function spawnCli(args: string[], options: CliOptions): ChildProcess {
-  return spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: { ...process.env, MCBRIDGE_API_TOKEN: '', ...options.env } });
+function spawnCli(args: string[], options: CliOptions & { tty?: boolean }): ChildProcess {
+  const env = { ...process.env, MCBRIDGE_API_TOKEN: '', ...options.env };
+  if (!options.tty) return spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env });
+  // util-linux `script` gives the CLI a pseudo-terminal for stdin, stdout and stderr (both
+  // arrive on script's stdout); a Ctrl-C written to script's stdin reaches it as from a keyboard.
+  const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
+  const command = [process.execPath, BIN, ...args].map(quote).join(' ');
+  return spawn('script', ['-qfec', command, '/dev/null'], { cwd: options.cwd, env: { ...env, TERM: 'xterm' } });
 }
 
 /** Run `mcbridge <args>` to completion. */
@@ -43,7 +49,8 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun
 export class CliProcesses {
   private readonly children: ChildProcess[] = [];
 
-  start(args: string[], options: CliOptions = {}): { child: ChildProcess; out: { stdout: string; stderr: string } } {
+  /** `tty`: run it on a pseudo-terminal (see spawnCli); its stderr then arrives in `out.stdout`. */
+  start(args: string[], options: CliOptions & { tty?: boolean } = {}): { child: ChildProcess; out: { stdout: string; stderr: string } } {
     const child = spawnCli(args, options);
     this.children.push(child);
     const out = { stdout: '', stderr: '' };
