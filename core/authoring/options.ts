@@ -118,6 +118,14 @@ export const DAEMON_OPTIONS = {
     commands: ['run'],
     group: 'daemon',
   },
+  /** Seconds between attempts to reach the mod, fixed (the predecessor's flag); without it the pause grows from 0.25 s to 5 s. */
+  reconnectDelay: {
+    flag: '--reconnect-delay <seconds>',
+    description: 'a fixed pause between attempts to reach the mod (default: from 0.25 s, doubling up to 5 s)',
+    schema: z.number({ error: 'expected a number of seconds 0.05-3600' }).min(0.05, { error: 'expected a number of seconds 0.05-3600' }).max(3600, { error: 'expected a number of seconds 0.05-3600' }),
+    commands: ['run'],
+    group: 'daemon',
+  },
   /** Events kept for replay (default 1000). */
   buffer: {
     flag: '--buffer <n>',

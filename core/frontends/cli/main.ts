@@ -7,7 +7,7 @@ import { VERSION } from '../../util/version.js';
 import { callCommand } from './call.js';
 import { describeError, EXIT, exitCodeFor } from './exit.js';
 import {
-  addTableOptions, clientOptions, globalOptions, parseList, parseNonNegativeInt, parsePort, parseSeconds,
+  addTableOptions, clientOptions, globalOptions, parseList, parseNonNegativeInt, parsePositiveInt, parsePort, parseSeconds,
 } from './options.js';
 import { mcpCommand, parseTransport } from './mcp.js';
 import { toolsCommand } from './tools.js';
@@ -46,9 +46,12 @@ export function buildProgram(): Command {
     .action(async (method: string, params: string | undefined, opts) => callCommand(method, params, opts, await globals()));
 
   program.command('watch')
-    .description('print pushed events, one frame per line, until interrupted')
+    .description('print pushed events, one recorded event per line (as JSON, or --format text), until interrupted')
     .option('--events <list>', 'categories: hello,chat,game,mark,sample,error,other or *', parseList, ['*'])
     .option('--since <seq>', 'first replay buffered events after this seq', parseNonNegativeInt)
+    .option('--limit <n>', 'with --since: replay only the newest n of them', parsePositiveInt)
+    .option('--frames', 'print whole {"type":"event","event","data"} frames instead of the records')
+    .addOption(new Option('--format <format>', 'json (one record per line) or text (a line for a person)').choices(['json', 'text']).default('json'))
     .action(async (opts) => watchCommand(opts, await globals()));
 
   program.command('forward')

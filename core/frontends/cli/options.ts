@@ -22,6 +22,12 @@ export function parseNonNegativeInt(value: string): number {
   return n;
 }
 
+export function parsePositiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`expected a whole number 1 or more, got '${value}'`);
+  return n;
+}
+
 export function parseSeconds(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`expected a number of seconds above 0, got '${value}'`);
