@@ -138,7 +138,8 @@ export async function main(argv: string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+      // `commander.help` is the help shown for a missing command: a usage mistake like the others.
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
       return EXIT.usage;
     }
     process.stderr.write(describeError(err) + '\n');
