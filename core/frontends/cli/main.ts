@@ -16,6 +16,7 @@ import { pluginsCommand } from './plugins.js';
 import { runCommand } from './run.js';
 import { watchCommand } from './watch.js';
 import { forwardCommand } from './forward.js';
+import { addDiagnosisCommands } from './doctor.js';
 
 export function buildProgram(): Command {
   // The daemon's options (global, run's, and discovery's) come from the option table,
@@ -126,6 +127,8 @@ export function buildProgram(): Command {
       });
       await sim.stop();
     });
+
+  addDiagnosisCommands(program, globals);
 
   return program;
 }
