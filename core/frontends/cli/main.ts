@@ -17,6 +17,7 @@ import { runCommand } from './run.js';
 import { watchCommand } from './watch.js';
 import { forwardCommand } from './forward.js';
 import { addDiagnosisCommands } from './doctor.js';
+import { addCompletionCommands } from './completion.js';
 
 export function buildProgram(): Command {
   // The daemon's options (global, run's, and discovery's) come from the option table,
@@ -129,6 +130,7 @@ export function buildProgram(): Command {
     });
 
   addDiagnosisCommands(program, globals);
+  addCompletionCommands(program);
 
   return program;
 }
