@@ -7,7 +7,7 @@ import type { ModConnection, ModMessage } from './connection.js';
 import { resolvePort, type PortResolution, type Vantage } from './discovery.js';
 import { Backoff } from './backoff.js';
 import { openGreeted, untilReady } from './handshake.js';
-import { cancelledError, newLinkStats, type LinkStats, type ModReply } from './replies.js';
+import { cancelledError, loggable, newLinkStats, type LinkStats, type ModReply } from './replies.js';
 import { RequestQueue, type QueueStatus } from './request-queue.js';
 import { SideRequests, type Deadline } from './side-requests.js';
 import { resolveVerb, type ResolvedVerb, type VerbLookup } from './verbs.js';
@@ -224,15 +224,16 @@ export class ModLink extends EventEmitter {
   private async sideRequest(line: string, replies: readonly string[], deadline: Deadline, signal: AbortSignal | undefined): Promise<ModReply> {
     const log = this.opts.log;
     const debug = log.isLevelEnabled('debug');
-    if (debug) log.debug({ request: line, side: true }, `sent ${line} on a connection of its own`);
+    const shown = debug ? loggable(line) : '';
+    if (debug) log.debug({ request: shown, side: true }, `sent ${shown} on a connection of its own`);
     try {
       const reply = await this.side.request(() => this.port, () => this.notConnectedError(), line, replies, deadline, signal);
-      if (debug) log.debug({ request: line, type: reply.type, ms: Date.now() - deadline.arrivedAt }, `mod replied ${String(reply.type)} to ${line}`);
+      if (debug) log.debug({ request: shown, type: reply.type, ms: Date.now() - deadline.arrivedAt }, `mod replied ${String(reply.type)} to ${shown}`);
       return reply;
     } catch (err) {
       if (debug) {
         const code = (err as McbridgeError).code;
-        log.debug({ request: line, code, ms: Date.now() - deadline.arrivedAt }, code === 'cancelled' ? `cancelled ${line}` : `${line} failed: ${(err as Error).message}`);
+        log.debug({ request: shown, code, ms: Date.now() - deadline.arrivedAt }, code === 'cancelled' ? `cancelled ${shown}` : `${shown} failed: ${loggable((err as Error).message)}`);
       }
       throw err;
     }

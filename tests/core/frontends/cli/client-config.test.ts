@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { findConfigFile } from '../../../../core/frontends/cli/client-config.js';
+import { findConfigFile, literalKeys } from '../../../../core/frontends/cli/client-config.js';
 import { runCli } from '../../../support/cli-process.js';
 import { project, removeProjects } from '../../../support/config-project.js';
 import { freePort, startStack, type Stack } from '../../../support/helpers.js';
@@ -69,6 +69,16 @@ describe('client commands read the config', { timeout: 60_000 }, () => {
     expect(ping.code).toBe(0);
   });
 
+  it('a TypeScript config that gives them as literals is read without running it', async () => {
+    const port = await daemon();
+    const p = project();
+    // Evaluating this would fail the command.
+    p.write('mcbridge.config.ts', `throw new Error('evaluated');\n// apiPort: 1\nexport default {\n  apiPort: ${port},\n  apiToken: '${TOKEN}',\n  logLevel: undefined,\n};\n`);
+    const ping = await runCli(['call', 'ping'], { cwd: p.dir, env: clean });
+    expect(ping.stderr).toBe('');
+    expect(ping.code).toBe(0);
+  });
+
   it('precedence: the flag, then MCBRIDGE_API_PORT, then MC_AGENT_API_PORT, then the config', async () => {
     const port = await daemon();
     const nobody = String(await freePort());
@@ -117,5 +127,25 @@ describe('findConfigFile', () => {
     expect(findConfigFile(outer.dir)).toBe(path.join(outer.dir, 'mcbridge.config.json'));
     fs.writeFileSync(path.join(inner, 'mcbridge.config.mjs'), 'export default {};');
     expect(findConfigFile(inner)).toBe(path.join(inner, 'mcbridge.config.mjs'));
+  });
+});
+
+describe('literalKeys', () => {
+  it.each([
+    ["export default { apiPort: 9000, apiHost: '127.0.0.2' }", { apiPort: 9000, apiHost: '127.0.0.2' }],
+    ['export default defineConfig({\n  apiToken: undefined,\n  deny: ["mark"],\n});', {}],
+    ['/* apiHost: "x" */ // apiPort: 1\nexport default { url: "http://x.org", logLevel: "debug" }', { logLevel: 'debug' }],
+    ['export default { plugins: [] }', {}],
+  ])('reads %j without running it', (source, values) => {
+    expect(literalKeys(source)).toEqual(values);
+  });
+
+  it.each([
+    'const port = 1; export default { apiPort: port }',
+    'const apiPort = 1; export default { apiPort }',
+    'export default { apiToken: process.env.T }',
+    'export default { ...shared, apiPort: 1, nested: { apiPort: 2 } }',
+  ])('leaves %j to evaluation', (source) => {
+    expect(literalKeys(source)).toBeNull();
   });
 });

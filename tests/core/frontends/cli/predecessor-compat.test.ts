@@ -4,11 +4,12 @@
  * --reconnect-delay, mcp --transport streamable-http.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSim, type SimulatedMod } from '../../../../core/sim/index.js';
 import { predecessorJson } from '../../../../core/frontends/cli/watch-format.js';
-import { CliProcesses, runCli } from '../../../support/cli-process.js';
+import { BIN, CliProcesses, runCli } from '../../../support/cli-process.js';
 import { freePort, startStack, waitUntil, type Stack } from '../../../support/helpers.js';
 
 const processes = new CliProcesses();
@@ -87,6 +88,19 @@ describe('predecessor compatibility of the CLI', { timeout: 90_000 }, () => {
     const bad = await runCli(['run', '--sim', '--reconnect-delay', 'soon']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--reconnect-delay.*expected a number of seconds/);
+  });
+
+  it('the predecessor\'s harness config works: mcp with MC_AGENT_API_PORT in its environment reaches that daemon', async () => {
+    const { port } = await stack();
+    const env = Object.fromEntries(Object.entries({ ...process.env, MCBRIDGE_API_PORT: '', MCBRIDGE_API_TOKEN: '', MC_AGENT_API_PORT: port }).filter((e): e is [string, string] => e[1] !== undefined));
+    const client = new Client({ name: 'predecessor-harness', version: '1' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env, stderr: 'pipe' }));
+    try {
+      const result = (await client.callTool({ name: 'mc_status', arguments: {} })) as { content: Array<{ text: string }> };
+      expect(JSON.parse(result.content[0]!.text)).toMatchObject({ connected: true, api: { port: Number(port) } });
+    } finally {
+      await client.close();
+    }
   });
 
   it('mcp --transport streamable-http is the http transport', async () => {
