@@ -79,7 +79,7 @@ export function buildProgram(): Command {
     .action(async (opts) => toolsCommand(opts, await globals()));
 
   addTableOptions(program.command('mcp').description('serve the toolkit over MCP (stdio, or streamable HTTP), in front of the daemon'), 'mcp')
-    .addOption(new Option('--transport <transport>', 'stdio or http').argParser(parseTransport).default('stdio'))
+    .addOption(new Option('--transport <transport>', 'stdio or http (streamable-http, the predecessor\'s name, is http)').argParser(parseTransport).default('stdio'))
     .option('--host <host>', 'HTTP: address to bind; anything but loopback needs --token', '127.0.0.1')
     .option('--port <port>', 'HTTP: port to listen on (0 = any free port; default 8766)', (v) => parsePort(v))
     .option('--token <token>', 'HTTP: bearer token every request must carry, or "auto" to generate and store one (or set MCBRIDGE_MCP_TOKEN)')
