@@ -28,6 +28,8 @@ export interface OptionSpec {
   path?: boolean;
   /** Read by the CLI: a flag wins over it, and it wins over the config. Empty counts as unset. */
   env?: string;
+  /** The predecessor's name for the same variable (mc-agent-bridge), read when `env` is unset. */
+  legacyEnv?: string;
   /** Read by port discovery itself (core/host/link/discovery.ts), only when neither flag nor config gives a value. */
   discoveryEnv?: string;
   commands: readonly OptionCommand[];
@@ -116,6 +118,14 @@ export const DAEMON_OPTIONS = {
     commands: ['run'],
     group: 'daemon',
   },
+  /** Seconds between attempts to reach the mod, fixed (the predecessor's flag); without it the pause grows from 0.25 s to 5 s. */
+  reconnectDelay: {
+    flag: '--reconnect-delay <seconds>',
+    description: 'a fixed pause between attempts to reach the mod (default: from 0.25 s, doubling up to 5 s)',
+    schema: z.number({ error: 'expected a number of seconds 0.05-3600' }).min(0.05, { error: 'expected a number of seconds 0.05-3600' }).max(3600, { error: 'expected a number of seconds 0.05-3600' }),
+    commands: ['run'],
+    group: 'daemon',
+  },
   /** Events kept for replay (default 1000). */
   buffer: {
     flag: '--buffer <n>',
@@ -172,6 +182,8 @@ export const DAEMON_OPTIONS = {
     schema: text('a host name or address'),
     // DEFAULT_API_HOST in core/api/server.ts; a test keeps the two equal.
     default: '127.0.0.1',
+    env: 'MCBRIDGE_API_HOST',
+    legacyEnv: 'MC_AGENT_API_HOST',
     commands: ['global'],
     group: 'daemon',
   },
@@ -182,6 +194,8 @@ export const DAEMON_OPTIONS = {
     schema: wholeNumber('a TCP port 0-65535', 0, 65535),
     // DEFAULT_API_PORT in core/api/server.ts; a test keeps the two equal.
     default: 8765,
+    env: 'MCBRIDGE_API_PORT',
+    legacyEnv: 'MC_AGENT_API_PORT',
     commands: ['global'],
     group: 'daemon',
   },
@@ -203,6 +217,15 @@ export const DAEMON_OPTIONS = {
     schema: z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }),
     default: 'info',
     env: 'MCBRIDGE_LOG_LEVEL',
+    commands: ['global'],
+    group: 'daemon',
+  },
+  /** How stderr logs look: `pretty` lines for a person or `json` lines; default pretty on a terminal, json otherwise. */
+  logFormat: {
+    flag: '--log-format <format>',
+    description: 'stderr logs as pretty lines or json (default: pretty on a terminal, json otherwise)',
+    schema: z.enum(['json', 'pretty'], { error: 'expected json or pretty' }),
+    env: 'MCBRIDGE_LOG_FORMAT',
     commands: ['global'],
     group: 'daemon',
   },

@@ -18,9 +18,15 @@ export interface CliOptions {
   timeoutMs?: number;
 }
 
-function spawnCli(args: string[], options: CliOptions): ChildProcess {
+function spawnCli(args: string[], options: CliOptions & { tty?: boolean }): ChildProcess {
+  const env = { ...process.env, MCBRIDGE_API_TOKEN: '', ...options.env };
   const [command, argv] = options.bin ? [options.bin, args] : [process.execPath, [BIN, ...args]];
-  return spawn(command, argv, { cwd: options.cwd, env: { ...process.env, MCBRIDGE_API_TOKEN: '', ...options.env } });
+  if (!options.tty) return spawn(command, argv, { cwd: options.cwd, env });
+  // util-linux `script` gives the CLI a pseudo-terminal for stdin, stdout and stderr (both
+  // arrive on script's stdout); a Ctrl-C written to script's stdin reaches it as from a keyboard.
+  const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
+  const line = [command, ...argv].map(quote).join(' ');
+  return spawn('script', ['-qfec', line, '/dev/null'], { cwd: options.cwd, env: { ...env, TERM: 'xterm' } });
 }
 
 /** Run `mcbridge <args>` to completion. */
@@ -49,7 +55,8 @@ export class CliProcesses {
   /** `defaults` apply to every process started (e.g. an installed `bin`, a `cwd`). */
   constructor(private readonly defaults: CliOptions = {}) {}
 
-  start(args: string[], options: CliOptions = {}): { child: ChildProcess; out: { stdout: string; stderr: string } } {
+  /** `tty`: run it on a pseudo-terminal (see spawnCli); its stderr then arrives in `out.stdout`. */
+  start(args: string[], options: CliOptions & { tty?: boolean } = {}): { child: ChildProcess; out: { stdout: string; stderr: string } } {
     const child = spawnCli(args, { ...this.defaults, ...options });
     this.children.push(child);
     const out = { stdout: '', stderr: '' };

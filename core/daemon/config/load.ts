@@ -12,18 +12,9 @@ import { configSchema } from './schema.js';
 import { ConfigError, zodProblems } from './errors.js';
 import { configTimeoutMs, probeConfig, withinConfigTimeout } from './probe.js';
 import { runningPackageAliases } from './self-alias.js';
+import { SEARCH_PLACES } from './places.js';
 
-/** Where a config is looked for, in this order, in the working directory and up to the project root. */
-export const SEARCH_PLACES = [
-  'mcbridge.config.ts',
-  'mcbridge.config.mts',
-  'mcbridge.config.cts',
-  'mcbridge.config.js',
-  'mcbridge.config.mjs',
-  'mcbridge.config.cjs',
-  'mcbridge.config.json',
-  'package.json',
-] as const;
+export { SEARCH_PLACES } from './places.js';
 
 export interface LoadedConfig {
   /** Absolute path of the file it came from; null for a config given as an object (tests). */

@@ -1,6 +1,8 @@
 import { ApiClient } from '../../api/client.js';
-import { UsageError } from './exit.js';
+import { McbridgeError } from '../../host/errors.js';
+import { EXIT, UsageError } from './exit.js';
 import type { GlobalOptions } from './options.js';
+import { describeCall, isLongCall, seconds, Spinner } from './spinner.js';
 
 export function parseParams(text: string | undefined): Record<string, unknown> {
   if (text === undefined || text.trim() === '') return {};
@@ -16,28 +18,42 @@ export function parseParams(text: string | undefined): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** `mcbridge call <method> [params]`: one call, the result as JSON on stdout. */
+/**
+ * `mcbridge call <method> [params]`: one call, the result as JSON on stdout. A long call on a
+ * terminal shows a spinner line; Ctrl-C cancels the call in the daemon and says so in words.
+ */
 export async function callCommand(
   method: string,
   paramsText: string | undefined,
-  opts: { timeout?: number; progress?: boolean },
+  opts: { progress?: boolean },
   global: GlobalOptions,
 ): Promise<void> {
   const params = parseParams(paramsText);
   const client = await ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken, frontend: 'cli' });
   const controller = new AbortController();
-  // Ctrl-C cancels the call in the daemon (a WAIT stops) and still prints its answer.
+  const started = Date.now();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
+  // --progress prints lines for scripts; the spinner is for a person at a terminal.
+  const spinner = !opts.progress && process.stderr.isTTY && isLongCall(method) ? new Spinner(describeCall(method, params)) : undefined;
   try {
     const result = await client.call(method, params, {
       signal: controller.signal,
-      timeoutMs: opts.timeout !== undefined ? opts.timeout * 1000 : undefined,
+      timeoutMs: global.timeout !== undefined ? global.timeout * 1000 : undefined,
       onProgress: opts.progress
         ? (p) => process.stderr.write(`progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ''}${p.message ? ` ${p.message}` : ''}\n`)
-        : undefined,
+        : spinner ? (p) => spinner.update(p) : undefined,
     });
+    spinner?.stop();
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+  } catch (err) {
+    spinner?.stop();
+    if (controller.signal.aborted && err instanceof McbridgeError && err.code === 'cancelled') {
+      process.stderr.write(`cancelled ${describeCall(method, params)} after ${seconds(Date.now() - started)}\n`);
+      process.exitCode = EXIT.interrupted;
+      return;
+    }
+    throw err;
   } finally {
     process.off('SIGINT', onSigint);
     client.close();

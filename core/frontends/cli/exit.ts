@@ -1,7 +1,8 @@
 import { McbridgeError } from '../../host/errors.js';
 
 /** The CLI's exit codes: scripts branch on these. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3 } as const;
+/** `interrupted`: Ctrl-C ended the command (the shell's 128 + SIGINT), as the predecessor's CLI did. */
+export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3, interrupted: 130 } as const;
 
 export class UsageError extends Error {}
 

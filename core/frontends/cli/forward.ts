@@ -88,7 +88,7 @@ export async function forwardCommand(
   const resolved = resolveReceivers({}, process.env, opts.config);
   // Off by default is an error here: the user asked to forward.
   if (resolved.off) throw new McbridgeError('invalid_params', resolved.off);
-  const log = createLogger({ level: global.logLevel, name: 'mcbridge-forward' });
+  const log = createLogger({ level: global.logLevel, format: global.logFormat, name: 'mcbridge-forward' });
   const forwarder = new Forwarder(resolved, log);
   const connect = () => ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken, frontend: 'forward' });
   if (opts.status) {

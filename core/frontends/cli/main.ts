@@ -4,7 +4,7 @@ import { VERSION } from '../../util/version.js';
 import { callCommand } from './call.js';
 import { describeError, EXIT, exitCodeFor } from './exit.js';
 import {
-  addTableOptions, globalOptions, parseList, parseNonNegativeInt, parsePort, parseSeconds,
+  addTableOptions, clientOptions, parseList, parseNonNegativeInt, parsePositiveInt, parsePort, parseSeconds,
 } from './options.js';
 import { mcpCommand, parseTransport } from './mcp.js';
 import { toolsCommand } from './tools.js';
@@ -15,6 +15,8 @@ import { watchCommand } from './watch.js';
 import { forwardCommand } from './forward.js';
 import { addSimCommand } from './sim.js';
 import { addAuthoringCommands } from './authoring.js';
+import { addDiagnosisCommands } from './doctor.js';
+import { addCompletionCommands } from './completion.js';
 
 export function buildProgram(): Command {
   // The daemon's options (global, run's, and discovery's) come from the option table,
@@ -25,10 +27,12 @@ export function buildProgram(): Command {
       .version(VERSION),
     'global',
   )
+    .option('--timeout <seconds>', 'client commands: give up on each call (and cancel it) after this long', parseSeconds)
     .showHelpAfterError()
     .exitOverride();
 
-  const globals = () => globalOptions(program);
+  // Client commands read the config's apiHost/apiPort/apiToken/log keys too (client-config.ts).
+  const globals = () => clientOptions(program);
 
   addTableOptions(program.command('run').description('run the daemon in the foreground (logs on stderr)'), 'run')
     .option('--config <file>', 'config file (default: mcbridge.config.* or package.json "mcbridge", searched from the working directory)')
@@ -39,15 +43,17 @@ export function buildProgram(): Command {
     .description('call one tool or method and print its result as JSON')
     .argument('<method>', 'tool name, e.g. state, entities, command')
     .argument('[params]', 'params as a JSON object, e.g. \'{"radius": 16}\'')
-    .option('--timeout <seconds>', 'give up (and cancel) after this long', parseSeconds)
     .option('--progress', 'print progress lines on stderr')
-    .action(async (method: string, params: string | undefined, opts) => callCommand(method, params, opts, globals()));
+    .action(async (method: string, params: string | undefined, opts) => callCommand(method, params, opts, await globals()));
 
   program.command('watch')
-    .description('print pushed events, one frame per line, until interrupted')
+    .description('print pushed events, one recorded event per line (as JSON, or --format text), until interrupted')
     .option('--events <list>', 'categories: hello,chat,game,mark,sample,error,other or *', parseList, ['*'])
     .option('--since <seq>', 'first replay buffered events after this seq', parseNonNegativeInt)
-    .action(async (opts) => watchCommand(opts, globals()));
+    .option('--limit <n>', 'with --since: replay only the newest n of them', parsePositiveInt)
+    .option('--frames', 'print whole {"type":"event","event","data"} frames instead of the records')
+    .addOption(new Option('--format <format>', 'json (one record per line) or text (a line for a person)').choices(['json', 'text']).default('json'))
+    .action(async (opts) => watchCommand(opts, await globals()));
 
   program.command('forward')
     .description('forward the daemon\'s events to a webhook as signed POSTs (URL and secret from MC_AGENT_WEBHOOK_URL/SECRET or the config file)')
@@ -56,7 +62,7 @@ export function buildProgram(): Command {
     .option('--reconnect-delay <seconds>', 'wait this long before reconnecting to the daemon', parseSeconds, 2)
     .option('--spool <file>', 'keep undelivered events and the stream position in this file (fsync\'d), so a restart resumes where it stopped')
     .option('--spool-max-bytes <n>', 'bound of the spool file; past it the oldest queued events are dropped (default 16 MiB)', parseNonNegativeInt, 16 * 1024 * 1024)
-    .action(async (opts) => forwardCommand(opts, globals()));
+    .action(async (opts) => forwardCommand(opts, await globals()));
 
   addTableOptions(program.command('discover').description('print where the daemon would find the mod, without starting anything'), 'discover')
     .action((opts) => {
@@ -69,10 +75,10 @@ export function buildProgram(): Command {
   program.command('tools')
     .description('list the tools available now, and why the others are hidden')
     .option('--json', 'print the full manifest')
-    .action(async (opts) => toolsCommand(opts, globals()));
+    .action(async (opts) => toolsCommand(opts, await globals()));
 
   addTableOptions(program.command('mcp').description('serve the toolkit over MCP (stdio, or streamable HTTP), in front of the daemon'), 'mcp')
-    .addOption(new Option('--transport <transport>', 'stdio or http').argParser(parseTransport).default('stdio'))
+    .addOption(new Option('--transport <transport>', 'stdio or http (streamable-http, the predecessor\'s name, is http)').argParser(parseTransport).default('stdio'))
     .option('--host <host>', 'HTTP: address to bind; anything but loopback needs --token', '127.0.0.1')
     .option('--port <port>', 'HTTP: port to listen on (0 = any free port; default 8766)', (v) => parsePort(v))
     .option('--token <token>', 'HTTP: bearer token every request must carry, or "auto" to generate and store one (or set MCBRIDGE_MCP_TOKEN)')
@@ -87,7 +93,7 @@ export function buildProgram(): Command {
     .option('--mod-host <host>', 'with --embedded: address of the mod')
     .option('--config <file>', 'with --embedded: config file for plugins, composites and policy (default: searched from the working directory)')
     .option('--no-config', 'with --embedded: ignore any config file')
-    .action(async (opts) => mcpCommand(opts, globals()));
+    .action(async (opts) => mcpCommand(opts, await globals()));
 
   program.command('config')
     .description('print the resolved config as JSON (secrets redacted), without starting anything')
@@ -98,10 +104,13 @@ export function buildProgram(): Command {
   program.command('plugins')
     .description('list the loaded plugins: version, source, and the state of each tool')
     .option('--json', 'print the report as JSON')
-    .action(async (opts) => pluginsCommand(opts, globals()));
+    .action(async (opts) => pluginsCommand(opts, await globals()));
 
   addSimCommand(program, globals);
   addAuthoringCommands(program);
+
+  addDiagnosisCommands(program, globals);
+  addCompletionCommands(program);
 
   return program;
 }
@@ -114,7 +123,8 @@ export async function main(argv: string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+      // `commander.help` is the help shown for a missing command: a usage mistake like the others.
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
       return EXIT.usage;
     }
     process.stderr.write(describeError(err) + '\n');

@@ -27,7 +27,9 @@ export interface McpCliOptions {
 }
 
 export function parseTransport(value: string): 'stdio' | 'http' {
-  if (value !== 'stdio' && value !== 'http') throw new InvalidArgumentError(`expected stdio or http, got '${value}'`);
+  // streamable-http is the predecessor's (and the MCP SDK's) name for the same transport.
+  if (value === 'streamable-http') return 'http';
+  if (value !== 'stdio' && value !== 'http') throw new InvalidArgumentError(`expected stdio, http or streamable-http, got '${value}'`);
   return value;
 }
 
@@ -52,7 +54,7 @@ export async function mcpCommand(opts: McpCliOptions, global: GlobalOptions): Pr
     const given = Object.entries(httpOnly).filter(([, v]) => v !== undefined).map(([k]) => k);
     if (given.length > 0) throw new UsageError(`${given.join(', ')} apply to --transport http only`);
   }
-  const log = createLogger({ level: global.logLevel });
+  const log = createLogger({ level: global.logLevel, format: global.logFormat });
   // The MCP SDK loads only for this command; the other commands stay quick to start.
   const { runMcp } = await import('../mcp/run.js');
   await runMcp({

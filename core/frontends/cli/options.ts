@@ -5,6 +5,7 @@ import type { McbridgeConfig } from '../../authoring/config.js';
 import {
   DAEMON_OPTIONS, OPTION_KEYS, type OptionCommand, type OptionKey, type OptionSpec, type ResolvedValue,
 } from '../../authoring/options.js';
+import { clientConfig } from './client-config.js';
 import { UsageError } from './exit.js';
 
 export function parsePort(value: string, allowZero = true): number {
@@ -18,6 +19,12 @@ export function parsePort(value: string, allowZero = true): number {
 export function parseNonNegativeInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`expected a whole number 0 or more, got '${value}'`);
+  return n;
+}
+
+export function parsePositiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`expected a whole number 1 or more, got '${value}'`);
   return n;
 }
 
@@ -43,7 +50,7 @@ function parseText(spec: OptionSpec, text: string): { ok: true; value: unknown }
 /** The commander option for one table entry: its flag, help, parser and default. */
 function tableOption(key: OptionKey): Option {
   const spec: OptionSpec = DAEMON_OPTIONS[key];
-  const env = spec.env ?? spec.discoveryEnv;
+  const env = [spec.env ?? spec.discoveryEnv, spec.legacyEnv].filter(Boolean).join(' or ');
   const option = new Option(spec.flag, env ? `${spec.description} (or set ${env})` : spec.description);
   if (option.required || option.optional) {
     option.argParser((text: string) => {
@@ -63,10 +70,12 @@ export function fromCommandLine<K extends OptionKey>(cmd: Command, key: K): Reso
 }
 
 function fromEnv(spec: OptionSpec): unknown {
-  const text = spec.env === undefined ? undefined : process.env[spec.env];
-  if (!text) return undefined; // empty counts as unset, so `VAR= mcbridge ...` clears it
+  // Empty counts as unset, so `VAR= mcbridge ...` clears it; the predecessor's name comes second.
+  const name = [spec.env, spec.legacyEnv].find((n) => n !== undefined && process.env[n]);
+  if (name === undefined) return undefined;
+  const text = process.env[name]!;
   const parsed = parseText(spec, text);
-  if (!parsed.ok) throw new UsageError(`${spec.env}: ${parsed.message}; fix it or unset it`);
+  if (!parsed.ok) throw new UsageError(`${name}: ${parsed.message}; fix it or unset it`);
   return parsed.value;
 }
 
@@ -105,9 +114,21 @@ export function addTableOptions(cmd: Command, command: OptionCommand): Command {
   return cmd;
 }
 
-/** The global options (API address, token, log level), resolved without a config, as every client command uses them. */
-export type GlobalOptions = { [K in CommandKey<'global'>]: ResolvedValue<K> };
+/**
+ * The global options (API address, token, log level and format, and the per-call timeout) as
+ * every client command uses them: flag, then environment, then the config's value, then default.
+ */
+export type GlobalOptions = { [K in CommandKey<'global'>]: ResolvedValue<K> } & { timeout?: number };
 
-export function globalOptions(program: Command): GlobalOptions {
-  return Object.fromEntries(commandKeys('global').map((key) => [key, resolveOption(program, key)])) as GlobalOptions;
+export function globalOptions(program: Command, config?: ConfigValues): GlobalOptions {
+  const table = Object.fromEntries(commandKeys('global').map((key) => [key, resolveOption(program, key, config)]));
+  const timeout = program.opts().timeout as number | undefined;
+  return { ...table, ...(timeout !== undefined ? { timeout } : {}) } as GlobalOptions;
+}
+
+/** `globalOptions` with the config's client keys (client-config.ts: cheap to read). */
+export async function clientOptions(program: Command): Promise<GlobalOptions> {
+  // A bad flag or variable is a usage error before any file is read.
+  globalOptions(program);
+  return globalOptions(program, await clientConfig());
 }

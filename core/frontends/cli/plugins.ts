@@ -1,6 +1,10 @@
+import path from 'node:path';
 import { ApiClient } from '../../api/client.js';
 import type { HiddenBy, Manifest, PluginInfo } from '../../host/plugin-api.js';
 import type { GlobalOptions } from './options.js';
+
+/** The plugin the daemon makes of the config's composites (COMPOSITES_PLUGIN in core/daemon/config/composites.ts). */
+const COMPOSITES_PLUGIN = 'composites';
 
 export interface PluginToolState {
   name: string;
@@ -31,6 +35,15 @@ export function pluginReport(plugins: PluginInfo[], manifest: Manifest): PluginR
   }));
 }
 
+/**
+ * A plugin's heading line. The config's composites are no package with a version of their own:
+ * they are named by the config file that defines them.
+ */
+function pluginHeading(p: PluginReport): string {
+  if (p.name === COMPOSITES_PLUGIN && p.source === 'config' && p.from) return `composites  (config ${path.basename(p.from)})  ${p.from}`;
+  return `${p.name} ${p.version}  (${p.source})${p.from ? `  ${p.from}` : ''}`;
+}
+
 /** `mcbridge plugins`: every loaded plugin, where it came from, and the state of each of its tools. */
 export async function pluginsCommand(opts: { json?: boolean }, global: GlobalOptions): Promise<void> {
   const client = await ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken, frontend: 'cli' });
@@ -45,8 +58,7 @@ export async function pluginsCommand(opts: { json?: boolean }, global: GlobalOpt
     const width = Math.max(8, ...report.flatMap((p) => p.tools.map((t) => t.name.length)));
     const lines: string[] = [];
     for (const p of report) {
-      const from = p.from ? `  ${p.from}` : '';
-      lines.push(`${p.name} ${p.version}  (${p.source})${from}${p.state === 'failed' ? `  FAILED: ${p.error ?? 'setup failed'}` : ''}`);
+      lines.push(`${pluginHeading(p)}${p.state === 'failed' ? `  FAILED: ${p.error ?? 'setup failed'}` : ''}`);
       for (const t of p.tools) {
         if (t.available) lines.push(`  available  ${t.name}`);
         else lines.push(`  hidden     ${t.name.padEnd(width)}  ${t.hiddenBy ? `[${t.hiddenBy}] ` : ''}${t.reason ?? ''}`);

@@ -10,6 +10,11 @@ import { fromCommandLine, resolveOption } from './options.js';
 /** 1 MiB: `pushBuffer` is given in MiB, the API counts bytes. */
 const MiB = 1024 * 1024;
 
+/** A fixed pause between connection attempts, as the predecessor's --reconnect-delay gave. */
+function reconnect(seconds: number | undefined): { reconnectMinMs?: number; reconnectMaxMs?: number } {
+  return seconds === undefined ? {} : { reconnectMinMs: seconds * 1000, reconnectMaxMs: seconds * 1000 };
+}
+
 /**
  * `mcbridge run`: the config (found from the working directory, or --config) supplies daemon
  * options, plugins, composites and policy. Each daemon option comes from the command line, then
@@ -21,7 +26,7 @@ export async function runCommand(cmd: Command): Promise<void> {
   const config = loaded ? { values: loaded.config, dir: loaded.dir } : undefined;
   const option = <K extends GroupKey<'daemon'>>(key: K): ResolvedValue<K> => resolveOption(cmd, key, config);
 
-  const log = createLogger({ level: option('logLevel') });
+  const log = createLogger({ level: option('logLevel'), format: option('logFormat') });
   // Only what the command line says: the config's policy applies beneath it, on every reload too
   // (mergePolicy in core/daemon/config/runtime.ts).
   const given = groupKeys('policy').map((key) => [key, fromCommandLine(cmd, key)] as const);
@@ -33,7 +38,7 @@ export async function runCommand(cmd: Command): Promise<void> {
     buffer: option('buffer'),
     bufferBytes: option('bufferBytes') * MiB,
     policy,
-    link: { modHost: option('modHost'), modPort: option('modPort'), portFile: option('portFile'), serverDir: option('serverDir') },
+    link: { modHost: option('modHost'), modPort: option('modPort'), portFile: option('portFile'), serverDir: option('serverDir'), ...reconnect(option('reconnectDelay')) },
     api: {
       host: option('apiHost'),
       port: option('apiPort'),

@@ -22,7 +22,7 @@ function removePortFile(sim: SimulatedMod): void {
 }
 
 async function runSim(opts: { vantage: 'server' | 'client'; dir: string; port?: number; seed?: number }, globals: GlobalOptions): Promise<void> {
-  const log = createLogger({ level: globals.logLevel });
+  const log = createLogger({ level: globals.logLevel, format: globals.logFormat });
   // Listening before the ready line is printed: whoever reads it may signal at once.
   const signalled = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
@@ -55,28 +55,28 @@ async function drive(tool: string, params: Record<string, unknown>, globals: Glo
   }
 }
 
-export function addSimCommand(program: Command, globals: () => GlobalOptions): void {
+export function addSimCommand(program: Command, globals: () => Promise<GlobalOptions>): void {
   const sim = addTableOptions(program.command('sim').description('run a simulated mod (server vantage by default) that a daemon can discover; or drive the players of a `run --sim` daemon'), 'sim')
     .option('--dir <dir>', 'game directory to write mc-agent-server/port.txt into (removed again on exit)', '.')
     .option('--port <port>', `port to listen on (0 = any; default: ${DEFAULT_SERVER_PORT} or the next free one)`, (v) => parsePort(v))
     .option('--seed <n>', 'seed for the deterministic world', parseNonNegativeInt)
-    .action(async (opts) => runSim(opts, globals()));
+    .action(async (opts) => runSim(opts, await globals()));
 
   sim.command('chat')
     .description('a simulated player says something in chat (daemon started with `run --sim`)')
     .argument('<player>', 'an online player, e.g. Steve')
     .argument('<text...>', 'the message')
-    .action(async (player: string, text: string[]) => drive('sim_chat', { player, text: text.join(' ') }, globals()));
+    .action(async (player: string, text: string[]) => drive('sim_chat', { player, text: text.join(' ') }, await globals()));
   sim.command('join')
     .description('a simulated player logs in at the world spawn')
     .argument('<player>', 'a new player name, e.g. Alex')
-    .action(async (player: string) => drive('sim_join', { player }, globals()));
+    .action(async (player: string) => drive('sim_join', { player }, await globals()));
   sim.command('leave')
     .description('a simulated player logs out')
     .argument('<player>')
-    .action(async (player: string) => drive('sim_leave', { player }, globals()));
+    .action(async (player: string) => drive('sim_leave', { player }, await globals()));
   sim.command('die')
     .description('a simulated player dies and respawns at the world spawn')
     .argument('<player>')
-    .action(async (player: string) => drive('sim_die', { player }, globals()));
+    .action(async (player: string) => drive('sim_die', { player }, await globals()));
 }

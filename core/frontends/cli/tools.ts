@@ -2,9 +2,28 @@ import { ApiClient } from '../../api/client.js';
 import type { Manifest } from '../../host/plugin-api.js';
 import type { GlobalOptions } from './options.js';
 
-function firstSentence(text: string): string {
-  const end = text.search(/[.:](\s|$)/);
-  return end === -1 ? text : text.slice(0, end + 1);
+/** Words whose period ends no sentence. */
+const ABBREVIATIONS = /(?:^|[\s(])(?:e\.g|i\.e|etc|vs|cf|approx|incl|no)$/i;
+
+/**
+ * The description's first sentence, whole: it ends at a full stop (or ! or ?) followed by a space
+ * or the end, outside parentheses and code spans, and not after an abbreviation such as "e.g.".
+ * A colon ends nothing. Without such an end, the whole description.
+ */
+export function firstSentence(text: string): string {
+  let depth = 0;
+  let code = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i]!;
+    if (c === '`') code = !code;
+    else if (code) continue;
+    else if (c === '(' || c === '[') depth += 1;
+    else if ((c === ')' || c === ']') && depth > 0) depth -= 1;
+    else if ('.!?'.includes(c) && depth === 0 && (i + 1 === text.length || /\s/.test(text[i + 1]!)) && !ABBREVIATIONS.test(text.slice(0, i))) {
+      return text.slice(0, i + 1);
+    }
+  }
+  return text.trim();
 }
 
 /** `mcbridge tools`: what is available now, and why not the rest. */

@@ -1,13 +1,10 @@
 import { ApiClient } from '../../api/client.js';
 import type { EventFrame, GapFrame } from '../../api/frames.js';
+import { UsageError } from './exit.js';
+import { watchLine, type WatchFormat } from './watch-format.js';
 import { McbridgeError, toMcbridgeError } from '../../host/errors.js';
 import type { EventPage, RecordedEvent } from '../../host/events/event-log.js';
 import type { GlobalOptions } from './options.js';
-
-function print(event: RecordedEvent): void {
-  const frame: EventFrame = { type: 'event', event: event.category, data: event };
-  process.stdout.write(JSON.stringify(frame) + '\n');
-}
 
 /**
  * Follow a subscription on `client` until `until` settles or the connection closes, handing
@@ -18,7 +15,7 @@ function print(event: RecordedEvent): void {
  */
 export async function followEvents(
   client: ApiClient,
-  opts: { events: string[]; since?: number },
+  opts: { events: string[]; since?: number; limit?: number },
   emitEvent: (event: RecordedEvent) => void,
   until: Promise<void>,
 ): Promise<void> {
@@ -34,24 +31,26 @@ export async function followEvents(
     lastSeq = event.seq;
     emitEvent(event);
   };
-  const replay = async (since: number, upTo: number) => {
+  /** `newest`: of the replayed events, only the last this many (the predecessor's `--limit`). */
+  const replay = async (since: number, upTo: number, newest?: number) => {
     let cursor = since;
+    const found: RecordedEvent[] = [];
     for (;;) {
       const page = (await client.call('events', { since: cursor, limit: 1000 })) as EventPage;
       if (page.streamReset) throw new McbridgeError('unavailable', 'the daemon restarted (new event stream); rerun watch');
-      for (const event of page.events) {
-        if (event.seq > upTo) return;
-        if (!categories || categories.has(event.category)) emit(event);
-      }
-      if (!page.truncated) return;
+      const inRange = page.events.filter((event) => event.seq <= upTo);
+      found.push(...inRange.filter((event) => !categories || categories.has(event.category)));
+      if (newest === undefined) for (const event of found.splice(0)) emit(event);
+      if (!page.truncated || inRange.length < page.events.length) break;
       cursor = page.next;
     }
+    if (newest !== undefined) for (const event of found.slice(-newest)) emit(event);
   };
   /** Replay a range after those already queued; pushes are held until the last one is done. */
-  const catchUp = (since: number, upTo = Infinity): Promise<void> => {
+  const catchUp = (since: number, upTo = Infinity, newest?: number): Promise<void> => {
     queuedReplays += 1;
     replaying = true;
-    const run = chain.then(() => replay(since, upTo)).then(() => {
+    const run = chain.then(() => replay(since, upTo, newest)).then(() => {
       queuedReplays -= 1;
       if (queuedReplays > 0) return;
       replaying = false;
@@ -83,21 +82,35 @@ export async function followEvents(
 
   if (opts.since !== undefined) replaying = true; // hold pushes from the moment we subscribe
   await client.subscribe(opts.events);
-  if (opts.since !== undefined) await Promise.race([catchUp(opts.since), failed, closed]);
+  if (opts.since !== undefined) await Promise.race([catchUp(opts.since, Infinity, opts.limit), failed, closed]);
   await Promise.race([closed, until, failed]);
 }
 
+export interface WatchOptions {
+  events: string[];
+  since?: number;
+  /** With --since: replay only the newest N buffered events (as the predecessor's --limit did). */
+  limit?: number;
+  /** Whole `{type, event, data}` frames instead of the records. */
+  frames?: boolean;
+  format: WatchFormat;
+}
+
 /**
- * `mcbridge watch`: one event frame per line until interrupted; see `followEvents`.
+ * `mcbridge watch`: one event per line until interrupted (see `followEvents`): the recorded event
+ * spelled as the predecessor printed it, the whole frame with --frames, or a line for a person
+ * with --format text.
  */
-export async function watchCommand(opts: { events: string[]; since?: number }, global: GlobalOptions): Promise<void> {
+export async function watchCommand(opts: WatchOptions, global: GlobalOptions): Promise<void> {
+  if (opts.limit !== undefined && opts.since === undefined) throw new UsageError('--limit caps the replay that --since asks for; give --since too (e.g. --since 0 --limit 20)');
+  if (opts.frames && opts.format === 'text') throw new UsageError('--frames prints JSON frames; leave out --format text');
   const client = await ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken, frontend: 'cli' });
   const interrupted = new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
   try {
-    await followEvents(client, opts, print, interrupted);
+    await followEvents(client, opts, (event) => process.stdout.write(watchLine(event, opts) + '\n'), interrupted);
   } finally {
     client.close();
   }

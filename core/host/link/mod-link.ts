@@ -7,9 +7,9 @@ import type { ModConnection, ModMessage } from './connection.js';
 import { resolvePort, type PortResolution, type Vantage } from './discovery.js';
 import { Backoff } from './backoff.js';
 import { openGreeted, untilReady } from './handshake.js';
-import { cancelledError, newLinkStats, type LinkStats, type ModReply } from './replies.js';
+import { cancelledError, loggable, newLinkStats, type LinkStats, type ModReply } from './replies.js';
 import { RequestQueue, type QueueStatus } from './request-queue.js';
-import { SideRequests } from './side-requests.js';
+import { SideRequests, type Deadline } from './side-requests.js';
 import { resolveVerb, type ResolvedVerb, type VerbLookup } from './verbs.js';
 
 export type { LinkStats, ModMessage, ModReply };
@@ -218,9 +218,7 @@ export class ModLink extends EventEmitter {
       this.stats.undeclaredVerbs += 1;
       this.opts.log.debug({ request: trimmed }, 'no plugin declares this verb; taking any reply as its answer');
     }
-    if (spec.blocking || options.ownConnection) {
-      return this.side.request(() => this.port, () => this.notConnectedError(), trimmed, replies, { timeoutMs, arrivedAt }, options.signal);
-    }
+    if (spec.blocking || options.ownConnection) return this.sideRequest(trimmed, replies, { timeoutMs, arrivedAt }, options.signal);
     const reply = await this.queue.enqueue(trimmed, { replies, immediate: spec.immediate }, timeoutMs, arrivedAt, options.signal);
     // Whoever asks CAPS refreshes the link's view: the surface follows the mod.
     if (reply.type === 'capabilities' && Array.isArray(reply.capabilities)) {
@@ -228,6 +226,25 @@ export class ModLink extends EventEmitter {
       this.setCaps(normalizeCaps(reply.capabilities), 'caps');
     }
     return reply;
+  }
+
+  /** A blocking verb on a connection of its own (side-requests.ts), logged at debug like the queue's. */
+  private async sideRequest(line: string, replies: readonly string[], deadline: Deadline, signal: AbortSignal | undefined): Promise<ModReply> {
+    const log = this.opts.log;
+    const debug = log.isLevelEnabled('debug');
+    const shown = debug ? loggable(line) : '';
+    if (debug) log.debug({ request: shown, side: true }, `sent ${shown} on a connection of its own`);
+    try {
+      const reply = await this.side.request(() => this.port, () => this.notConnectedError(), line, replies, deadline, signal);
+      if (debug) log.debug({ request: shown, type: reply.type, ms: Date.now() - deadline.arrivedAt }, `mod replied ${String(reply.type)} to ${shown}`);
+      return reply;
+    } catch (err) {
+      if (debug) {
+        const code = (err as McbridgeError).code;
+        log.debug({ request: shown, code, ms: Date.now() - deadline.arrivedAt }, code === 'cancelled' ? `cancelled ${shown}` : `${shown} failed: ${loggable((err as Error).message)}`);
+      }
+      throw err;
+    }
   }
 
   /** A verb whose declared CAPS the connected mod does not advertise is not sent at all. */
@@ -263,6 +280,9 @@ export class ModLink extends EventEmitter {
         continue;
       }
       this.setState('connecting');
+      if (this.opts.log.isLevelEnabled('debug')) {
+        this.opts.log.debug({ host: this.opts.modHost, port: resolution.port, source: resolution.source }, `connecting to the mod on ${this.opts.modHost}:${resolution.port} (${resolution.source})`);
+      }
       let session: { closed: Promise<void> };
       try {
         session = await this.connectOnce(resolution.port);

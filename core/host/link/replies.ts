@@ -1,5 +1,6 @@
 import { McbridgeError } from '../errors.js';
 import type { ModMessage } from './connection.js';
+import { redactValue } from '../../util/redact.js';
 
 export interface ModReply extends Record<string, unknown> {
   type: string;
@@ -81,4 +82,9 @@ export function queueTimeoutError(line: string, timeoutMs: number, ahead: Ahead)
       'Try again when the mod has caught up, or give the call a longer timeout.',
     { request: line, timeoutMs, sent: false, ahead: count, inFlight: ahead.inFlight },
   );
+}
+
+/** A request line fit for a debug log: URL credentials stripped, cut at 120 characters (arguments may be anything). */
+export function loggable(line: string): string {
+  return redactValue(line, { maxString: 120 }) as string;
 }

@@ -2,7 +2,7 @@ import { McbridgeError } from '../errors.js';
 import type { Logger } from '../../util/log.js';
 import type { ModConnection, ModMessage } from './connection.js';
 import { InFlight, overlaps, type Entry } from './in-flight.js';
-import { cancelledError, modErrorOf, queueTimeoutError, replyType, timeoutError, type LinkStats, type ModReply } from './replies.js';
+import { cancelledError, loggable, modErrorOf, queueTimeoutError, replyType, timeoutError, type LinkStats, type ModReply } from './replies.js';
 
 /** The barrier before each request to a mod that answers twice: PING, answered at once and never with an error. */
 const BARRIER = { line: 'PING', replies: ['pong'], immediate: true } as const;
@@ -190,6 +190,7 @@ export class RequestQueue {
   /** `at`: when the reply arrived (it may have been kept back since). */
   private deliver(entry: Entry<Job>, reply: ModMessage, type: string | undefined, line: string, at = Date.now()): void {
     const job = entry.job!;
+    if (this.opts.log.isLevelEnabled('debug')) this.opts.log.debug({ request: loggable(job.line), type, ms: at - entry.sentAt }, `mod replied ${type ?? '(no type)'} to ${loggable(job.line)}`);
     this.forget(entry);
     this.seen(entry, type, line, at);
     if (this.answered < PROBATION_REPLIES) this.answered += 1;
@@ -293,6 +294,7 @@ export class RequestQueue {
 
   private send(conn: ModConnection, job: Job): void {
     if (!this.out.isEmpty) this.opts.stats.overtakes += 1;
+    if (this.opts.log.isLevelEnabled('debug')) this.opts.log.debug({ request: loggable(job.line), queuedMs: Date.now() - job.arrivedAt, inFlight: this.out.entries.length }, `sent ${loggable(job.line)}`);
     const sentAt = Date.now();
     const barrier = this.needsBarrier(job) ? this.out.add({ ...BARRIER, sentAt, kind: 'barrier', job: null }) : undefined;
     job.entry = this.out.add({ line: job.line, replies: job.replies, immediate: job.immediate, sentAt, kind: 'request', job, after: barrier });
@@ -340,6 +342,7 @@ export class RequestQueue {
     const index = this.queue.indexOf(job);
     if (index === -1) return;
     this.queue.splice(index, 1);
+    if (this.opts.log.isLevelEnabled('debug')) this.opts.log.debug({ request: loggable(job.line), why: 'cancel' }, `cancelled ${loggable(job.line)} before it was sent`);
     this.opts.stats.cancelled += 1;
     this.settle(job, cancelledError(job.line));
     this.pump();
@@ -348,6 +351,7 @@ export class RequestQueue {
   /** Give up on a sent request: its reply is now owed, and nothing expecting its types is sent until it comes. */
   private abandon(job: Job, why: 'timeout' | 'cancel'): void {
     const entry = job.entry!;
+    if (this.opts.log.isLevelEnabled('debug')) this.opts.log.debug({ request: loggable(job.line), why, ms: Date.now() - entry.sentAt }, `${why === 'cancel' ? 'cancelled' : 'timed out'} ${loggable(job.line)}; its reply is now owed and will be discarded`);
     if (entry.held) {
       // The reply kept back is this request's, or a copy whose original it no longer needs: either way nothing is owed.
       this.opts.stats.lateReplies += 1;

@@ -85,10 +85,10 @@ describe('mcbridge CLI', { timeout: 90_000 }, () => {
     expect(JSON.parse(before.stdout)).toMatchObject({ pong: true });
   });
 
-  it('watch prints one event frame per line, replaying with --since', async () => {
+  it('watch --frames prints one event frame per line, replaying with --since', async () => {
     const { apiPort } = await startDaemon(['--sim']);
     await run(['call', 'mark', '{"text": "before watch"}', '--api-port', String(apiPort)]);
-    const watch = start(['watch', '--events', 'mark', '--since', '0', '--api-port', String(apiPort)]);
+    const watch = start(['watch', '--events', 'mark', '--since', '0', '--frames', '--api-port', String(apiPort)]);
     await waitUntil(() => watch.out.stdout.includes('before watch'), 5_000, 'the replayed mark');
     await run(['call', 'mark', '{"text": "during watch"}', '--api-port', String(apiPort)]);
     await waitUntil(() => watch.out.stdout.includes('during watch'), 5_000, 'the pushed mark');
