@@ -55,7 +55,10 @@ describe('MCP output schemas', { timeout: 60_000 }, () => {
         expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object' });
         ajv.compile(tool.outputSchema!); // a schema Ajv cannot compile would fail every client that checks
       }
-      for (const tool of readOnly) {
+      // Tools that need an argument (verify and order need a fork's directory) are called elsewhere.
+      const callable = readOnly.filter((t) => !((t.inputSchema as { required?: string[] }).required?.length));
+      expect(callable.length).toBeGreaterThan(5);
+      for (const tool of callable) {
         const result = await c.client.callTool({ name: tool.name, arguments: ARGS[tool.name] ?? {} });
         expect(result.isError, `${tool.name}: ${text(result)}`).toBeFalsy();
         expect(result.structuredContent, tool.name).toBeDefined();
