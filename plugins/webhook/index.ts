@@ -73,7 +73,7 @@ export function createWebhookPlugin() {
           'The webhook forwarder: per receiver its redacted URL (scheme://host:port), forwarded categories and counters ' +
           '(queued, delivered, retries, failed, dropped, gaps, lastEventId, lastError), or why forwarding is off. Changes nothing.',
         input: z.object({}).strict(),
-        output: z.object({ enabled: z.boolean(), off: z.string().optional(), connected: z.boolean(), receivers: z.array(z.unknown()), spool: z.string().optional() }).loose(),
+        output: z.object({ enabled: z.boolean(), off: z.string().optional(), connected: z.boolean(), receivers: z.array(z.unknown()), spool: z.string().optional() }),
         annotations: { readOnly: true, idempotent: true },
         run: async () => status(),
       }),
