@@ -93,10 +93,10 @@ export class ActivityLog {
   /** Note a call's arrival; the returned function notes its end (call it exactly once). */
   begin(call: { id: string | number | null; tool: string; caller: Caller; mutating: boolean; args: unknown }): (outcome: 'ok' | ErrorCode) => void {
     const started = performance.now();
-    const at = new Date(Date.now()).toISOString();
-    // On the hot path (a read that succeeds, no file, debug off) nothing is built or redacted.
+    const arrived = Date.now();
+    // On the hot path (a read that succeeds, no file, debug off) nothing is built, formatted or redacted.
     let base: Omit<ActivityRecord, 'event'> | undefined;
-    const record = () => (base ??= { at, id: call.id, tool: call.tool, caller: call.caller, mutating: call.mutating, args: redactValue(call.args) });
+    const record = () => (base ??= { at: new Date(arrived).toISOString(), id: call.id, tool: call.tool, caller: call.caller, mutating: call.mutating, args: redactValue(call.args) });
     if (call.mutating) this.write({ event: 'start', ...record() }, 'info');
     return (outcome) => {
       const level = call.mutating || outcome !== 'ok' ? 'info' : 'debug';

@@ -1,7 +1,9 @@
 import net from 'node:net';
 import { McbridgeError, toMcbridgeError } from '../host/errors.js';
 import type { RecordedEvent } from '../host/events/event-log.js';
-import { ActivityLog } from './activity-log.js';
+import { Cancellation } from '../host/cancel.js';
+import { replyText } from '../host/link/reply-text.js';
+import { ActivityLog, type Caller } from './activity-log.js';
 import { EventFrameEncoder } from './event-frames.js';
 import type { Host } from '../host/host.js';
 import { describeZodError } from '../host/host.js';
@@ -60,15 +62,12 @@ interface Connection {
   address: string;
   reader: RequestReader;
   topics: Set<string>;
-  inFlight: Map<string, AbortController>;
+  /** Keyed by the request id itself: a Map tells 1 from "1", as the ids' JSON does. */
+  inFlight: Map<RequestId, Cancellation>;
   gap: { dropped: number; fromSeq: number; toSeq: number } | null;
   /** The batch this connection has been brought up to date with, and how far (see `deliver`). */
   batch: EventBatch | null;
   delivered: number;
-}
-
-function idKey(id: unknown): string {
-  return JSON.stringify(id ?? null);
 }
 
 /**
@@ -148,7 +147,7 @@ export class LocalApiServer {
     this.unsubscribeLog();
     this.host.off('surface', this.onSurface);
     for (const conn of this.connections) {
-      for (const controller of conn.inFlight.values()) controller.abort();
+      for (const cancel of conn.inFlight.values()) cancel.abort();
       conn.socket.destroy();
     }
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -203,7 +202,7 @@ export class LocalApiServer {
       this.connections.delete(conn);
       conn.reader.closed();
       // A client that goes away cancels what it asked for (its WAITs stop).
-      for (const controller of conn.inFlight.values()) controller.abort();
+      for (const cancel of conn.inFlight.values()) cancel.abort();
     });
   }
 
@@ -238,10 +237,10 @@ export class LocalApiServer {
       }
       conn.reader.authenticate();
     }
-    void this.dispatch(conn, id, frame);
+    this.dispatch(conn, id, frame);
   }
 
-  private async dispatch(conn: Connection, id: RequestId, frame: RequestFrame): Promise<void> {
+  private dispatch(conn: Connection, id: RequestId, frame: RequestFrame): void {
     const params = frame.params ?? {};
     try {
       switch (frame.method) {
@@ -259,7 +258,9 @@ export class LocalApiServer {
           setTimeout(() => this.options.onStop?.(), 50);
           return;
         default:
-          return await this.callTool(conn, id, frame, params);
+          // It answers for itself, failure included: no promise for the caller to watch.
+          void this.callTool(conn, id, frame, params);
+          return;
       }
     } catch (err) {
       this.send(conn, errorFrame(id, toMcbridgeError(err)));
@@ -267,30 +268,36 @@ export class LocalApiServer {
   }
 
   private async callTool(conn: Connection, id: RequestId, frame: RequestFrame, params: Record<string, unknown>): Promise<void> {
-    const key = idKey(id);
+    const key = id ?? null;
     if (conn.inFlight.has(key)) {
-      throw new McbridgeError('invalid_request', `a request with id ${key} is already in flight on this connection; use a new id`);
+      this.send(conn, errorFrame(id, new McbridgeError('invalid_request', `a request with id ${JSON.stringify(key)} is already in flight on this connection; use a new id`)));
+      return;
     }
-    const controller = new AbortController();
-    conn.inFlight.set(key, controller);
-    const caller = { frontend: frame.caller?.frontend ?? 'api', conn: conn.n, ...(frame.caller?.session ? { session: frame.caller.session } : {}), remote: conn.address };
-    const mutating = this.host.registry.get(frame.method)?.annotations.readOnly !== true;
+    const cancel = new Cancellation();
+    conn.inFlight.set(key, cancel);
+    const caller: Caller = { frontend: frame.caller?.frontend ?? 'api', conn: conn.n, remote: conn.address };
+    if (frame.caller?.session) caller.session = frame.caller.session;
+    const tool = this.host.registry.get(frame.method);
+    const mutating = tool?.annotations.readOnly !== true;
     const ended = this.activity.begin({ id, tool: frame.method, caller, mutating, args: params });
     // A tool may report progress from a timer that outlives it: nothing may follow the response.
     let settled = false;
     try {
       const result = await this.host.call(frame.method, params, {
-        signal: controller.signal,
+        signal: cancel,
         // The predecessor's clients sent null and numbers as text; MCP clients were shown the strict schema.
         lenientParams: caller.frontend !== 'mcp',
         onProgress: frame.progress ? (p) => settled || this.send(conn, { type: 'progress', id, ...p }) : undefined,
       });
       settled = true;
       ended('ok');
-      this.reply(conn, id, result);
+      const modText = tool?.spec.passthrough === true ? replyText(result) : undefined;
+      if (modText === undefined) this.reply(conn, id, result);
+      else this.sendText(conn, `{"type":"response","id":${JSON.stringify(id)},"ok":true,"result":${modText}}`);
     } catch (err) {
-      ended(toMcbridgeError(err).code);
-      throw err;
+      const error = toMcbridgeError(err);
+      ended(error.code);
+      this.send(conn, errorFrame(id, error));
     } finally {
       settled = true;
       conn.inFlight.delete(key);
@@ -320,9 +327,9 @@ export class LocalApiServer {
   private cancel(conn: Connection, params: Record<string, unknown>): { cancelled: boolean } {
     const parsed = cancelParams.safeParse(params);
     if (!parsed.success) throw new McbridgeError('invalid_params', `invalid params for 'cancel': ${describeZodError(parsed.error)}`);
-    const controller = conn.inFlight.get(idKey(parsed.data.id));
-    if (!controller) return { cancelled: false };
-    controller.abort();
+    const cancel = conn.inFlight.get(parsed.data.id as RequestId);
+    if (!cancel) return { cancelled: false };
+    cancel.abort();
     return { cancelled: true };
   }
 
@@ -342,6 +349,13 @@ export class LocalApiServer {
       return;
     }
     conn.socket.write(text + '\n');
+  }
+
+  /** A frame already encoded (a passthrough answer spliced around the mod's own text). */
+  private sendText(conn: Connection, text: string): void {
+    if (conn.socket.destroyed) return;
+    this.catchUp(conn);
+    if (!this.overflowed(conn)) conn.socket.write(text + '\n');
   }
 
   /**

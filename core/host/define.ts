@@ -72,6 +72,7 @@ const toolShape = z.object({
   uses: z.array(z.string().regex(TOOL_NAME, 'must name a tool (^[a-z][a-z0-9_]{0,47}$)')).optional(),
   only: toolScopeShape.optional(),
   paramAliases: z.record(z.string().min(1), z.string().min(1)).optional(),
+  passthrough: z.boolean().optional(),
   run: z.custom<ToolSpec['run']>((v) => typeof v === 'function', { message: 'expected a function (args, ctx) => result' }),
 });
 

@@ -3,7 +3,9 @@ import { McbridgeError, toMcbridgeError } from './errors.js';
 import { EventLog, type RecordedEvent } from './events/event-log.js';
 import { followEvents } from './events/follow.js';
 import { CallScope } from './tool-context.js';
-import { settleOnCancel, sleep } from './abort.js';
+import { settleOnCancel } from './abort.js';
+import { CallContext, type CallContextOptions, type CallHost } from './call-context.js';
+import { Cancellation } from './cancel.js';
 import { DEFAULT_CAPS, normalizeCaps } from './link/caps.js';
 import type { Vantage } from './link/discovery.js';
 import { ModLink, type ModLinkOptions } from './link/mod-link.js';
@@ -16,6 +18,7 @@ import type {
   EventsView, HostStatus, HostView, Manifest, Plugin, PluginContext, PluginInfo, PluginSource, Service, Surface, ToolContext,
 } from './plugin-api.js';
 import { VERSION } from '../util/version.js';
+import { UsableTools } from './usable-tools.js';
 
 export interface PluginEntry {
   plugin: Plugin;
@@ -45,12 +48,8 @@ export interface HostOptions {
 
 export const DEFAULT_SETUP_TIMEOUT_MS = 10_000;
 
-export interface CallOptions {
-  signal?: AbortSignal;
-  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
-  /** Read params as the predecessor's local API did (null = default, numbers as text): for its clients only. */
-  lenientParams?: boolean;
-}
+/** How a call is made: its cancel (an AbortSignal, or the API's cheaper Cancellation), progress, and lenient params. */
+export type CallOptions = CallContextOptions;
 
 interface PluginRecord {
   plugin: Plugin;
@@ -78,6 +77,9 @@ export class Host extends EventEmitter {
   readonly events: EventLog;
   readonly link: ModLink;
   readonly registry: ToolRegistry;
+  private readonly usable: UsableTools;
+  /** What each call's context reaches of the host (call-context.ts). */
+  private readonly callHost: CallHost;
   private readonly records = new Map<string, PluginRecord>();
   private readonly statusSections = new Map<string, () => unknown>();
   private readonly startedAt = Date.now();
@@ -100,6 +102,13 @@ export class Host extends EventEmitter {
       onEvent: (event, line) => this.events.record(event, line),
     });
     // CAPS and connection changes change what is available: a new surface revision.
+    this.callHost = {
+      link: this.link, registry: this.registry, vantage: this.vantage, log: this.log,
+      call: (name, args, opts) => this.call(name, args, opts),
+      eventsView: (signal, scope) => this.eventsView(signal, scope),
+      view: () => this.view(),
+    };
+    this.usable = new UsableTools(this.registry, this.link, () => this.capsView());
     this.link.on('caps', () => this.surfaceMayHaveChanged());
     this.link.on('state', () => this.surfaceMayHaveChanged());
     this.registry.on('change', () => this.emit('surface', this.manifest()));
@@ -368,24 +377,24 @@ export class Host extends EventEmitter {
     if (!tool) {
       throw new McbridgeError('unknown_method', `unknown method '${name}'. Call "tools" (or run \`mcbridge tools\`) for the methods this daemon serves.`, { method: name });
     }
-    const refusal = this.registry.refusal(tool, this.capsView());
+    const refusal = this.usable.has(tool) ? null : this.registry.refusal(tool, this.capsView());
     if (refusal) throw refusal;
     const parsed = parseParams(tool, applyParamAliases(name, args ?? {}, tool.spec.paramAliases), options.lenientParams === true);
-    const signal = options.signal ?? new AbortController().signal;
+    const signal = options.signal ?? new Cancellation();
     if (signal.aborted) throw new McbridgeError('cancelled', `the call to '${name}' was cancelled`);
     try {
       const scope = new CallScope(this.events, name, this.log);
       let result: unknown;
       try {
-        result = await settleOnCancel(tool.spec.run(parsed.data, this.toolContext(tool, signal, options, scope)), signal, this.cancelGraceMs,
-          `the call to '${name}'`, () => this.log.warn({ tool: name }, `tool '${name}' ignored its cancel; answered without it`));
+        result = await settleOnCancel(tool.spec.run(parsed.data, this.toolContext(tool, signal, options, scope)), signal, this.cancelGraceMs, name, this.log);
       } catch (err) {
         if (scope.open) await scope.close((own) => this.toolContext(tool, own, options, scope), signal, true, err);
         throw err;
       }
       // Most calls defer nothing: no clean-up step, no extra await.
       if (scope.open) await scope.close((own) => this.toolContext(tool, own, options, scope), signal, false);
-      return this.checkOutput(tool, result);
+      // A passthrough tool's result is the mod's reply as delivered; its text goes out as it came.
+      return tool.spec.passthrough === true ? result : this.checkOutput(tool, result);
     } catch (err) {
       if (signal.aborted && !(err instanceof McbridgeError && err.code === 'cancelled')) {
         throw new McbridgeError('cancelled', `the call to '${name}' was cancelled`);
@@ -404,47 +413,7 @@ export class Host extends EventEmitter {
   }
 
   /** A call's context; its clean-ups get another one, with the same scope and a signal of their own. */
-  private toolContext(tool: RegisteredTool, signal: AbortSignal, options: CallOptions, scope: CallScope): ToolContext {
-    const record = this.records.get(tool.plugin);
-    const link = this.link;
-    const host = this;
-    let events: EventsView | undefined;
-    let log: Logger | undefined;
-    let view: HostView | undefined;
-    return {
-      request: (line, opts = {}) => {
-        const refused = this.registry.verbRefusal(line);
-        return refused ? Promise.reject(refused) : link.request(line, { ...opts, signal });
-      },
-      call: (other, args, opts) => this.call(other, args ?? {}, { signal: opts?.signal ?? signal, onProgress: options.onProgress }),
-      // The events view, child logger and host view are built on first use: most calls
-      // never touch them, and building them was a measurable part of every call.
-      get events() {
-        return (events ??= host.eventsView(signal, scope));
-      },
-      caps: link.caps,
-      vantage: this.vantage,
-      signal,
-      progress: (progress, total, message) => {
-        options.onProgress?.({
-          progress,
-          ...(total !== undefined ? { total } : {}),
-          ...(message !== undefined ? { message } : {}),
-        });
-      },
-      get log() {
-        return (log ??= host.log.child({ plugin: tool.plugin, tool: tool.name }));
-      },
-      config: record?.config,
-      get host() {
-        return (view ??= host.view());
-      },
-      get startCursor() {
-        return scope.startCursor;
-      },
-      waitFor: (match, opts) => scope.waitFor(match, opts, signal),
-      sleep: (ms) => sleep(ms, signal),
-      defer: (cleanup) => scope.defer(cleanup),
-    };
+  private toolContext(tool: RegisteredTool, cancel: AbortSignal | Cancellation, options: CallOptions, scope: CallScope): ToolContext {
+    return new CallContext(this.callHost, tool, cancel, options, scope, this.records.get(tool.plugin)?.config);
   }
 }

@@ -26,6 +26,7 @@ export function applyParamAliases(tool: string, args: unknown, aliases: Record<s
  * lenient-params.ts). MCP clients and plugins get exactly the schema they were shown.
  */
 export function parseParams(tool: RegisteredTool, args: unknown, lenient: boolean): z.ZodSafeParseSuccess<Record<string, unknown>> {
+  if (isEmptyObject(args) && takesNothing(tool)) return { success: true, data: {} };
   const parsed = tool.spec.input.safeParse(args);
   if (parsed.success) return parsed;
   const read = lenient ? lenientParams(args, tool.inputSchema) : null;
@@ -35,6 +36,26 @@ export function parseParams(tool: RegisteredTool, args: unknown, lenient: boolea
   throw new McbridgeError('invalid_params', `invalid params for '${tool.name}': ${describeZodError(second.error)}`, {
     issues: second.error.issues.map((i) => ({ path: formatIssuePath(i.path), message: i.message })),
   });
+}
+
+/** Tools whose schema reads `{}` as `{}` (no defaults): most read-only tools, called without params. */
+const nothingIn = new WeakMap<RegisteredTool, boolean>();
+
+/** Whether `{}` passes the tool's schema unchanged; asked once per tool, since the answer never changes. */
+function takesNothing(tool: RegisteredTool): boolean {
+  let known = nothingIn.get(tool);
+  if (known === undefined) {
+    const parsed = tool.spec.input.safeParse({});
+    known = parsed.success && isEmptyObject(parsed.data);
+    nothingIn.set(tool, known);
+  }
+  return known;
+}
+
+function isEmptyObject(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  for (const key in value) if (Object.hasOwn(value, key)) return false;
+  return Object.getPrototypeOf(value) === Object.prototype;
 }
 
 /** Zod's issues, as one sentence that names each field. */

@@ -143,6 +143,13 @@ export interface ToolSpec<I extends AnyObjectSchema = AnyObjectSchema, O extends
    * keep working while the schema shows one name. Giving both spellings is invalid.
    */
   paramAliases?: Record<string, string>;
+  /**
+   * The tool answers with the mod's reply exactly as `ctx.request` resolved it, untouched. The
+   * local API then sends the mod's own JSON text instead of encoding the object again, and the
+   * host does not check it against `output` (which still describes it to MCP clients): the
+   * cheapest call there is. A tool that builds or changes its result must not set this.
+   */
+  passthrough?: boolean;
   run(args: z.infer<I>, ctx: ToolContext<C>): Promise<O extends z.ZodType ? z.infer<O> : unknown>;
 }
 

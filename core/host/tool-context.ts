@@ -3,6 +3,7 @@
  * and the end of the call that followers started in it stop at. Plugin tools and config
  * composites both get these from here (one context, one meaning: docs/plugins.md).
  */
+import type { AbortLike } from './cancel.js';
 import { McbridgeError, toMcbridgeError } from './errors.js';
 import type { Cursor, EventLog, RecordedEvent } from './events/event-log.js';
 import type { ToolContext } from './plugin-api.js';
@@ -81,7 +82,7 @@ export class CallScope {
    * `contextFor` whose signal is not the call's, and end its followers. Throws what the caller
    * should hear: the body's failure (`failed`), with failing clean-ups appended, or a clean-up's.
    */
-  async close(contextFor: (signal: AbortSignal) => ToolContext, signal: AbortSignal, failed: boolean, failure?: unknown): Promise<void> {
+  async close(contextFor: (signal: AbortSignal) => ToolContext, signal: AbortLike, failed: boolean, failure?: unknown): Promise<void> {
     let errors: McbridgeError[] = [];
     try {
       if (this.deferred !== undefined && this.deferred.length > 0) errors = await this.cleanUp(this.deferred, contextFor);

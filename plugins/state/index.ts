@@ -23,6 +23,7 @@ export const statePlugin = definePlugin({
         modVersion: z.string().optional(),
       }),
       annotations: { readOnly: true, idempotent: true },
+      passthrough: true,
       run: async (_args, ctx) => ctx.request('STATE'),
     }),
   ],

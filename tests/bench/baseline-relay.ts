@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { serveAsChild } from './child-main.js';
 
 /**
  * The benchmark's baseline: the least a relay between the mod and local clients must do,
@@ -100,14 +101,4 @@ const server = net.createServer((socket) => {
   }));
 });
 
-server.listen(0, '127.0.0.1', () => {
-  const { port } = server.address() as net.AddressInfo;
-  process.stdout.write(JSON.stringify({ port }) + '\n');
-});
-
-const quit = () => process.exit(0);
-process.stdin.on('end', quit);
-process.stdin.on('close', quit);
-process.stdin.resume();
-process.on('SIGTERM', quit);
-process.on('SIGINT', quit);
+serveAsChild(server);

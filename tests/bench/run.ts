@@ -3,11 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildFloodPayload, FloodMod, type FloodPayload } from './flood-mod.js';
-import { fmtInt, fmtMiB, fmtNum, mean, median, percentile, round, table } from './stats.js';
-import { RpcClient, Subscriber, type GapInfo, type RelayKind } from './subscriber.js';
+import { fmtInt, fmtMiB, fmtNum, median, round, table } from './stats.js';
+import { Subscriber, type GapInfo, type RelayKind } from './subscriber.js';
 import {
-  delay, freePort, guard, killAll, oneCall, readCpu, readCpuMs, readMemory, repoRoot, spawnChild, stopChild, unexpectedExits, withTimeout, type Child,
+  delay, guard, killAll, oneCall, readCpu, readMemory, repoRoot, stopChild, unexpectedExits, withTimeout, type Child,
 } from './children.js';
+import { bytesPerCall, measureCalls, startDaemon as startCallDaemon, startHop, startRawChild, stopServer, summarize, type Server } from './calls.js';
 import { forkCopyPart } from './fork-copy.js';
 import { webhookPart } from './webhook.js';
 
@@ -19,8 +20,11 @@ import { webhookPart } from './webhook.js';
  *     line splitting and one batched write per subscriber per incoming chunk. Rounds
  *     alternate between the two; the median round counts. The CPU time each relay process
  *     used per round is printed too: on a shared machine it is steadier than wall time.
- *  2. call round trip: sequential `state` calls, client → relay → mod → back.
- *  3. memory: resident set size of both children after the relay rounds.
+ *  2. call round trip: sequential `state` calls, client → daemon → mod → back, next to the
+ *     zero-work hop (hop.ts: splices the mod's reply into a response frame, nothing else);
+ *     and the heap bytes each allocates per call (calls.ts).
+ *  3. memory: resident set size of the daemon and the raw relay after start, and their peaks
+ *     over the flood and the calls.
  *  4. webhook throughput: a burst through the forwarder vs a minimal signed-POST loop (webhook.ts).
  *  5. the fork's world copy vs `cp -r` on a generated world of at least 1 GB (fork-copy.ts).
  *
@@ -32,7 +36,6 @@ import { webhookPart } from './webhook.js';
  */
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const BIN = path.join(repoRoot, 'bin', 'mcbridge.js');
 const BASELINE_JS = path.join(here, 'baseline-relay.js');
 
 function envInt(name: string, fallback: number): number {
@@ -48,14 +51,16 @@ const ROUNDS = envInt('BENCH_ROUNDS', 5);
 const CALLS = envInt('BENCH_CALLS', 3_000);
 const SUBSCRIBERS = envInt('BENCH_SUBSCRIBERS', 10);
 const WARMUP_EVENTS = Math.min(EVENTS, 30_000);
-const WARMUP_CALLS = 500;
-const CALL_BLOCK = 500; // round-trip calls alternate between the two relays in blocks
 const ROUND_TIMEOUT_MS = 30_000;
 /** Past this much relay time the rounds stop early (at least MIN_ROUNDS), to bound the run. */
 const RELAY_BUDGET_MS = 60_000;
 const MIN_ROUNDS = Math.min(3, ROUNDS);
 const RELAY_TARGET = 0.5; // daemon/baseline events per second, at least
-const LATENCY_TARGET = 2; // daemon p50 / baseline p50, at most
+const P50_TARGET = 1.15; // daemon p50 / the zero-work hop's p50, at most
+const P99_TARGET = 1.3;
+const PEAK_TARGET = 1; // daemon peak RSS / the raw relay's, at most
+const IDLE_TARGET_MIB = 50;
+const ALLOC_TARGET_KIB = 4;
 
 
 // ---- the two relays under test --------------------------------------------------------
@@ -69,46 +74,15 @@ interface Relay {
 }
 
 async function startDaemon(): Promise<Relay> {
-  const mod = await FloodMod.start();
-  const apiPort = await freePort();
   const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const child = spawnChild('daemon', [
-    // --push-buffer: the baseline buffers for a slow reader without bound; the daemon's
-    // default (8 MiB, then a gap frame) can trip when the bench process itself falls behind.
-    ...nodeArgs, BIN, 'run', '--mod-port', String(mod.port), '--api-port', String(apiPort), '--buffer', '1000', '--push-buffer', '256', '--log-level', 'warn',
-  ]);
-  // Ready when the API answers and the link to the flood mod is up.
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (child.exitedYet) await guard(child, new Promise(() => {}));
-    try {
-      const frame = await oneCall(apiPort, 'ping');
-      const result = frame.result as { connected?: boolean } | undefined;
-      if (frame.ok === true && result?.connected === true) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`the daemon did not connect to the flood mod within 20 s; its stderr:\n${child.stderr.trim() || '(empty)'}`);
-    await delay(100);
-  }
-  return { kind: 'daemon', child, mod, apiPort, subscribers: [] };
+  // --push-buffer: the baseline buffers for a slow reader without bound; the daemon's
+  // default (8 MiB, then a gap frame) can trip when the bench process itself falls behind.
+  const server = await startCallDaemon(nodeArgs, ['--buffer', '1000', '--push-buffer', '256']);
+  return { kind: 'daemon', child: server.child, mod: server.mod, apiPort: server.apiPort, subscribers: [] };
 }
 
 async function startBaseline(): Promise<Relay> {
-  const mod = await FloodMod.start();
-  const child = spawnChild('baseline relay', [BASELINE_JS, String(mod.port)]);
-  const apiPort = await guard(child, withTimeout(new Promise<number>((resolve) => {
-    let out = '';
-    child.proc.stdout!.setEncoding('utf8');
-    child.proc.stdout!.on('data', (s: string) => {
-      out += s;
-      const nl = out.indexOf('\n');
-      if (nl !== -1) resolve((JSON.parse(out.slice(0, nl)) as { port: number }).port);
-    });
-  }), 10_000, 'the baseline relay announcing its port'));
-  await guard(child, withTimeout((async () => {
-    while (mod.connections === 0) await delay(20);
-  })(), 10_000, 'the baseline relay connecting to its flood mod'));
+  const { child, mod, apiPort } = await startRawChild('baseline relay', BASELINE_JS);
   return { kind: 'baseline', child, mod, apiPort, subscribers: [] };
 }
 
@@ -189,48 +163,6 @@ async function relayRound(relay: Relay, payload: FloodPayload): Promise<RoundRes
   return result;
 }
 
-// ---- 2. call round trip --------------------------------------------------------------
-
-interface LatencySample {
-  us: number[];
-  errors: number;
-  firstError?: string;
-  /** CPU the relay process used over the measured calls. */
-  relayCpuMs: number;
-}
-
-async function callBlock(relay: Relay, client: RpcClient, calls: number, sample: LatencySample | null, nextId: { n: number }): Promise<void> {
-  const cpu0 = readCpuMs(relay.child.proc.pid);
-  try {
-    await callLoop(relay, client, calls, sample, nextId);
-  } finally {
-    const cpu1 = readCpuMs(relay.child.proc.pid);
-    if (sample && cpu0 !== null && cpu1 !== null) sample.relayCpuMs += cpu1 - cpu0;
-  }
-}
-
-async function callLoop(relay: Relay, client: RpcClient, calls: number, sample: LatencySample | null, nextId: { n: number }): Promise<void> {
-  for (let i = 0; i < calls; i += 1) {
-    const id = nextId.n++;
-    const { reply, us } = await guard(relay.child, withTimeout(client.roundTrip(`{"id":${id},"method":"state"}`), 15_000, `the reply to state call ${id}`));
-    if (!sample) continue;
-    sample.us.push(us);
-    let good = false;
-    try {
-      const frame = JSON.parse(reply) as Record<string, unknown>;
-      good = relay.kind === 'daemon'
-        ? frame.type === 'response' && frame.id === id && frame.ok === true && (frame.result as { type?: unknown })?.type === 'state'
-        : frame.type === 'state';
-    } catch {
-      good = false;
-    }
-    if (!good) {
-      sample.errors += 1;
-      sample.firstError ??= reply.slice(0, 300);
-    }
-  }
-}
-
 // ---- main ----------------------------------------------------------------------------
 
 interface RoundSummary {
@@ -297,29 +229,17 @@ async function relayBench(): Promise<Record<string, unknown>> {
     }
   }
 
-  // 3. memory right after the relay rounds.
-  await delay(200);
-  const memory = { daemon: readMemory(daemon.child.proc.pid), baseline: readMemory(baseline.child.proc.pid) };
-
   const strays = relays.flatMap((relay) => relay.subscribers.filter((s) => s.strayCount > 0).map((s) => ({ relay: relay.kind, count: s.strayCount, sample: s.strays })));
   for (const relay of relays) for (const sub of relay.subscribers) sub.close();
 
-  // 2. sequential state calls, in alternating blocks.
-  const latency: Record<RelayKind, LatencySample> = { daemon: { us: [], errors: 0, relayCpuMs: 0 }, baseline: { us: [], errors: 0, relayCpuMs: 0 } };
-  const clients = new Map<RelayKind, RpcClient>();
-  const ids = new Map<RelayKind, { n: number }>();
-  for (const relay of relays) {
-    const client = await guard(relay.child, RpcClient.connect(relay.apiPort));
-    clients.set(relay.kind, client);
-    ids.set(relay.kind, { n: 1 });
-    await callBlock(relay, client, WARMUP_CALLS, null, ids.get(relay.kind)!);
-  }
-  for (let done = 0, b = 0; done < CALLS; done += CALL_BLOCK, b += 1) {
-    const n = Math.min(CALL_BLOCK, CALLS - done);
-    const order = b % 2 === 0 ? relays : [...relays].reverse();
-    for (const relay of order) await callBlock(relay, clients.get(relay.kind)!, n, latency[relay.kind], ids.get(relay.kind)!);
-  }
-  for (const client of clients.values()) client.close();
+  // 2. sequential state calls: the daemon next to the zero-work hop, in alternating blocks.
+  const hop = await startHop();
+  const daemonServer: Server = { side: 'daemon', child: daemon.child, mod: daemon.mod, apiPort: daemon.apiPort };
+  const samples = await measureCalls([daemonServer, hop], CALLS);
+
+  // 3. memory after the flood and the calls: what the daemon and the raw relay hold, and their peaks.
+  await delay(200);
+  const memory = { daemon: readMemory(daemon.child.proc.pid), baseline: readMemory(baseline.child.proc.pid) };
 
   // What the daemon itself counted, as a cross-check.
   let daemonStatus: Record<string, unknown> | null = null;
@@ -330,9 +250,14 @@ async function relayBench(): Promise<Record<string, unknown>> {
     daemonStatus = null;
   }
   const daemonStderr = daemon.child.stderr.trim();
-
-  await Promise.all(relays.map((relay) => stopChild(relay.child)));
+  await Promise.all([...relays.map((relay) => stopChild(relay.child)), stopServer(hop)]);
   await Promise.all(relays.map((relay) => relay.mod.stop()));
+
+  // 4. heap bytes per call, each side in a process of its own with a probe (calls.ts).
+  const allocation = {
+    daemon: await bytesPerCall((nodeArgs) => startCallDaemon(nodeArgs)),
+    hop: await bytesPerCall((nodeArgs) => startHop(nodeArgs)),
+  };
 
   // ---- report --------------------------------------------------------------------------
   const relayD = summarizeRounds(rounds.daemon);
@@ -345,43 +270,45 @@ async function relayBench(): Promise<Record<string, unknown>> {
     ? `FAIL (${relayFailures.length}/${roundsRun} rounds, see below)`
     : relayPass ? 'PASS' : 'MISS';
 
-  const lat = (kind: RelayKind) => {
-    const s = latency[kind];
-    return {
-      p50: percentile(s.us, 50), p99: percentile(s.us, 99), mean: mean(s.us), errors: s.errors, firstError: s.firstError,
-      cpuUsPerCall: s.us.length > 0 ? (s.relayCpuMs * 1000) / s.us.length : NaN,
-    };
-  };
-  const latD = lat('daemon');
-  const latB = lat('baseline');
-  const latRatio = latD.p50 / latB.p50;
-  const latPass = latD.errors === 0 && latRatio <= LATENCY_TARGET;
-  const latVerdict = latD.errors > 0 ? `FAIL (${latD.errors} error replies)` : latPass ? 'PASS' : 'MISS';
-  const memRatio = memory.daemon.rss !== null && memory.baseline.rss !== null ? memory.daemon.rss / memory.baseline.rss : null;
+  const latD = summarize(samples.get('daemon')!);
+  const latH = summarize(samples.get('hop')!);
+  const div = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : a / b);
+  const verdict = (value: number | null, target: number, errors = 0) => (errors > 0 ? `FAIL (${errors} bad replies)` : value === null ? 'n/a' : value <= target ? 'PASS' : 'MISS');
+  const p50Ratio = div(latD.p50, latH.p50);
+  const p99Ratio = div(latD.p99, latH.p99);
+  const peakRatio = div(memory.daemon.peak, memory.baseline.peak);
+  const idleMiB = idleMemory.daemon.rss === null ? null : idleMemory.daemon.rss / 2 ** 20;
+  const allocKiB = allocation.daemon === null ? null : allocation.daemon / 1024;
 
   const ratio = (v: number | null, d = 2) => (v === null || !Number.isFinite(v) ? 'n/a' : fmtNum(v, d));
+  const kib = (v: number | null) => (v === null ? 'n/a' : `${fmtNum(v / 1024, 1)} KiB`);
   const rows: string[][] = [
     ['relay events/s (median)', fmtInt(relayD.eventsPerSec ?? NaN), fmtInt(relayB.eventsPerSec ?? NaN), ratio(relayRatio), `>= ${RELAY_TARGET}`, relayVerdict],
-    ['relay round ms (median)', fmtNum(relayD.ms ?? NaN, 0), fmtNum(relayB.ms ?? NaN, 0), ratio(relayD.ms !== null && relayB.ms !== null ? relayD.ms / relayB.ms : null), '', ''],
-    ['relay process CPU ms/round', fmtInt(relayD.relayCpuMs ?? NaN), fmtInt(relayB.relayCpuMs ?? NaN), ratio(relayD.relayCpuMs !== null && relayB.relayCpuMs ? relayD.relayCpuMs / relayB.relayCpuMs : null), 'info', ''],
-    ['bench process CPU ms/round', fmtInt(relayD.benchCpuMs ?? NaN), fmtInt(relayB.benchCpuMs ?? NaN), ratio(relayD.benchCpuMs !== null && relayB.benchCpuMs ? relayD.benchCpuMs / relayB.benchCpuMs : null), 'info', ''],
-    ['state round trip p50 us', fmtNum(latD.p50, 0), fmtNum(latB.p50, 0), ratio(latRatio), `<= ${LATENCY_TARGET}`, latVerdict],
-    ['state round trip p99 us', fmtNum(latD.p99, 0), fmtNum(latB.p99, 0), ratio(latD.p99 / latB.p99), '', ''],
-    ['state round trip mean us', fmtNum(latD.mean, 0), fmtNum(latB.mean, 0), ratio(latD.mean / latB.mean), '', ''],
-    ['relay CPU us per state call', fmtNum(latD.cpuUsPerCall, 0), fmtNum(latB.cpuUsPerCall, 0), ratio(latD.cpuUsPerCall / latB.cpuUsPerCall), 'info', ''],
-    ['RSS after relay rounds', fmtMiB(memory.daemon.rss), fmtMiB(memory.baseline.rss), ratio(memRatio), 'info', ''],
-    ['RSS peak (VmHWM)', fmtMiB(memory.daemon.peak), fmtMiB(memory.baseline.peak), ratio(memory.daemon.peak !== null && memory.baseline.peak !== null ? memory.daemon.peak / memory.baseline.peak : null), 'info', ''],
-    ['RSS idle, before rounds', fmtMiB(idleMemory.daemon.rss), fmtMiB(idleMemory.baseline.rss), ratio(idleMemory.daemon.rss !== null && idleMemory.baseline.rss !== null ? idleMemory.daemon.rss / idleMemory.baseline.rss : null), 'info', ''],
+    ['relay round ms (median)', fmtNum(relayD.ms ?? NaN, 0), fmtNum(relayB.ms ?? NaN, 0), ratio(div(relayD.ms, relayB.ms)), '', ''],
+    ['relay process CPU ms/round', fmtInt(relayD.relayCpuMs ?? NaN), fmtInt(relayB.relayCpuMs ?? NaN), ratio(div(relayD.relayCpuMs, relayB.relayCpuMs)), 'info', ''],
+    ['bench process CPU ms/round', fmtInt(relayD.benchCpuMs ?? NaN), fmtInt(relayB.benchCpuMs ?? NaN), ratio(div(relayD.benchCpuMs, relayB.benchCpuMs)), 'info', ''],
+    ['RSS peak, flood + calls (VmHWM)', fmtMiB(memory.daemon.peak), fmtMiB(memory.baseline.peak), ratio(peakRatio), `<= ${PEAK_TARGET}`, verdict(peakRatio, PEAK_TARGET)],
+    ['RSS after flood + calls', fmtMiB(memory.daemon.rss), fmtMiB(memory.baseline.rss), ratio(div(memory.daemon.rss, memory.baseline.rss)), 'info', ''],
+    ['RSS idle after start', fmtMiB(idleMemory.daemon.rss), fmtMiB(idleMemory.baseline.rss), ratio(div(idleMemory.daemon.rss, idleMemory.baseline.rss)), `<= ${IDLE_TARGET_MIB} MiB`, verdict(idleMiB, IDLE_TARGET_MIB)],
+  ];
+  const callRows: string[][] = [
+    ['state round trip p50 us', fmtNum(latD.p50, 0), fmtNum(latH.p50, 0), ratio(p50Ratio), `<= ${P50_TARGET}`, verdict(p50Ratio, P50_TARGET, latD.errors)],
+    ['state round trip p99 us', fmtNum(latD.p99, 0), fmtNum(latH.p99, 0), ratio(p99Ratio), `<= ${P99_TARGET}`, verdict(p99Ratio, P99_TARGET, latD.errors)],
+    ['state round trip mean us', fmtNum(latD.mean, 0), fmtNum(latH.mean, 0), ratio(div(latD.mean, latH.mean)), '', ''],
+    ['CPU us per state call', fmtNum(latD.cpuUsPerCall, 0), fmtNum(latH.cpuUsPerCall, 0), ratio(div(latD.cpuUsPerCall, latH.cpuUsPerCall)), 'info', ''],
+    ['heap bytes allocated per call', kib(allocation.daemon), kib(allocation.hop), ratio(div(allocation.daemon, allocation.hop)), `<= ${ALLOC_TARGET_KIB} KiB`, verdict(allocKiB, ALLOC_TARGET_KIB)],
   ];
   console.log('');
-  console.log(table(['metric', 'daemon', 'baseline', 'ratio', 'target', 'verdict'], rows));
+  console.log(table(['metric', 'daemon', 'raw relay', 'ratio', 'target', 'verdict'], rows));
+  console.log('');
+  console.log(table(['metric', 'daemon', 'zero-work hop', 'ratio', 'target', 'verdict'], callRows));
   console.log('');
   const perRound = (rs: RoundResult[]) => rs.map((r) => (r.ok ? fmtInt(r.eventsPerSec) : 'FAILED')).join(', ');
   console.log(`relay rounds, events/s: daemon [${perRound(rounds.daemon)}]; baseline [${perRound(rounds.baseline)}]`);
   if (relayFailures.length > 0) for (const f of relayFailures) console.log(`daemon round failed: ${f.failure}${f.gaps ? ` e.g. ${JSON.stringify(f.gaps[0])}` : ''}`);
   if (baselineFailures.length > 0) for (const f of baselineFailures) console.log(`baseline round failed: ${f.failure}`);
   if (latD.firstError) console.log(`daemon state call error, first: ${latD.firstError}`);
-  if (latB.firstError) console.log(`baseline state call error, first: ${latB.firstError}`);
+  if (latH.firstError) console.log(`hop state call error, first: ${latH.firstError}`);
   for (const s of strays) console.log(`unexpected lines on a ${s.relay} subscriber: ${s.count}, e.g. ${s.sample[0]}`);
   const events = daemonStatus?.events as { lastSeq?: number; evicted?: number } | undefined;
   const linkStats = (daemonStatus?.link as { stats?: Record<string, number> } | undefined)?.stats;
@@ -391,7 +318,7 @@ async function relayBench(): Promise<Record<string, unknown>> {
       `link: ${linkStats ? Object.entries(linkStats).map(([k, v]) => `${k}=${v}`).join(' ') : 'n/a'}`);
   }
   if (daemonStderr) console.log(`daemon stderr (last lines):\n${daemonStderr.split('\n').slice(-5).join('\n')}`);
-  console.log(`relay: ${relayVerdict}   round trip: ${latVerdict}   memory ratio: ${ratio(memRatio)} (informational)`);
+  console.log(`load average at the start ${load.toFixed(2)}, at the end ${os.loadavg()[0]!.toFixed(2)}`);
 
   const relayJson = (rs: RoundResult[], s: RoundSummary) => ({
     eventsPerSec: s.eventsPerSec === null ? null : round(s.eventsPerSec, 0),
@@ -401,27 +328,28 @@ async function relayBench(): Promise<Record<string, unknown>> {
     rounds: rs.map((r) => (r.ok ? round(r.eventsPerSec, 0) : null)),
     failures: rs.filter((r) => !r.ok).map((r) => r.failure),
   });
-  const latJson = (l: ReturnType<typeof lat>, n: number) => ({
-    calls: n, p50Us: round(l.p50, 1), p99Us: round(l.p99, 1), meanUs: round(l.mean, 1), relayCpuUsPerCall: round(l.cpuUsPerCall, 1), errors: l.errors,
+  const latJson = (l: ReturnType<typeof summarize>) => ({
+    p50Us: round(l.p50, 1), p99Us: round(l.p99, 1), meanUs: round(l.mean, 1), cpuUsPerCall: round(l.cpuUsPerCall, 1), errors: l.errors,
   });
+  const r3 = (v: number | null) => (v === null ? null : round(v, 3));
   return {
     relay: {
       events: EVENTS, subscribers: SUBSCRIBERS, rounds: roundsRun, avgLineBytes: round(avgLine, 1),
       daemon: relayJson(rounds.daemon, relayD), baseline: relayJson(rounds.baseline, relayB),
-      ratio: relayRatio === null ? null : round(relayRatio, 3), target: RELAY_TARGET, pass: relayPass,
+      ratio: r3(relayRatio), target: RELAY_TARGET, pass: relayPass,
       daemonRecorded: events?.lastSeq ?? null,
     },
-    roundTrip: {
-      daemon: latJson(latD, latency.daemon.us.length), baseline: latJson(latB, latency.baseline.us.length),
-      ratioP50: round(latRatio, 3), target: LATENCY_TARGET, pass: latPass,
+    calls: {
+      calls: CALLS, daemon: latJson(latD), hop: latJson(latH),
+      ratioP50: r3(p50Ratio), targetP50: P50_TARGET, ratioP99: r3(p99Ratio), targetP99: P99_TARGET,
+      bytesPerCall: { daemon: allocation.daemon === null ? null : Math.round(allocation.daemon), hop: allocation.hop === null ? null : Math.round(allocation.hop), targetKiB: ALLOC_TARGET_KIB },
     },
     memory: {
       daemonRssBytes: memory.daemon.rss, baselineRssBytes: memory.baseline.rss,
-      daemonPeakBytes: memory.daemon.peak, baselinePeakBytes: memory.baseline.peak,
-      daemonIdleRssBytes: idleMemory.daemon.rss, baselineIdleRssBytes: idleMemory.baseline.rss,
-      ratio: memRatio === null ? null : round(memRatio, 3),
+      daemonPeakBytes: memory.daemon.peak, baselinePeakBytes: memory.baseline.peak, peakRatio: r3(peakRatio), peakTarget: PEAK_TARGET,
+      daemonIdleRssBytes: idleMemory.daemon.rss, baselineIdleRssBytes: idleMemory.baseline.rss, idleTargetMiB: IDLE_TARGET_MIB,
     },
-    loadAvgAtStart: round(load, 2),
+    loadAvg: { start: round(load, 2), end: round(os.loadavg()[0]!, 2) },
   };
 }
 

@@ -1,4 +1,5 @@
 import type { EventEmitter } from 'node:events';
+import type { AbortLike } from '../cancel.js';
 import type { McbridgeError } from '../errors.js';
 import { ModConnection, type ModMessage } from './connection.js';
 import type { Vantage } from './discovery.js';
@@ -109,7 +110,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
  * when it leaves negotiation any other way or takes longer than `ms`, and on the signal.
  */
 export function untilReady(
-  link: EventEmitter, ms: number, signal: AbortSignal | undefined, line: string, notConnected: () => McbridgeError,
+  link: EventEmitter, ms: number, signal: AbortLike | undefined, line: string, notConnected: () => McbridgeError,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     const cleanup = () => {

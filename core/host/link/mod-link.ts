@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { AbortLike } from '../cancel.js';
 import { McbridgeError } from '../errors.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../util/lines.js';
 import type { Logger } from '../../util/log.js';
@@ -47,7 +48,7 @@ export interface ModLinkOptions {
 
 export interface RequestOptions {
   timeoutMs?: number;
-  signal?: AbortSignal;
+  signal?: AbortLike;
   /** Reply types that answer this line, instead of those its verb's declaration names. */
   replies?: readonly string[];
   /**
@@ -198,29 +199,46 @@ export class ModLink extends EventEmitter {
     };
   }
 
-  /** Send one verb line and resolve with its reply. A mod `error` reply rejects with `mod_error`. */
-  async request(line: string, options: RequestOptions = {}): Promise<ModReply> {
+  /**
+   * Send one verb line and resolve with its reply. A mod `error` reply rejects with `mod_error`.
+   * Not an async function: on a ready link a request is one promise, the queue's (every call
+   * makes one, and each async layer was a measurable part of a call); it never throws, it rejects.
+   */
+  request(line: string, options: RequestOptions = {}): Promise<ModReply> {
     // The timeout counts from here: time spent waiting for the connection or in the queue is part of it.
     const arrivedAt = Date.now();
-    const trimmed = line.trim();
-    if (trimmed === '') throw new McbridgeError('invalid_params', 'a mod request needs a verb, e.g. "PING"');
-    if (/[\r\n]/.test(trimmed)) {
-      throw new McbridgeError('invalid_params', 'a mod request must be a single line: remove the line breaks from its arguments');
+    try {
+      const trimmed = line.trim();
+      if (trimmed === '') throw new McbridgeError('invalid_params', 'a mod request needs a verb, e.g. "PING"');
+      if (/[\r\n]/.test(trimmed)) {
+        throw new McbridgeError('invalid_params', 'a mod request must be a single line: remove the line breaks from its arguments');
+      }
+      if (options.signal?.aborted) throw cancelledError(trimmed);
+      const spec = resolveVerb(trimmed, this.opts.verbs);
+      if (this.state === 'ready') return this.send(trimmed, spec, options, arrivedAt);
+      return this.whenUsable(options.signal, trimmed).then(() => this.send(trimmed, spec, options, arrivedAt));
+    } catch (err) {
+      return Promise.reject(err);
     }
-    if (options.signal?.aborted) throw cancelledError(trimmed);
-    const spec = resolveVerb(trimmed, this.opts.verbs);
+  }
+
+  /** The request, on a link that is up (or negotiating its CAPS). */
+  private send(line: string, spec: ResolvedVerb, options: RequestOptions, arrivedAt: number): Promise<ModReply> {
     const replies = options.replies ?? spec.replies;
     const timeoutMs = options.timeoutMs ?? spec.timeoutMs;
-    await this.whenUsable(options.signal, trimmed);
-    this.refuseWithoutCaps(trimmed, spec);
+    this.refuseWithoutCaps(line, spec);
     this.stats.requests += 1;
     if (!spec.declared && options.replies === undefined) {
       this.stats.undeclaredVerbs += 1;
-      this.opts.log.debug({ request: trimmed }, 'no plugin declares this verb; taking any reply as its answer');
+      this.opts.log.debug({ request: line }, 'no plugin declares this verb; taking any reply as its answer');
     }
-    if (spec.blocking || options.ownConnection) return this.sideRequest(trimmed, replies, { timeoutMs, arrivedAt }, options.signal);
-    const reply = await this.queue.enqueue(trimmed, { replies, immediate: spec.immediate }, timeoutMs, arrivedAt, options.signal);
-    // Whoever asks CAPS refreshes the link's view: the surface follows the mod.
+    if (spec.blocking || options.ownConnection) return this.sideRequest(line, replies, { timeoutMs, arrivedAt }, options.signal);
+    const pending = this.queue.enqueue(line, { replies, immediate: spec.immediate }, timeoutMs, arrivedAt, options.signal);
+    // Whoever asks CAPS refreshes the link's view: the surface follows the mod. (No replies named: any may answer.)
+    return replies.length === 0 || replies.includes('capabilities') ? pending.then((reply) => this.noteCaps(reply)) : pending;
+  }
+
+  private noteCaps(reply: ModReply): ModReply {
     if (reply.type === 'capabilities' && Array.isArray(reply.capabilities)) {
       if (typeof reply.instance === 'string' && reply.instance) this.instance = reply.instance;
       this.setCaps(normalizeCaps(reply.capabilities), 'caps');
@@ -229,7 +247,7 @@ export class ModLink extends EventEmitter {
   }
 
   /** A blocking verb on a connection of its own (side-requests.ts), logged at debug like the queue's. */
-  private async sideRequest(line: string, replies: readonly string[], deadline: Deadline, signal: AbortSignal | undefined): Promise<ModReply> {
+  private async sideRequest(line: string, replies: readonly string[], deadline: Deadline, signal: AbortLike | undefined): Promise<ModReply> {
     const log = this.opts.log;
     const debug = log.isLevelEnabled('debug');
     const shown = debug ? loggable(line) : '';
@@ -405,7 +423,7 @@ export class ModLink extends EventEmitter {
     }
   }
 
-  private async whenUsable(signal: AbortSignal | undefined, line: string): Promise<void> {
+  private async whenUsable(signal: AbortLike | undefined, line: string): Promise<void> {
     if (this.state === 'ready') return;
     if (this.state === 'stopped') throw new McbridgeError('unavailable', 'the daemon is shutting down');
     if (this.state === 'negotiating') {

@@ -1,7 +1,9 @@
 import { McbridgeError } from '../errors.js';
+import type { AbortLike } from '../cancel.js';
 import type { Logger } from '../../util/log.js';
 import type { ModConnection, ModMessage } from './connection.js';
 import { InFlight, overlaps, type Entry } from './in-flight.js';
+import { keepReplyText } from './reply-text.js';
 import { cancelledError, loggable, modErrorOf, queueTimeoutError, replyType, timeoutError, type LinkStats, type ModReply } from './replies.js';
 
 /** The barrier before each request to a mod that answers twice: PING, answered at once and never with an error. */
@@ -24,7 +26,9 @@ interface Job {
   resolve(reply: ModReply): void;
   reject(err: McbridgeError): void;
   timer?: NodeJS.Timeout;
-  detach?: () => void;
+  /** The caller's cancel, and what listens to it until the job settles. */
+  signal?: AbortLike;
+  onAbort?: () => void;
   settled: boolean;
   /** Its place among the outstanding entries once sent. */
   entry: Entry<Job> | null;
@@ -120,7 +124,7 @@ export class RequestQueue {
     for (const job of this.queue.splice(0)) this.settle(job, new McbridgeError('unavailable', `the daemon stopped before '${job.line}' was sent`));
   }
 
-  enqueue(line: string, expect: Expectation, timeoutMs: number, arrivedAt: number, signal: AbortSignal | undefined): Promise<ModReply> {
+  enqueue(line: string, expect: Expectation, timeoutMs: number, arrivedAt: number, signal: AbortLike | undefined): Promise<ModReply> {
     return new Promise<ModReply>((resolve, reject) => {
       if (signal?.aborted) {
         reject(cancelledError(line));
@@ -132,9 +136,9 @@ export class RequestQueue {
       }
       const job: Job = { line, replies: expect.replies, immediate: expect.immediate, timeoutMs, arrivedAt, resolve, reject, settled: false, entry: null };
       if (signal) {
-        const onAbort = () => this.cancel(job);
-        signal.addEventListener('abort', onAbort, { once: true });
-        job.detach = () => signal.removeEventListener('abort', onAbort);
+        job.signal = signal;
+        job.onAbort = () => this.cancel(job);
+        signal.addEventListener('abort', job.onAbort, { once: true });
       }
       job.timer = setTimeout(() => this.expire(job), Math.max(0, arrivedAt + timeoutMs - Date.now()));
       this.queue.push(job);
@@ -194,6 +198,7 @@ export class RequestQueue {
     this.forget(entry);
     this.seen(entry, type, line, at);
     if (this.answered < PROBATION_REPLIES) this.answered += 1;
+    if (type !== 'error') keepReplyText(reply, line);
     this.settle(job, type === 'error' ? modErrorOf(job.line, reply) : null, reply as ModReply);
   }
 
@@ -375,7 +380,7 @@ export class RequestQueue {
     if (job.settled) return;
     job.settled = true;
     if (job.timer) clearTimeout(job.timer);
-    job.detach?.();
+    if (job.onAbort) job.signal!.removeEventListener('abort', job.onAbort);
     if (error) job.reject(error);
     else job.resolve(reply as ModReply);
   }

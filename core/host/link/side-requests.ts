@@ -1,4 +1,5 @@
 import { McbridgeError } from '../errors.js';
+import type { AbortLike } from '../cancel.js';
 import { ModConnection } from './connection.js';
 import { cancelledError, matchesReply, modErrorOf, queueTimeoutError, replyType, timeoutError, type LinkStats, type ModReply } from './replies.js';
 
@@ -18,7 +19,7 @@ interface SideCall {
   timeoutMs: number;
   /** When the caller asked; the timeout counts from here, a wait for a free slot included. */
   arrivedAt: number;
-  signal: AbortSignal | undefined;
+  signal: AbortLike | undefined;
 }
 
 export interface Deadline {
@@ -43,7 +44,7 @@ export class SideRequests {
   /** `port` is read once a slot is free: the mod may have moved meanwhile. */
   async request(
     port: () => number | null, notConnected: () => McbridgeError,
-    line: string, replies: readonly string[], { timeoutMs, arrivedAt }: Deadline, signal: AbortSignal | undefined,
+    line: string, replies: readonly string[], { timeoutMs, arrivedAt }: Deadline, signal: AbortLike | undefined,
   ): Promise<ModReply> {
     await this.acquire(signal, line, arrivedAt + timeoutMs, timeoutMs);
     const current = port();
@@ -120,7 +121,7 @@ export class SideRequests {
   }
 
   /** A free side connection, or an error once `deadline` passes or the caller cancels. */
-  private async acquire(signal: AbortSignal | undefined, line: string, deadline: number, timeoutMs: number): Promise<void> {
+  private async acquire(signal: AbortLike | undefined, line: string, deadline: number, timeoutMs: number): Promise<void> {
     if (signal?.aborted) throw cancelledError(line);
     if (this.active < this.opts.max) {
       this.active += 1;

@@ -71,6 +71,7 @@ export class ToolRegistry extends EventEmitter {
   /** The mod verbs the loaded plugins send: the link looks replies up here. */
   readonly verbs = new VerbTable();
   private rev = 1;
+  private changes = 0;
   private batching = 0;
   private pending = false;
 
@@ -86,8 +87,17 @@ export class ToolRegistry extends EventEmitter {
     return this.rev;
   }
 
+  /**
+   * Counts every change as it happens, also inside a batch (whose revision comes at its end):
+   * what is remembered about the surface is stale the moment this moves.
+   */
+  get generation(): number {
+    return this.changes;
+  }
+
   /** Something that changes the surface happened (tools, CAPS, link state). */
   bump(): void {
+    this.changes += 1;
     if (this.batching > 0) {
       this.pending = true;
       return;

@@ -30,7 +30,7 @@ describe('Host.call', () => {
     expect(seen).toEqual([{ radius: 8, tag: 'x' }, { radius: 8 }]);
   });
 
-  it('gives the tool a context whose lazily built parts work destructured, spread and twice', async () => {
+  it('gives the tool a context whose lazily built parts and functions work destructured and twice', async () => {
     let seen: Record<string, unknown> = {};
     const host = makeHost([
       plugin('p', [
@@ -39,13 +39,13 @@ describe('Host.call', () => {
           description: 'looks at its context',
           input: z.object({}),
           run: async (_args, ctx) => {
-            const { events, log, host: view } = ctx;
-            const copy = { ...ctx };
+            const { events, log, host: view, call, request, signal } = ctx;
             seen = {
               sameEvents: ctx.events === events,
               sameLog: ctx.log === log,
               sameHost: ctx.host === view,
-              copyHasAll: copy.events === events && copy.log === log && copy.host === view,
+              sameFunctions: ctx.call === call && ctx.request === request && ctx.signal === signal && !signal.aborted,
+              destructuredCall: await call('echo_back', { n: 2 }),
               streamId: events.streamId,
               logs: typeof log.info,
               status: typeof view.status().version,
@@ -53,11 +53,12 @@ describe('Host.call', () => {
             return {};
           },
         }),
+        defineTool({ name: 'echo_back', description: 'answers with its params', input: z.object({ n: z.number() }), run: async (args) => args }),
       ]),
     ]);
     await host.call('ctx_probe', {});
     expect(seen).toStrictEqual({
-      sameEvents: true, sameLog: true, sameHost: true, copyHasAll: true,
+      sameEvents: true, sameLog: true, sameHost: true, sameFunctions: true, destructuredCall: { n: 2 },
       streamId: host.events.streamId, logs: 'function', status: 'string',
     });
   });

@@ -187,11 +187,13 @@ describe('ModLink reply matching', () => {
     await ready(link);
     const first = link.request('STATE');
     const controller = new AbortController();
-    const second = errorCode(link.request('MARK never', { signal: controller.signal }));
+    // A server-thread verb waits behind the one out (a reader-thread verb such as MARK would overtake it).
+    const second = errorCode(link.request('ENTITIES never', { signal: controller.signal }));
+    expect(link.status().queued).toBe(1);
     controller.abort();
     expect(await second).toBe('cancelled');
     await first;
-    expect(mod.received).not.toContain('MARK never');
+    expect(mod.received).not.toContain('ENTITIES never');
   });
 
   it('surfaces a mod error reply as mod_error with the mod message', async () => {
