@@ -59,6 +59,7 @@ export const clientPlugin = definePlugin({
       output: modAck,
       requires: ['chat'],
       annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+      passthrough: true,
       run: async ({ message }, ctx) => ctx.request(`CHAT ${message}`),
     }),
     defineTool({
@@ -71,6 +72,7 @@ export const clientPlugin = definePlugin({
       output: screenReply,
       requires: ['screen'],
       annotations: { readOnly: true, idempotent: true },
+      passthrough: true,
       run: async (_args, ctx) => ctx.request('SCREEN'),
     }),
     defineTool({
@@ -83,6 +85,7 @@ export const clientPlugin = definePlugin({
       output: modAck,
       requires: ['connect'],
       annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+      passthrough: true,
       run: async ({ address: target }, ctx) => ctx.request(`CONNECT ${target}`),
     }),
     defineTool({
@@ -98,6 +101,7 @@ export const clientPlugin = definePlugin({
       output: modAck,
       requires: ['world'],
       annotations: { readOnly: false, destructive: false, idempotent: false },
+      passthrough: true,
       run: async ({ level }, ctx) => ctx.request(`WORLD ${level}`),
     }),
     defineTool({
@@ -153,6 +157,7 @@ export const clientPlugin = definePlugin({
       output: modAck,
       requires: ['record'],
       annotations: { readOnly: false, destructive: false, idempotent: true },
+      passthrough: true,
       run: async (_args, ctx) => ctx.request('SAMPLE_STOP'),
     }),
   ],

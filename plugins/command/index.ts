@@ -23,6 +23,7 @@ export const commandPlugin = definePlugin({
         output: z.array(z.string()).optional().describe('server vantage: the feedback lines the command printed'),
       }),
       annotations: { readOnly: false, destructive: true, openWorld: false },
+      passthrough: true,
       run: async ({ command }, ctx) => ctx.request(`CMD ${command}`),
     }),
   ],

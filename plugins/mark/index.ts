@@ -19,6 +19,7 @@ export const markPlugin = definePlugin({
       output: modAck,
       // Writes an event, changes nothing in the world: not read-only, not destructive.
       annotations: { readOnly: false, destructive: false, idempotent: false },
+      passthrough: true,
       run: async ({ text }, ctx) => ctx.request(`MARK ${text}`),
     }),
   ],
