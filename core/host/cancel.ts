@@ -16,7 +16,10 @@ export interface AbortLike {
  */
 export class Cancellation implements AbortLike {
   aborted = false;
-  private listeners: Array<() => void> | null = null;
+  /** Most calls have one or two listeners at a time (the request's, the call's): fields, not an array. */
+  private first: (() => void) | null = null;
+  private second: (() => void) | null = null;
+  private more: Array<() => void> | null = null;
   private controller: AbortController | null = null;
 
   get signal(): AbortSignal {
@@ -29,24 +32,34 @@ export class Cancellation implements AbortLike {
 
   addEventListener(_type: 'abort', listener: () => void): void {
     // As an AbortSignal: a listener added after the abort is never called.
-    if (!this.aborted) (this.listeners ??= []).push(listener);
+    if (this.aborted) return;
+    if (this.first === null && this.second === null && this.more === null) this.first = listener;
+    else if (this.second === null && this.more === null) this.second = listener;
+    else (this.more ??= []).push(listener);
   }
 
   removeEventListener(_type: 'abort', listener: () => void): void {
-    const listeners = this.listeners;
-    if (listeners === null) return;
-    const at = listeners.lastIndexOf(listener);
-    // Listeners usually go newest first (a request's before its call's): pop, no new array.
-    if (at === listeners.length - 1) listeners.pop();
-    else if (at !== -1) listeners.splice(at, 1);
+    const more = this.more;
+    if (more !== null) {
+      const at = more.lastIndexOf(listener);
+      if (at !== -1) {
+        more.splice(at, 1);
+        return;
+      }
+    }
+    if (this.second === listener) this.second = null;
+    else if (this.first === listener) this.first = null;
   }
 
   abort(): void {
     if (this.aborted) return;
     this.aborted = true;
-    const listeners = this.listeners;
-    this.listeners = null;
-    if (listeners !== null) for (const listener of listeners) listener();
+    const { first, second, more } = this;
+    this.first = this.second = null;
+    this.more = null;
+    first?.();
+    second?.();
+    if (more !== null) for (const listener of more) listener();
     this.controller?.abort();
   }
 }

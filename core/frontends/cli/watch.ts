@@ -15,7 +15,7 @@ import type { GlobalOptions } from './options.js';
  */
 export async function followEvents(
   client: ApiClient,
-  opts: { events: string[]; since?: number; limit?: number },
+  opts: { events: string[]; since?: number; limit?: number; onWarning?: (warning: string) => void },
   emitEvent: (event: RecordedEvent) => void,
   until: Promise<void>,
 ): Promise<void> {
@@ -81,7 +81,9 @@ export async function followEvents(
   });
 
   if (opts.since !== undefined) replaying = true; // hold pushes from the moment we subscribe
-  await client.subscribe(opts.events);
+  // A mistyped category is ignored by the daemon, which says so: pass that on.
+  const answer = (await client.call('subscribe', { events: opts.events })) as { warning?: unknown };
+  if (typeof answer.warning === 'string') opts.onWarning?.(answer.warning);
   if (opts.since !== undefined) await Promise.race([catchUp(opts.since, Infinity, opts.limit), failed, closed]);
   await Promise.race([closed, until, failed]);
 }
@@ -110,7 +112,8 @@ export async function watchCommand(opts: WatchOptions, global: GlobalOptions): P
     process.once('SIGTERM', () => resolve());
   });
   try {
-    await followEvents(client, opts, (event) => process.stdout.write(watchLine(event, opts) + '\n'), interrupted);
+    const onWarning = (warning: string) => process.stderr.write(`mcbridge watch: ${warning}\n`);
+    await followEvents(client, { ...opts, onWarning }, (event) => process.stdout.write(watchLine(event, opts) + '\n'), interrupted);
   } finally {
     client.close();
   }

@@ -71,6 +71,6 @@ export function hasCap(caps: Caps, required: string): boolean {
 
 /** Required tokens the caps do not satisfy; `[]` when caps are unknown (no filtering). */
 export function missingCaps(caps: Caps | null, required: readonly string[]): string[] {
-  if (caps === null || required.length === 0) return [];
+  if (caps === null || required.every((r) => hasCap(caps, r))) return [];
   return required.filter((r) => !hasCap(caps, r));
 }

@@ -97,6 +97,15 @@ describe('mcbridge CLI', { timeout: 90_000 }, () => {
     expect(frames.every((f) => f.type === 'event' && f.event === 'mark')).toBe(true);
   });
 
+  it('watch says on stderr which categories the daemon ignored, and follows the rest', async () => {
+    const { apiPort } = await startDaemon(['--sim']);
+    const watch = start(['watch', '--events', 'mark,chatt', '--frames', '--api-port', String(apiPort)]);
+    await waitUntil(() => watch.out.stderr.includes('chatt'), 10_000, 'the warning about the unknown category');
+    expect(watch.out.stderr).toMatch(/^mcbridge watch: ignored unknown category 'chatt'; known: .*chat/m);
+    await run(['call', 'mark', '{"text": "still followed"}', '--api-port', String(apiPort)]);
+    await waitUntil(() => watch.out.stdout.includes('still followed'), 10_000, 'the pushed mark');
+  });
+
   it('discover prints the resolution without starting anything', async () => {
     const empty = mkdtempSync(path.join(tmpdir(), 'mcbridge-cli-'));
     const none = await run(['discover'], { cwd: empty, env: { MC_AGENT_PORT_FILE: '', MC_AGENT_SERVER_DIR: '' } });
