@@ -74,7 +74,10 @@ export class RestoreGuard {
     this.tick.watchdogUnfroze = true;
     try {
       this.current = null;
-      await setTickStateWithRetry(ctx, 'running'); // through a reconnect too: this is the stuck case
+      // On a connection of its own: a summon the mod never answers holds the main one until it
+      // times out, and this is the stuck case (predecessor bug 5). Nothing on the main
+      // connection must land first: no summon follows once this fired. Retried through a reconnect.
+      await setTickStateWithRetry(ctx, 'running', { ownConnection: true });
       this.current = 'running';
       this.tick.restored = true;
     } catch (err) {

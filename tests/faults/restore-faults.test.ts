@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { waitUntil } from '../support/helpers.js';
 import { failure, sentSince, useStacks } from '../support/plugins.js';
 import { CART_A, CART_B, recordedCarts } from '../support/restore.js';
 
@@ -147,6 +148,21 @@ describe('restore under faults', () => {
     expect(result.tick.refrozen).toBeUndefined();
     expect(sentSince(stack, before).filter(isSummon)).toEqual([]);
     expect(stack.sim.world.frozen).toBe(false);
+  });
+
+  it('the watchdog unfreezes past a summon the mod never answers, on a connection of its own (predecessor bug 5)', async () => {
+    const { stack, dir, proof } = await recordedCarts(stacks.start);
+    stack.sim.fault('summon', { noReply: true }, { times: 1 });
+    const abort = new AbortController();
+    const call = failure(stack.call('restore', { dir, ...apply, freeze_timeout_seconds: 0.05, ...proof }, { signal: abort.signal }));
+    await waitUntil(() => stack.sim.received.some(isSummon), 10_000, 'the summon to be sent');
+    // The summon is still unanswered, and the main connection waits for it: only a side request gets through.
+    await waitUntil(() => !stack.sim.world.frozen, 10_000, 'the watchdog to unfreeze the game');
+    expect(stack.daemon.host.link.status().inFlight.map((e) => e.line)).toEqual([expect.stringMatching(/^CMD \/summon/)]);
+    expect(stack.daemon.host.link.stats.sideRequests).toBeGreaterThan(0);
+    // Ending it here: the clean-up's forceload release waits behind the owed summon reply (the owed grace).
+    abort.abort();
+    void call;
   });
 
   it('the watchdog disabled (freeze_timeout_seconds 0) never fires', async () => {
