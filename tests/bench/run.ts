@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildFloodPayload, FloodMod, type FloodPayload } from './flood-mod.js';
-import { fmtInt, fmtMiB, fmtNum, median, round, table } from './stats.js';
+import { fmtInt, fmtMiB, fmtNum, markdownSummary, median, printTable, round } from './stats.js';
 import { Subscriber, type GapInfo, type RelayKind } from './subscriber.js';
 import {
   delay, guard, killAll, oneCall, readCpu, readMemory, repoRoot, stopChild, unexpectedExits, withTimeout, type Child,
@@ -299,9 +299,9 @@ async function relayBench(): Promise<Record<string, unknown>> {
     ['heap bytes allocated per call', kib(allocation.daemon), kib(allocation.hop), ratio(div(allocation.daemon, allocation.hop)), `<= ${ALLOC_TARGET_KIB} KiB`, verdict(allocKiB, ALLOC_TARGET_KIB)],
   ];
   console.log('');
-  console.log(table(['metric', 'daemon', 'raw relay', 'ratio', 'target', 'verdict'], rows));
+  printTable(['metric', 'daemon', 'raw relay', 'ratio', 'target', 'verdict'], rows);
   console.log('');
-  console.log(table(['metric', 'daemon', 'zero-work hop', 'ratio', 'target', 'verdict'], callRows));
+  printTable(['metric', 'daemon', 'zero-work hop', 'ratio', 'target', 'verdict'], callRows);
   console.log('');
   const perRound = (rs: RoundResult[]) => rs.map((r) => (r.ok ? fmtInt(r.eventsPerSec) : 'FAILED')).join(', ');
   console.log(`relay rounds, events/s: daemon [${perRound(rounds.daemon)}]; baseline [${perRound(rounds.baseline)}]`);
@@ -368,7 +368,8 @@ async function main(): Promise<void> {
   if (PARTS.has('webhook')) summary.webhook = await webhookPart(envInt('BENCH_WEBHOOK_EVENTS', 10_000), envInt('BENCH_WEBHOOK_ROUNDS', 5));
   if (PARTS.has('fork')) summary.forkCopy = await forkCopyPart(envInt('BENCH_WORLD_BYTES', 1.1e9), envInt('BENCH_FORK_ROUNDS', 5));
   const seconds = (performance.now() - started) / 1000;
-  console.log(`finished in ${fmtNum(seconds, 1)} s`);
+  console.log(`finished in ${fmtNum(seconds, 1)} s, load average now ${os.loadavg()[0]!.toFixed(2)}`);
+  console.log(`\nEvery figure with a target (README, Performance), node ${process.version}:\n${markdownSummary()}\n`);
   console.log(JSON.stringify({ ...summary, node: process.version, cpus: os.cpus().length, platform: `${process.platform}-${process.arch}`, seconds: round(seconds, 1) }));
 }
 

@@ -51,3 +51,32 @@ export function table(header: readonly string[], rows: ReadonlyArray<readonly st
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
+
+/** Every table the run printed, for the Markdown summary at its end (README's performance table). */
+const printed: Array<{ header: readonly string[]; rows: ReadonlyArray<readonly string[]> }> = [];
+
+/** Print a table of [metric, ours, baseline, ratio, target, verdict] rows and keep it for the summary. */
+export function printTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): void {
+  console.log(table(header, rows));
+  printed.push({ header, rows });
+}
+
+/** Rows for the summary only (a part whose printed table has other columns). */
+export function keepRows(baseline: string, rows: ReadonlyArray<readonly string[]>): void {
+  printed.push({ header: ['metric', 'mcbridge', baseline], rows });
+}
+
+/**
+ * The rows that have a target, from every table printed, as one Markdown table: `| metric | ours |
+ * baseline (what it is) | ratio | target | verdict |`. The README's table is pasted from this.
+ */
+export function markdownSummary(): string {
+  const lines = ['| metric | mcbridge | baseline | ratio | target | verdict |', '| --- | --- | --- | --- | --- | --- |'];
+  for (const { header, rows } of printed) {
+    for (const [metric, ours, base, ratio, target, verdict] of rows) {
+      if (!target || target === 'info') continue;
+      lines.push(`| ${metric} | ${ours} | ${base} (${header[2]}) | ${ratio} | ${target.replace('<=', '≤').replace('>=', '≥')} | ${verdict} |`);
+    }
+  }
+  return lines.join('\n');
+}

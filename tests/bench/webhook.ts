@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { Forwarder } from '../../plugins/webhook/forwarder.js';
-import { fmtInt, fmtNum, median, round, table } from './stats.js';
+import { fmtInt, fmtNum, median, printTable, round } from './stats.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SECRET = 'bench-webhook-secret-0123456789';
@@ -159,11 +159,11 @@ export async function webhookPart(events: number, rounds: number): Promise<Recor
   const b = median(r.baselineMs);
   const ratio = f / b;
   const verdict = r.problems.length > 0 ? `FAIL (${r.problems.join('; ')})` : ratio <= WEBHOOK_TARGET ? 'PASS' : 'MISS';
-  console.log(table(['metric', 'forwarder', 'baseline', 'ratio', 'target', 'verdict'], [
+  printTable(['metric', 'forwarder', 'baseline', 'ratio', 'target', 'verdict'], [
     ['burst delivered, ms (median)', fmtNum(f, 0), fmtNum(b, 0), fmtNum(ratio, 2), `<= ${WEBHOOK_TARGET}`, verdict],
     ['events/s', fmtInt(events / (f / 1000)), fmtInt(events / (b / 1000)), fmtNum(b / f, 2), '', ''],
     ['sender CPU ms per burst', fmtInt(median(r.forwarderCpuMs)), fmtInt(median(r.baselineCpuMs)), fmtNum(median(r.forwarderCpuMs) / median(r.baselineCpuMs), 2), 'info', ''],
-  ]));
+  ]);
   return {
     events, rounds, forwarderMs: r.forwarderMs.map((ms) => round(ms, 0)), baselineMs: r.baselineMs.map((ms) => round(ms, 0)),
     forwarderCpuMs: r.forwarderCpuMs.map((ms) => round(ms, 0)), baselineCpuMs: r.baselineCpuMs.map((ms) => round(ms, 0)),
