@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { z } from 'zod';
 import type { McbridgeConfig } from '../../authoring/config.js';
 import {
   DAEMON_OPTIONS, OPTION_KEYS, type OptionCommand, type OptionKey, type OptionSpec, type ResolvedValue,
 } from '../../authoring/options.js';
+import { checkValue, fromText } from '../../authoring/option-value.js';
 import { clientConfig } from './client-config.js';
 import { UsageError } from './exit.js';
 
@@ -38,13 +38,17 @@ export function parseList(value: string): string[] {
   return value.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
-/** Text from a flag or the environment, checked by the option's schema; the refusal is its first message. */
+export function parseTransport(value: string): 'stdio' | 'http' {
+  // streamable-http is the predecessor's (and the MCP SDK's) name for the same transport.
+  if (value === 'streamable-http') return 'http';
+  if (value !== 'stdio' && value !== 'http') throw new InvalidArgumentError(`expected stdio, http or streamable-http, got '${value}'`);
+  return value;
+}
+
+/** Text from a flag or the environment, checked as the table says; the refusal is its first message. */
 function parseText(spec: OptionSpec, text: string): { ok: true; value: unknown } | { ok: false; message: string } {
-  const input = spec.schema instanceof z.ZodNumber ? (text.trim() === '' ? NaN : Number(text))
-    : spec.schema instanceof z.ZodArray ? parseList(text)
-      : text;
-  const parsed = spec.schema.safeParse(input);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, message: `${parsed.error.issues[0]!.message}, got '${text}'` };
+  const checked = checkValue(spec.value, fromText(spec.value, text));
+  return checked.ok ? checked : { ok: false, message: `${checked.message}, got '${text}'` };
 }
 
 /** The commander option for one table entry: its flag, help, parser and default. */

@@ -6,7 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { ApiClient, type ClientCallOptions } from '../../api/client.js';
-import { DEFAULT_API_HOST, DEFAULT_API_PORT } from '../../api/server.js';
+import { DEFAULT_API_HOST, DEFAULT_API_PORT } from '../../api/address.js';
 import type { EventFrame, GapFrame } from '../../api/frames.js';
 import { EVENT_CATEGORIES } from '../../host/events/categories.js';
 import { McbridgeError } from '../../host/errors.js';
