@@ -12,7 +12,7 @@ import { checkValue } from '../../authoring/option-value.js';
 import type { McbridgeConfig } from '../../authoring/config.js';
 import { findConfigFile, MAX_CONFIG_BYTES, readJson } from '../../daemon/config/places.js';
 import { McbridgeError } from '../../host/errors.js';
-import type { ConfigValues } from './options.js';
+import type { ConfigValues } from './resolve.js';
 
 /** What a client reads from the config; the rest belongs to `run`. */
 export const CLIENT_KEYS = ['apiHost', 'apiPort', 'apiToken', 'logLevel', 'logFormat'] as const satisfies readonly OptionKey[];

@@ -1,12 +1,9 @@
-import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { McbridgeConfig } from '../../authoring/config.js';
 import {
   DAEMON_OPTIONS, OPTION_KEYS, type OptionCommand, type OptionKey, type OptionSpec, type ResolvedValue,
 } from '../../authoring/options.js';
-import { checkValue, fromText } from '../../authoring/option-value.js';
 import { clientConfig } from './client-config.js';
-import { UsageError } from './exit.js';
+import { parseText, resolveValue, type ConfigValues } from './resolve.js';
 
 export function parsePort(value: string, allowZero = true): number {
   const n = Number(value);
@@ -45,12 +42,6 @@ export function parseTransport(value: string): 'stdio' | 'http' {
   return value;
 }
 
-/** Text from a flag or the environment, checked as the table says; the refusal is its first message. */
-function parseText(spec: OptionSpec, text: string): { ok: true; value: unknown } | { ok: false; message: string } {
-  const checked = checkValue(spec.value, fromText(spec.value, text));
-  return checked.ok ? checked : { ok: false, message: `${checked.message}, got '${text}'` };
-}
-
 /** The commander option for one table entry: its flag, help, parser and default. */
 function tableOption(key: OptionKey): Option {
   const spec: OptionSpec = DAEMON_OPTIONS[key];
@@ -73,36 +64,16 @@ export function fromCommandLine<K extends OptionKey>(cmd: Command, key: K): Reso
   return cmd.getOptionValueSource(key) === 'cli' ? cmd.getOptionValue(key) : undefined;
 }
 
-function fromEnv(spec: OptionSpec): unknown {
-  // Empty counts as unset, so `VAR= mcbridge ...` clears it; the predecessor's name comes second.
-  const name = [spec.env, spec.legacyEnv].find((n) => n !== undefined && process.env[n]);
-  if (name === undefined) return undefined;
-  const text = process.env[name]!;
-  const parsed = parseText(spec, text);
-  if (!parsed.ok) throw new UsageError(`${name}: ${parsed.message}; fix it or unset it`);
-  return parsed.value;
-}
-
-/** A loaded config's values, and the directory its relative paths are relative to. */
-export interface ConfigValues {
-  values: McbridgeConfig;
-  dir: string;
-}
-
 /**
  * One option's value, first found: the command line, then its environment variable, then the
- * config (a path relative to the config file), then the table's default. `cmd` is the command
- * being run; a global option is read from the program, wherever on the line it was given.
+ * config (a path relative to the config file), then the table's default (resolve.ts). `cmd` is
+ * the command being run; a global option is read from the program, wherever on the line it was given.
  */
 export function resolveOption<K extends OptionKey>(cmd: Command, key: K, config?: ConfigValues): ResolvedValue<K> {
   const spec: OptionSpec = DAEMON_OPTIONS[key];
   let carrier = cmd;
   if (spec.commands.includes('global')) while (carrier.parent) carrier = carrier.parent;
-  const given = fromCommandLine(carrier, key) ?? fromEnv(spec);
-  if (given !== undefined) return given as ResolvedValue<K>;
-  const configured = config?.values[key];
-  if (configured !== undefined) return (spec.path ? path.resolve(config!.dir, configured as string) : configured) as ResolvedValue<K>;
-  return spec.default as ResolvedValue<K>;
+  return resolveValue(key, fromCommandLine(carrier, key), config);
 }
 
 type Table = typeof DAEMON_OPTIONS;

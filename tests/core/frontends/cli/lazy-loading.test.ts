@@ -2,13 +2,17 @@
  * Each command loads what it uses (docs/decisions.md, "Client commands load no zod" and "run
  * loads what it uses"): a client command loads the API client and not zod, the plugins, the
  * config loader, the sim or the MCP SDK; `run` loads the sim only with --sim and jiti and
- * cosmiconfig only when there is a config. Checked by what the process really imported.
+ * cosmiconfig only when there is a config; `mcp` in front of a running daemon serves the daemon's
+ * tools without loading the built-in plugins (the default surface is for when none answers).
+ * Checked by what the process really imported.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CliProcesses, runCli } from '../../../support/cli-process.js';
+import { BIN, CliProcesses, runCli } from '../../../support/cli-process.js';
 import { freePort, startStack, waitUntil, type Stack } from '../../../support/helpers.js';
 import { moduleTrace } from '../../../support/module-trace.js';
 
@@ -28,7 +32,7 @@ function bareDir(): string {
 const HEAVY = ['/node_modules/zod/', '/node_modules/@modelcontextprotocol/', '/node_modules/jiti/', '/node_modules/cosmiconfig/', '/node_modules/pino/', '/dist/core/sim/', '/dist/plugins/', '/dist/core/host/host.js', '/dist/core/api/server.js'];
 
 describe('what each command loads', { timeout: 90_000 }, () => {
-  it('call loads the API client, and none of zod, the plugins, the config loader, the sim, pino or the MCP SDK', async () => {
+  it('call loads the API client, and none of commander, zod, the plugins, the config loader, the sim, pino or the MCP SDK', async () => {
     const stack = await startStack();
     stacks.push(stack);
     const trace = moduleTrace();
@@ -37,6 +41,8 @@ describe('what each command loads', { timeout: 90_000 }, () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ type: 'state' });
     expect(trace.matching('/dist/core/api/client.js')).toHaveLength(1);
     for (const heavy of HEAVY) expect(trace.matching(heavy), heavy).toEqual([]);
+    // The plain form runs without commander too (quick-call.ts).
+    expect(trace.matching('/node_modules/commander/')).toEqual([]);
   });
 
   it('--help, tools and completion lookups load none of them either', async () => {
@@ -49,6 +55,31 @@ describe('what each command loads', { timeout: 90_000 }, () => {
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       expect(trace.loaded().length, args.join(' ')).toBeGreaterThan(0);
       for (const heavy of HEAVY) expect(trace.matching(heavy), `${args.join(' ')}: ${heavy}`).toEqual([]);
+    }
+  });
+
+  it('mcp in front of a running daemon lists its tools without loading the built-in plugins, the HTTP transport or the daemon', async () => {
+    const stack = await startStack();
+    stacks.push(stack);
+    const trace = moduleTrace();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp', '--api-port', String(stack.daemon.apiAddress.port)],
+      cwd: bareDir(),
+      env: { ...process.env, MCBRIDGE_API_TOKEN: '', ...trace.env } as Record<string, string>,
+      stderr: 'ignore',
+    });
+    const client = new Client({ name: 'lazy-loading-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toContain('mc_state');
+    } finally {
+      await client.close();
+    }
+    expect(trace.matching('/node_modules/@modelcontextprotocol/sdk/dist/esm/server/stdio.js')).toHaveLength(1);
+    for (const absent of ['/dist/plugins/', '/dist/core/daemon/builtins.js', '/dist/core/daemon/daemon.js', '/dist/core/host/host.js', 'streamableHttp', '/node_modules/jiti/']) {
+      expect(trace.matching(absent), absent).toEqual([]);
     }
   });
 
