@@ -137,6 +137,8 @@ export class McpFrontend {
     const name = registryToolName(mcpName);
     let outcome = 'ok';
     try {
+      // The daemon's surface, or the default one while none has arrived (loaded then).
+      await this.upstream.surfaceNow();
       // A plugin tool is known only once the daemon's manifest is in.
       if (name !== null && !this.find(name) && this.upstream.surfaceOrigin === 'default') await this.upstream.settled();
       const entry = name === null ? undefined : this.find(name);

@@ -135,10 +135,14 @@ export class DaemonUpstream extends EventEmitter {
         this.off('attempt', check);
         resolve(ready());
       };
+      let timer: NodeJS.Timeout;
       const check = () => {
-        if (this.isSettled()) done();
+        if (this.isSettled()) return done();
+        // A timer may fire a millisecond before Date.now() reaches the deadline: wait again then.
+        clearTimeout(timer);
+        if (!this.embedding && !this.closed) timer = setTimeout(check, Math.max(1, this.deadline - Date.now()));
       };
-      const timer = setTimeout(check, Math.max(0, this.deadline - Date.now()));
+      timer = setTimeout(check, Math.max(0, this.deadline - Date.now()));
       this.on('surface', check);
       this.on('attempt', check);
     });
