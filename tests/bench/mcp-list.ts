@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +13,8 @@ import { fmtNum, median, round, table } from './stats.js';
  * front of a running `run --sim` daemon.
  *
  *  - first tools/list: from spawning `mcbridge mcp` to the first tools/list answer (initialize
- *    included), BENCH_MCP_ROUNDS cold processes (default 7); median. Target <= 300 ms.
+ *    included), BENCH_MCP_ROUNDS cold processes (default 7), alternating with `node -e 0` for
+ *    scale; medians. Target <= 300 ms.
  *  - tools/list of 500 tools: a daemon whose config adds a plugin of 500 tools; after a warm-up,
  *    BENCH_MCP_LISTS lists (default 50) on one session, alternating two ways of asking; median
  *    round trip. Target <= 20 ms. `client.request(tools/list)` is the protocol round trip (the
@@ -97,12 +99,20 @@ export async function mcpPart(rounds: number, lists: number): Promise<Record<str
     started.push(plain.child);
     await firstList(plain.apiPort, scratch); // warm the page cache, untimed
     const firsts: number[] = [];
+    const nodes: number[] = [];
     let toolCount = 0;
+    const bareNode = () => new Promise<void>((resolve, reject) => execFile(process.execPath, ['-e', '0'], (err) => (err ? reject(err) : resolve())));
     for (let i = 0; i < rounds; i++) {
-      const { ms, tools } = await firstList(plain.apiPort, scratch);
-      firsts.push(ms);
-      toolCount = tools;
-      process.stderr.write(`  mcp round ${i + 1} first tools/list ${fmtNum(ms, 0)} ms (${tools} tools)\n`);
+      const sides = [
+        async () => {
+          const { ms, tools } = await firstList(plain.apiPort, scratch);
+          firsts.push(ms);
+          toolCount = tools;
+        },
+        async () => nodes.push(await timed(bareNode)),
+      ];
+      for (const side of i % 2 === 0 ? sides : sides.reverse()) await side();
+      process.stderr.write(`  mcp round ${i + 1} first tools/list ${fmtNum(firsts.at(-1)!, 0)} ms (${toolCount} tools), node -e 0 ${fmtNum(nodes.at(-1)!, 0)} ms\n`);
     }
 
     const many = await startDaemon(['--config', manyToolsConfig(scratch, MANY_TOOLS)]);
@@ -131,12 +141,13 @@ export async function mcpPart(rounds: number, lists: number): Promise<Record<str
       ['mcp', 'median ms', 'runs ms', 'target', 'verdict'],
       [
         [`first tools/list, cold process (${toolCount} tools)`, fmtNum(first, 0), firsts.map((m) => Math.round(m)).join(' '), `<= ${FIRST_LIST_TARGET_MS}`, first <= FIRST_LIST_TARGET_MS ? 'PASS' : 'MISS'],
+        ['node -e 0, same rounds (scale)', fmtNum(median(nodes), 0), nodes.map((m) => Math.round(m)).join(' '), '', ''],
         [`tools/list of ${manyCount} tools: client.request`, fmtNum(list, 1), `p90 ${p90(listMs)}`, `<= ${LIST_500_TARGET_MS}`, list <= LIST_500_TARGET_MS ? 'PASS' : 'MISS'],
         [`same, client.listTools() (+ SDK ajv compiles)`, fmtNum(median(sdkListMs), 1), `p90 ${p90(sdkListMs)}`, 'info', ''],
       ],
     ));
     return {
-      firstListMs: firsts.map((m) => round(m, 1)), firstListTools: toolCount,
+      firstListMs: firsts.map((m) => round(m, 1)), firstListTools: toolCount, nodeMs: nodes.map((m) => round(m, 1)),
       list500Ms: listMs.map((m) => round(m, 2)), list500SdkListToolsMs: sdkListMs.map((m) => round(m, 1)), list500Tools: manyCount,
       pass: { firstList: first <= FIRST_LIST_TARGET_MS, list500: list <= LIST_500_TARGET_MS },
       loadAvg: round(os.loadavg()[0]!, 2),
