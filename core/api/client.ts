@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { McbridgeError, isErrorCode } from '../host/errors.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../util/lines.js';
 import type { EventFrame, GapFrame, ProgressFrame, ResponseFrame } from './frames.js';
-import { DEFAULT_API_HOST, DEFAULT_API_PORT } from './server.js';
+import { DEFAULT_API_HOST, DEFAULT_API_PORT } from './address.js';
 
 export interface ApiClientOptions {
   host?: string;

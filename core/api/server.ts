@@ -16,9 +16,10 @@ import {
 } from './frames.js';
 import { parseRequestLine, type RequestId } from './request-line.js';
 import { RequestReader } from './request-reader.js';
+import { DEFAULT_API_HOST, DEFAULT_API_PORT } from './address.js';
 
-export const DEFAULT_API_HOST = '127.0.0.1';
-export const DEFAULT_API_PORT = 8765;
+export { DEFAULT_API_HOST, DEFAULT_API_PORT };
+
 /**
  * A connection this far behind gets no more pushes until it drains (then a `gap` frame),
  * and no more of its request lines are read until then.

@@ -1,12 +1,11 @@
 /**
- * The daemon's options, declared once: config key, command-line flag, help text, zod schema,
+ * The daemon's options, declared once: config key, command-line flag, help text, accepted value,
  * default, and how each is resolved. `McbridgeConfig`, the config schema, the CLI's flags and
  * merge, and `mcbridge config` all read this table (docs/decisions.md, "One option table"). It
  * lives in the public API because `McbridgeConfig`'s types come from it, and the public API may
  * not import the daemon.
  */
-import { z } from 'zod';
-import { DEFAULT_BUFFER, DEFAULT_BUFFER_BYTES } from '../host/events/event-log.js';
+import type { ValueOf, ValueSpec } from './option-value.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -18,8 +17,8 @@ export interface OptionSpec {
   flag: string;
   /** The `--help` line. */
   description: string;
-  /** Checks the config value and the parsed flag alike; a number's messages serve as the flag's refusal. */
-  schema: z.ZodType;
+  /** What it accepts (option-value.ts); checks the config value and the parsed flag alike, with the same messages. */
+  value: ValueSpec;
   /** When nothing else gives a value. None where absence means something (discover the port, no token). */
   default?: unknown;
   /** Shown as "[redacted]" by `mcbridge config`. */
@@ -41,20 +40,14 @@ export interface OptionSpec {
   group: 'daemon' | 'policy' | 'config';
 }
 
-/**
- * A whole number in [min, max]. A number that misses (NaN from a flag, 0.5, out of range) gets one
- * message, which the CLI repeats for a flag; a value of another type keeps zod's own message.
- */
-function wholeNumber(expected: string, min: number, max = Number.MAX_SAFE_INTEGER) {
-  const error = (issue: { input?: unknown }) => (typeof issue.input === 'number' ? `expected ${expected}` : undefined);
-  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+/** A whole number in [min, max]; a number that misses gets "expected <expected>", the flag's refusal too. */
+function wholeNumber(expected: string, min: number, max?: number) {
+  return { type: 'integer', min, ...(max !== undefined ? { max } : {}), expected } as const;
 }
 
 function text(expected: string) {
-  return z.string().min(1, { error: `expected ${expected}` });
+  return { type: 'text', expected } as const;
 }
-
-const glob = z.string().trim().min(1, 'must be a tool name or glob, e.g. "state" or "sky_*"');
 
 const DISCOVERY = ['run', 'discover', 'mcp'] as const;
 
@@ -67,7 +60,7 @@ export const DAEMON_OPTIONS = {
   vantage: {
     flag: '--vantage <vantage>',
     description: 'server or client; client only for an explicit client endpoint',
-    schema: z.enum(['server', 'client'], { error: 'expected server or client' }),
+    value: { type: 'enum', values: ['server', 'client'], expected: 'server or client' },
     default: 'server',
     commands: [...DISCOVERY, 'sim'],
     group: 'daemon',
@@ -76,7 +69,7 @@ export const DAEMON_OPTIONS = {
   serverDir: {
     flag: '--server-dir <dir>',
     description: 'game directory holding mc-agent-server/',
-    schema: text('a directory'),
+    value: text('a directory'),
     path: true,
     discoveryEnv: 'MC_AGENT_SERVER_DIR',
     commands: DISCOVERY,
@@ -86,7 +79,7 @@ export const DAEMON_OPTIONS = {
   portFile: {
     flag: '--port-file <file>',
     description: 'the exact port.txt to read',
-    schema: text('a file'),
+    value: text('a file'),
     path: true,
     discoveryEnv: 'MC_AGENT_PORT_FILE',
     commands: DISCOVERY,
@@ -96,7 +89,7 @@ export const DAEMON_OPTIONS = {
   modPort: {
     flag: '--mod-port <port>',
     description: 'the mod port itself',
-    schema: wholeNumber('a TCP port 1-65535', 1, 65535),
+    value: wholeNumber('a TCP port 1-65535', 1, 65535),
     commands: DISCOVERY,
     group: 'daemon',
   },
@@ -104,7 +97,7 @@ export const DAEMON_OPTIONS = {
   sim: {
     flag: '--sim',
     description: 'run on an in-process simulated mod instead of a game',
-    schema: z.boolean(),
+    value: { type: 'boolean' },
     default: false,
     commands: ['run'],
     group: 'daemon',
@@ -113,7 +106,7 @@ export const DAEMON_OPTIONS = {
   modHost: {
     flag: '--mod-host <host>',
     description: 'address of the mod',
-    schema: text('a host name or address'),
+    value: text('a host name or address'),
     default: '127.0.0.1',
     commands: ['run'],
     group: 'daemon',
@@ -122,7 +115,7 @@ export const DAEMON_OPTIONS = {
   reconnectDelay: {
     flag: '--reconnect-delay <seconds>',
     description: 'a fixed pause between attempts to reach the mod (default: from 0.25 s, doubling up to 5 s)',
-    schema: z.number({ error: 'expected a number of seconds 0.05-3600' }).min(0.05, { error: 'expected a number of seconds 0.05-3600' }).max(3600, { error: 'expected a number of seconds 0.05-3600' }),
+    value: { type: 'number', min: 0.05, max: 3600, expected: 'a number of seconds 0.05-3600' },
     commands: ['run'],
     group: 'daemon',
   },
@@ -130,8 +123,10 @@ export const DAEMON_OPTIONS = {
   buffer: {
     flag: '--buffer <n>',
     description: 'events kept for replay',
-    schema: wholeNumber('a positive whole number', 1),
-    default: DEFAULT_BUFFER,
+    value: wholeNumber('a positive whole number', 1),
+    // DEFAULT_BUFFER in core/host/events/event-log.ts, written out so that reading the table loads
+    // nothing else (every CLI command reads it); a test keeps the two equal.
+    default: 1000,
     commands: ['run'],
     group: 'daemon',
   },
@@ -139,8 +134,9 @@ export const DAEMON_OPTIONS = {
   bufferBytes: {
     flag: '--buffer-bytes <MiB>',
     description: 'MiB of event JSON kept for replay at most; past it the oldest events are evicted',
-    schema: wholeNumber('a whole number of MiB 1-65536', 1, 65536),
-    default: DEFAULT_BUFFER_BYTES / (1024 * 1024),
+    value: wholeNumber('a whole number of MiB 1-65536', 1, 65536),
+    // DEFAULT_BUFFER_BYTES in core/host/events/event-log.ts, in MiB; a test keeps the two equal.
+    default: 64,
     commands: ['run'],
     group: 'daemon',
   },
@@ -148,7 +144,7 @@ export const DAEMON_OPTIONS = {
   pushBuffer: {
     flag: '--push-buffer <MiB>',
     description: 'how far (MiB) a subscriber may fall behind before it gets a gap frame instead of events',
-    schema: wholeNumber('a whole number of MiB 1-4096', 1, 4096),
+    value: wholeNumber('a whole number of MiB 1-4096', 1, 4096),
     // DEFAULT_PUSH_BUFFER_BYTES in core/api/server.ts, in MiB; a test keeps the two equal.
     default: 8,
     commands: ['run'],
@@ -161,7 +157,7 @@ export const DAEMON_OPTIONS = {
   activityLog: {
     flag: '--activity-log <file>',
     description: 'also write one JSON line per tool call (caller, tool, redacted arguments, duration, outcome) to this file; rotates at 10 MiB, keeps 3',
-    schema: text('a file path'),
+    value: text('a file path'),
     path: true,
     commands: ['run'],
     group: 'daemon',
@@ -170,7 +166,7 @@ export const DAEMON_OPTIONS = {
   allowRemote: {
     flag: '--allow-remote',
     description: 'allow a non-loopback --api-host (requires --api-token)',
-    schema: z.boolean(),
+    value: { type: 'boolean' },
     default: false,
     commands: ['run'],
     group: 'daemon',
@@ -179,8 +175,8 @@ export const DAEMON_OPTIONS = {
   apiHost: {
     flag: '--api-host <host>',
     description: 'daemon API address',
-    schema: text('a host name or address'),
-    // DEFAULT_API_HOST in core/api/server.ts; a test keeps the two equal.
+    value: text('a host name or address'),
+    // DEFAULT_API_HOST in core/api/server.ts and address.ts; a test keeps them equal.
     default: '127.0.0.1',
     env: 'MCBRIDGE_API_HOST',
     legacyEnv: 'MC_AGENT_API_HOST',
@@ -191,8 +187,8 @@ export const DAEMON_OPTIONS = {
   apiPort: {
     flag: '--api-port <port>',
     description: 'daemon API port (0 = any free port, for run)',
-    schema: wholeNumber('a TCP port 0-65535', 0, 65535),
-    // DEFAULT_API_PORT in core/api/server.ts; a test keeps the two equal.
+    value: wholeNumber('a TCP port 0-65535', 0, 65535),
+    // DEFAULT_API_PORT in core/api/server.ts and address.ts; a test keeps them equal.
     default: 8765,
     env: 'MCBRIDGE_API_PORT',
     legacyEnv: 'MC_AGENT_API_PORT',
@@ -204,7 +200,7 @@ export const DAEMON_OPTIONS = {
     flag: '--api-token <token>',
     description: 'token the daemon requires (at least 16 characters)',
     // The same bound as checkTokenStrength in core/api/connection-guard.ts, which a test keeps equal.
-    schema: z.string().min(16, { error: 'expected a token of at least 16 characters, e.g. the output of: openssl rand -hex 16' }),
+    value: { type: 'text', min: 16, expected: 'a token of at least 16 characters, e.g. the output of: openssl rand -hex 16' },
     secret: true,
     env: 'MCBRIDGE_API_TOKEN',
     commands: ['global'],
@@ -214,7 +210,7 @@ export const DAEMON_OPTIONS = {
   logLevel: {
     flag: '--log-level <level>',
     description: `pino level for stderr logs: ${LOG_LEVELS.join(', ')}`,
-    schema: z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }),
+    value: { type: 'enum', values: LOG_LEVELS, expected: `one of ${LOG_LEVELS.join(', ')}` },
     default: 'info',
     env: 'MCBRIDGE_LOG_LEVEL',
     commands: ['global'],
@@ -224,7 +220,7 @@ export const DAEMON_OPTIONS = {
   logFormat: {
     flag: '--log-format <format>',
     description: 'stderr logs as pretty lines or json (default: pretty on a terminal, json otherwise)',
-    schema: z.enum(['json', 'pretty'], { error: 'expected json or pretty' }),
+    value: { type: 'enum', values: ['json', 'pretty'], expected: 'json or pretty' },
     env: 'MCBRIDGE_LOG_FORMAT',
     commands: ['global'],
     group: 'daemon',
@@ -233,7 +229,7 @@ export const DAEMON_OPTIONS = {
   readOnly: {
     flag: '--read-only',
     description: 'hide every tool that can change the game',
-    schema: z.boolean(),
+    value: { type: 'boolean' },
     default: false,
     commands: ['run'],
     group: 'policy',
@@ -242,7 +238,7 @@ export const DAEMON_OPTIONS = {
   allow: {
     flag: '--allow <globs>',
     description: 'only these tools (names or globs, comma-separated), e.g. "state,entities,sky_*"',
-    schema: z.array(glob),
+    value: { type: 'globs' },
     commands: ['run'],
     group: 'policy',
   },
@@ -250,7 +246,7 @@ export const DAEMON_OPTIONS = {
   deny: {
     flag: '--deny <globs>',
     description: 'hide these tools (names or globs, comma-separated)',
-    schema: z.array(glob),
+    value: { type: 'globs' },
     commands: ['run'],
     group: 'policy',
   },
@@ -258,7 +254,7 @@ export const DAEMON_OPTIONS = {
   watch: {
     flag: '--no-watch',
     description: 'do not reload plugins, composites and policy when the config file changes',
-    schema: z.boolean(),
+    value: { type: 'boolean' },
     default: true,
     commands: ['run'],
     group: 'config',
@@ -275,12 +271,13 @@ export type GroupKey<G extends OptionGroup> = { [K in OptionKey]: Table[K]['grou
  * What a config may set for each option; `McbridgeConfig` extends it. Written `keyof Table` (not
  * `OptionKey`) so the mapped type is homomorphic and an editor shows each entry's JSDoc.
  */
-export type DaemonOptionValues = { -readonly [K in keyof Table]?: z.input<Table[K]['schema']> };
+export type DaemonOptionValues = { -readonly [K in keyof Table]?: OptionValue<K> };
 
 /** An option's value once resolved: never undefined when the table gives a default. */
-export type ResolvedValue<K extends OptionKey> = Table[K] extends { default: unknown }
-  ? z.output<Table[K]['schema']>
-  : z.output<Table[K]['schema']> | undefined;
+export type ResolvedValue<K extends OptionKey> = Table[K] extends { default: unknown } ? OptionValue<K> : OptionValue<K> | undefined;
+
+/** What one option's value is, as its table entry declares it. */
+export type OptionValue<K extends OptionKey> = ValueOf<Table[K]['value']>;
 
 /** The keys in table order (which is also `--help` order). */
 export const OPTION_KEYS = Object.keys(DAEMON_OPTIONS) as OptionKey[];

@@ -1,14 +1,13 @@
 import { LocalApiServer, type LocalApiOptions } from '../api/server.js';
 import type { LoadedConfig } from './config/load.js';
-import { ConfigRuntime } from './config/runtime.js';
+import type { ConfigRuntime } from './config/runtime.js';
 import { Host, type LinkSettings, type PluginEntry } from '../host/host.js';
 import type { Vantage } from '../host/link/discovery.js';
 import type { Logger } from '../util/log.js';
 import { policyProblems, type ToolPolicy } from '../host/registry/policy.js';
 import { McbridgeError } from '../host/errors.js';
 import { builtinEntries } from './builtins.js';
-import { startSim, type SimulatedMod } from '../sim/index.js';
-import { simDriverPlugin } from './sim-driver.js';
+import type { SimulatedMod } from '../sim/index.js';
 
 export interface DaemonOptions {
   vantage?: Vantage;
@@ -49,10 +48,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const vantage = options.vantage ?? 'server';
   let sim: SimulatedMod | null = null;
   let link = options.link ?? {};
+  let simDriver: PluginEntry | null = null;
   if (options.sim) {
+    // The sim, its driver and the config runtime load only when used (docs/decisions.md, "run loads what it uses").
+    const [{ startSim }, { simDriverPlugin }] = await Promise.all([import('../sim/index.js'), import('./sim-driver.js')]);
     const simOptions = typeof options.sim === 'object' ? options.sim : {};
     sim = await startSim({ vantage, port: 0, worldDisk: {}, ...simOptions }); // a world folder, so fork works on --sim
     link = { ...link, modPort: sim.port };
+    simDriver = { plugin: simDriverPlugin(sim), source: 'built-in' };
     options.log.info({ port: sim.port, dir: sim.dir }, `simulated ${vantage}-vantage mod listening on 127.0.0.1:${sim.port}`);
   }
   const host = new Host({
@@ -65,7 +68,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     plugins: [
       ...(options.builtins === false ? [] : builtinEntries(options.config?.loaded)),
       // Only a daemon that owns its sim can drive it (sim_chat, sim_join...).
-      ...(sim ? [{ plugin: simDriverPlugin(sim), source: 'built-in' as const }] : []),
+      ...(simDriver ? [simDriver] : []),
       ...(options.plugins ?? []),
     ],
   });
@@ -81,6 +84,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   }
   let config: ConfigRuntime | null = null;
   if (options.config) {
+    const { ConfigRuntime } = await import('./config/runtime.js');
     config = new ConfigRuntime(host, {
       loaded: options.config.loaded,
       overrides: options.policy,

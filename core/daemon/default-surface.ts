@@ -5,15 +5,10 @@
  * `capabilities` that say the daemon is unreachable and how to start it.
  */
 import { builtinPlugins, describeSurface } from './builtins.js';
-import { McbridgeError } from '../host/errors.js';
 import { Host } from '../host/host.js';
 import type { Vantage } from '../host/link/discovery.js';
 import type { Manifest, Surface } from '../host/plugin-api.js';
-
-export interface DaemonAddress {
-  host: string;
-  port: number;
-}
+import { howToStart, type DaemonAddress } from './unreachable.js';
 
 interface DefaultSurface {
   manifest: Manifest;
@@ -31,22 +26,6 @@ export function defaultSurface(vantage: Vantage): DefaultSurface {
     cache.set(vantage, found);
   }
   return found;
-}
-
-export function howToStart(address: DaemonAddress): string {
-  return `No mcbridge daemon answers on ${address.host}:${address.port}. Start one next to the game server with ` +
-    '`npx mcbridge run` (or `npx mcbridge run --sim` for the simulated world), or run this MCP server with ' +
-    '`mcbridge mcp --embedded` so it hosts the mod link itself. Until a daemon answers, the tool list is the default ' +
-    'surface of the mod\'s released capabilities and every game tool fails with code "unavailable".';
-}
-
-/** The refusal for a game tool while no daemon answers (the CLI's exit-3 condition). */
-export function unreachableError(address: DaemonAddress, cause: string): McbridgeError {
-  return new McbridgeError('unavailable', `${howToStart(address)} (${cause})`, {
-    reason: 'daemon_unreachable',
-    host: address.host,
-    port: address.port,
-  });
 }
 
 function daemonSection(address: DaemonAddress, cause: string): Record<string, unknown> {

@@ -11,6 +11,8 @@ import {
 import { bytesPerCall, measureCalls, startDaemon as startCallDaemon, startHop, startRawChild, stopServer, summarize, type Server } from './calls.js';
 import { forkCopyPart } from './fork-copy.js';
 import { webhookPart } from './webhook.js';
+import { cliColdPart } from './cli-cold.js';
+import { mcpPart } from './mcp-list.js';
 
 /**
  * `npm run bench`: the daemon next to a raw-Node baseline, in one run.
@@ -358,7 +360,7 @@ async function relayBench(): Promise<Record<string, unknown>> {
  * default all. 4. webhook throughput (tests/bench/webhook.ts); 5. the fork's world copy next to
  * `cp -r` (tests/bench/fork-copy.ts).
  */
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'relay,webhook,fork').split(',').map((p) => p.trim()));
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'relay,webhook,fork,cli,mcp').split(',').map((p) => p.trim()));
 
 async function main(): Promise<void> {
   const started = performance.now();
@@ -366,6 +368,8 @@ async function main(): Promise<void> {
   const summary: Record<string, unknown> = {};
   if (PARTS.has('relay')) Object.assign(summary, await relayBench());
   if (PARTS.has('webhook')) summary.webhook = await webhookPart(envInt('BENCH_WEBHOOK_EVENTS', 10_000), envInt('BENCH_WEBHOOK_ROUNDS', 5));
+  if (PARTS.has('cli')) summary.cli = await cliColdPart(envInt('BENCH_CLI_ROUNDS', 15));
+  if (PARTS.has('mcp')) summary.mcp = await mcpPart(envInt('BENCH_MCP_ROUNDS', 7), envInt('BENCH_MCP_LISTS', 50));
   if (PARTS.has('fork')) summary.forkCopy = await forkCopyPart(envInt('BENCH_WORLD_BYTES', 1.1e9), envInt('BENCH_FORK_ROUNDS', 5));
   const seconds = (performance.now() - started) / 1000;
   console.log(`finished in ${fmtNum(seconds, 1)} s, load average now ${os.loadavg()[0]!.toFixed(2)}`);

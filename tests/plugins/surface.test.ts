@@ -89,6 +89,16 @@ describe('the game surface', () => {
     expect(status.events.lastSeq).toBeGreaterThanOrEqual(1);
     expect(typeof status.uptimeSeconds).toBe('number');
   });
+
+  it('status reports the process\'s memory: resident set and V8 heap, in bytes', async () => {
+    const stack = await stacks.start();
+    const { memory } = (await stack.client.call('status')) as { memory: Record<string, number> };
+    expect(Object.keys(memory).sort()).toEqual(['externalBytes', 'heapTotalBytes', 'heapUsedBytes', 'rssBytes']);
+    // This test runs in the daemon's process, so its own figures bound the reported ones.
+    expect(memory.rssBytes).toBeGreaterThan(memory.heapUsedBytes!);
+    expect(memory.heapUsedBytes).toBeGreaterThan(0);
+    expect(memory.heapTotalBytes).toBeGreaterThanOrEqual(memory.heapUsedBytes!);
+  });
 });
 
 describe('mark annotations', () => {

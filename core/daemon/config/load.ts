@@ -5,14 +5,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { cosmiconfig, defaultLoaders, type Loader } from 'cosmiconfig';
-import { createJiti } from 'jiti';
+import type { Loader } from 'cosmiconfig';
+import type { Jiti } from 'jiti';
 import type { McbridgeConfig } from '../../authoring/config.js';
 import { configSchema } from './schema.js';
 import { ConfigError, zodProblems } from './errors.js';
 import { configTimeoutMs, probeConfig, withinConfigTimeout } from './probe.js';
 import { runningPackageAliases } from './self-alias.js';
-import { SEARCH_PLACES } from './places.js';
+import { findConfigFile, SEARCH_PLACES } from './places.js';
 
 export { SEARCH_PLACES } from './places.js';
 
@@ -24,14 +24,23 @@ export interface LoadedConfig {
   config: McbridgeConfig;
 }
 
-// moduleCache: false evaluates the config (and the local files it imports) afresh on every
-// load, so a reload sees the edit; packages under node_modules are imported natively once.
-// `alias` points 'mcbridge', 'mcbridge/*' and 'zod' at the running mcbridge's (self-alias.ts).
-const jiti = createJiti(import.meta.url, { moduleCache: false, interopDefault: true, alias: runningPackageAliases() });
+let jitiInstance: Promise<Jiti> | undefined;
+
+/**
+ * jiti, loaded on first use: a daemon without a JS or TS config never pays for it (about 10 MB
+ * and a tenth of a second; docs/decisions.md, "run loads what it uses").
+ * moduleCache: false evaluates the config (and the local files it imports) afresh on every
+ * load, so a reload sees the edit; packages under node_modules are imported natively once.
+ * `alias` points 'mcbridge', 'mcbridge/*' and 'zod' at the running mcbridge's (self-alias.ts).
+ */
+function jiti(): Promise<Jiti> {
+  jitiInstance ??= import('jiti').then(({ createJiti }) => createJiti(import.meta.url, { moduleCache: false, interopDefault: true, alias: runningPackageAliases() }));
+  return jitiInstance;
+}
 
 /** Import any JS/TS module through jiti; its default export (or the namespace without one). */
 export async function importModule(file: string): Promise<unknown> {
-  return jiti.import(file, { default: true });
+  return (await jiti()).import(file, { default: true });
 }
 
 /**
@@ -40,7 +49,7 @@ export async function importModule(file: string): Promise<unknown> {
  */
 async function importFresh(file: string): Promise<unknown> {
   if (!/\.[cm]?js$/.test(file)) return importModule(file);
-  const mod = (await jiti.evalModule(fs.readFileSync(file, 'utf8'), { filename: file, async: true, forceTranspile: true })) as
+  const mod = (await (await jiti()).evalModule(fs.readFileSync(file, 'utf8'), { filename: file, async: true, forceTranspile: true })) as
     | { default?: unknown }
     | null
     | undefined;
@@ -59,8 +68,9 @@ function jitiLoader(timeoutMs: number): Loader {
   };
 }
 
-function explorer(timeoutMs: number) {
+async function explorer(timeoutMs: number) {
   const js = jitiLoader(timeoutMs);
+  const { cosmiconfig, defaultLoaders } = await import('cosmiconfig');
   return cosmiconfig('mcbridge', {
     searchPlaces: [...SEARCH_PLACES],
     searchStrategy: 'project',
@@ -113,7 +123,7 @@ export async function loadConfig(options: { cwd?: string; file?: string; timeout
     }
     let result;
     try {
-      result = await explorer(timeoutMs).load(file);
+      result = await (await explorer(timeoutMs)).load(file);
     } catch (err) {
       throw loadFailure(file, err);
     }
@@ -128,9 +138,11 @@ export async function loadConfig(options: { cwd?: string; file?: string; timeout
     }
     return { file, dir: path.dirname(file), config: validateConfig(result.config, file) };
   }
+  // Nothing to find: cosmiconfig is not even loaded.
+  if (findConfigFile(cwd) === null) return null;
   let result;
   try {
-    result = await explorer(timeoutMs).search(cwd);
+    result = await (await explorer(timeoutMs)).search(cwd);
   } catch (err) {
     const file = (err as { filepath?: unknown }).filepath;
     throw loadFailure(typeof file === 'string' ? file : path.join(cwd, 'mcbridge.config'), err);

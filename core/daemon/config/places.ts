@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
 /**
  * Where a config is looked for, in this order, in the working directory and up to the project root
  * (the first directory with a package.json). Its own module so client commands can find the file
@@ -13,3 +16,46 @@ export const SEARCH_PLACES = [
   'mcbridge.config.json',
   'package.json',
 ] as const;
+
+/** A config file bigger than this is not read by a client (a real one is a few KiB). */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/**
+ * The config file a search from `cwd` finds: the first search place, from `cwd` up to the project
+ * root. Read without cosmiconfig, so a client (and `run` without a config) never loads it.
+ */
+export function findConfigFile(cwd = process.cwd()): string | null {
+  let dir = path.resolve(cwd);
+  for (;;) {
+    for (const place of SEARCH_PLACES) {
+      const file = path.join(dir, place);
+      if (!isFile(file)) continue;
+      if (place === 'package.json') {
+        if (readJson(file)?.mcbridge !== undefined) return file;
+      } else if (fs.statSync(file).size > 0) {
+        return file;
+      }
+    }
+    const parent = path.dirname(dir);
+    if (isFile(path.join(dir, 'package.json')) || parent === dir) return null;
+    dir = parent;
+  }
+}
+
+function isFile(file: string): boolean {
+  try {
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export function readJson(file: string): Record<string, unknown> | null {
+  try {
+    if (fs.statSync(file).size > MAX_CONFIG_BYTES) return null;
+    const value: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,11 +1,12 @@
 /** The zod check of what a config file exported; its types are in core/authoring/config.ts. */
 import { z } from 'zod';
-import { DAEMON_OPTIONS, groupKeys, OPTION_KEYS, type OptionKey } from '../../authoring/options.js';
+import { groupKeys, OPTION_KEYS, type OptionKey, type OptionValue } from '../../authoring/options.js';
+import { optionSchema } from '../../authoring/option-schema.js';
 import { webhookConfigEntry } from '../builtins.js';
 
-type OptionSchemas = { [K in OptionKey]: z.ZodOptional<(typeof DAEMON_OPTIONS)[K]['schema']> };
+type OptionSchemas = { [K in OptionKey]: z.ZodOptional<z.ZodType<OptionValue<K>>> };
 
-const optionSchemas = Object.fromEntries(OPTION_KEYS.map((key) => [key, DAEMON_OPTIONS[key].schema.optional()])) as OptionSchemas;
+const optionSchemas = Object.fromEntries(OPTION_KEYS.map((key) => [key, optionSchema(key).optional()])) as OptionSchemas;
 
 /** Top-level keys, checked strictly so a typo is named rather than ignored. */
 export const configSchema = z.object({

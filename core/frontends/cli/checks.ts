@@ -52,6 +52,14 @@ export interface DaemonStatus {
   lastError: string | null;
   api?: { host?: string; port?: number };
   plugins: PluginInfo[];
+  memory?: { rssBytes: number; heapUsedBytes: number };
+}
+
+/** The daemon's resident memory and V8 heap in use; not judged, only reported. */
+export function memoryCheck(memory: DaemonStatus['memory']): Check {
+  if (!memory) return { name: 'memory', ok: null, detail: 'not reported by this daemon (an older mcbridge)' };
+  const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  return { name: 'memory', ok: true, detail: `the daemon holds ${mb(memory.rssBytes)} resident, ${mb(memory.heapUsedBytes)} of it V8 heap in use` };
 }
 
 /** Ask the daemon for its status and manifest; the check says whether it answered. */

@@ -8,64 +8,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DAEMON_OPTIONS, type OptionKey } from '../../authoring/options.js';
+import { checkValue } from '../../authoring/option-value.js';
 import type { McbridgeConfig } from '../../authoring/config.js';
-import { SEARCH_PLACES } from '../../daemon/config/places.js';
+import { findConfigFile, MAX_CONFIG_BYTES, readJson } from '../../daemon/config/places.js';
 import { McbridgeError } from '../../host/errors.js';
-import type { ConfigValues } from './options.js';
+import type { ConfigValues } from './resolve.js';
 
 /** What a client reads from the config; the rest belongs to `run`. */
 export const CLIENT_KEYS = ['apiHost', 'apiPort', 'apiToken', 'logLevel', 'logFormat'] as const satisfies readonly OptionKey[];
-
-/** A config file bigger than this is not read by a client (a real one is a few KiB). */
-const MAX_CONFIG_BYTES = 1024 * 1024;
-
-/** The config file `run` would load from `cwd`: the first search place, from `cwd` up to the project root. */
-export function findConfigFile(cwd = process.cwd()): string | null {
-  let dir = path.resolve(cwd);
-  for (;;) {
-    for (const place of SEARCH_PLACES) {
-      const file = path.join(dir, place);
-      if (!isFile(file)) continue;
-      if (place === 'package.json') {
-        if (readJson(file)?.mcbridge !== undefined) return file;
-      } else if (fs.statSync(file).size > 0) {
-        return file;
-      }
-    }
-    const parent = path.dirname(dir);
-    if (isFile(path.join(dir, 'package.json')) || parent === dir) return null;
-    dir = parent;
-  }
-}
-
-function isFile(file: string): boolean {
-  try {
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function readJson(file: string): Record<string, unknown> | null {
-  try {
-    if (fs.statSync(file).size > MAX_CONFIG_BYTES) return null;
-    const value: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
 
 /** Only the client keys, each checked by its option's schema; a bad one is refused naming the file. */
 function pick(raw: Record<string, unknown>, file: string): McbridgeConfig {
   const values: Record<string, unknown> = {};
   for (const key of CLIENT_KEYS) {
     if (raw[key] === undefined) continue;
-    const parsed = DAEMON_OPTIONS[key].schema.safeParse(raw[key]);
-    if (!parsed.success) {
-      throw new McbridgeError('invalid_params', `${file}: ${key}: ${parsed.error.issues[0]!.message}; fix the config (or give --${key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} to override it)`);
+    const checked = checkValue(DAEMON_OPTIONS[key].value, raw[key]);
+    if (!checked.ok) {
+      throw new McbridgeError('invalid_params', `${file}: ${key}: ${checked.message}; fix the config (or give --${key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} to override it)`);
     }
-    values[key] = parsed.data;
+    values[key] = checked.value;
   }
   return values as McbridgeConfig;
 }

@@ -7,10 +7,7 @@
 import type { Command } from 'commander';
 import type { LoadedConfig } from '../../daemon/config/load.js';
 import type { Vantage } from '../../host/link/discovery.js';
-import { resolvePort } from '../../host/link/discovery.js';
-import {
-  capsCheck, daemonCheck, discoveryCheck, modCheckFromDaemon, nodeCheck, pluginsCheck, probeMod, type Check,
-} from './checks.js';
+import type { Check } from './checks.js';
 import { EXIT, UsageError } from './exit.js';
 import { addTableOptions, globalOptions, resolveOption, type GlobalOptions } from './options.js';
 
@@ -42,6 +39,9 @@ async function configCheck(config: string | false | undefined): Promise<{ check:
 }
 
 async function diagnose(cmd: Command, opts: DiagnoseOptions, global: GlobalOptions): Promise<Check[]> {
+  const [{ capsCheck, daemonCheck, discoveryCheck, memoryCheck, modCheckFromDaemon, nodeCheck, pluginsCheck, probeMod }, { resolvePort }] = await Promise.all([
+    import('./checks.js'), import('../../host/link/discovery.js'),
+  ]);
   const checks: Check[] = [];
   let loaded: LoadedConfig | null = null;
   if (opts.thorough) {
@@ -55,7 +55,7 @@ async function diagnose(cmd: Command, opts: DiagnoseOptions, global: GlobalOptio
   if (daemon.view) {
     const { status, manifest } = daemon.view;
     checks.push(discoveryCheck(status.discovery), modCheckFromDaemon(status), capsCheck(status.connected ? status.capabilities : undefined, status.capsSource));
-    checks.push(pluginsCheck(status.plugins, manifest));
+    checks.push(pluginsCheck(status.plugins, manifest), memoryCheck(status.memory));
     return checks;
   }
   // No daemon: look for the mod as `run` would, from the flags and the config.

@@ -1,132 +1,33 @@
-import { Command, CommanderError, Option } from 'commander';
-import { resolvePort } from '../../host/link/discovery.js';
-import { VERSION } from '../../util/version.js';
-import { callCommand } from './call.js';
+/**
+ * The CLI's entry: the plain `call` form runs without commander (quick-call.ts); everything else
+ * through the full program (program.ts).
+ */
 import { describeError, EXIT, exitCodeFor } from './exit.js';
-import {
-  addTableOptions, clientOptions, parseList, parseNonNegativeInt, parsePositiveInt, parsePort, parseSeconds,
-} from './options.js';
-import { mcpCommand, parseTransport } from './mcp.js';
-import { toolsCommand } from './tools.js';
-import { configCommand } from './config.js';
-import { pluginsCommand } from './plugins.js';
-import { runCommand } from './run.js';
-import { watchCommand } from './watch.js';
-import { forwardCommand } from './forward.js';
-import { addSimCommand } from './sim.js';
-import { addAuthoringCommands } from './authoring.js';
-import { addDiagnosisCommands } from './doctor.js';
-import { addCompletionCommands } from './completion.js';
+import { quickCall, runQuickCall } from './quick-call.js';
 
-export function buildProgram(): Command {
-  // The daemon's options (global, run's, and discovery's) come from the option table,
-  // core/authoring/options.ts; what is declared here belongs to one command alone.
-  const program = addTableOptions(
-    new Command('mcbridge')
-      .description('Minecraft Agent Toolkit: one link to the mc-agent-interface mod, served as a local JSON-lines API, MCP and this CLI')
-      .version(VERSION),
-    'global',
-  )
-    .option('--timeout <seconds>', 'client commands: give up on each call (and cancel it) after this long', parseSeconds)
-    .showHelpAfterError()
-    .exitOverride();
-
-  // Client commands read the config's apiHost/apiPort/apiToken/log keys too (client-config.ts).
-  const globals = () => clientOptions(program);
-
-  addTableOptions(program.command('run').description('run the daemon in the foreground (logs on stderr)'), 'run')
-    .option('--config <file>', 'config file (default: mcbridge.config.* or package.json "mcbridge", searched from the working directory)')
-    .option('--no-config', 'ignore any config file')
-    .action(async (_opts, cmd: Command) => runCommand(cmd));
-
-  program.command('call')
-    .description('call one tool or method and print its result as JSON')
-    .argument('<method>', 'tool name, e.g. state, entities, command')
-    .argument('[params]', 'params as a JSON object, e.g. \'{"radius": 16}\'')
-    .option('--progress', 'print progress lines on stderr')
-    .action(async (method: string, params: string | undefined, opts) => callCommand(method, params, opts, await globals()));
-
-  program.command('watch')
-    .description('print pushed events, one recorded event per line (as JSON, or --format text), until interrupted')
-    .option('--events <list>', 'categories: hello,chat,game,mark,sample,error,other or *', parseList, ['*'])
-    .option('--since <seq>', 'first replay buffered events after this seq', parseNonNegativeInt)
-    .option('--limit <n>', 'with --since: replay only the newest n of them', parsePositiveInt)
-    .option('--frames', 'print whole {"type":"event","event","data"} frames instead of the records')
-    .addOption(new Option('--format <format>', 'json (one record per line) or text (a line for a person)').choices(['json', 'text']).default('json'))
-    .action(async (opts) => watchCommand(opts, await globals()));
-
-  program.command('forward')
-    .description('forward the daemon\'s events to a webhook as signed POSTs (URL and secret from MC_AGENT_WEBHOOK_URL/SECRET or the config file)')
-    .option('--config <file>', 'JSON config file (also MC_AGENT_WEBHOOK_CONFIG): url, secret, events, queue_size, max_attempts, backoff, max_backoff, timeout, or receivers')
-    .option('--status', 'print what would be forwarded where (URLs redacted) and whether the daemon answers, then exit')
-    .option('--reconnect-delay <seconds>', 'wait this long before reconnecting to the daemon', parseSeconds, 2)
-    .option('--spool <file>', 'keep undelivered events and the stream position in this file (fsync\'d), so a restart resumes where it stopped')
-    .option('--spool-max-bytes <n>', 'bound of the spool file; past it the oldest queued events are dropped (default 16 MiB)', parseNonNegativeInt, 16 * 1024 * 1024)
-    .action(async (opts) => forwardCommand(opts, await globals()));
-
-  addTableOptions(program.command('discover').description('print where the daemon would find the mod, without starting anything'), 'discover')
-    .action((opts) => {
-      const resolution = resolvePort({ vantage: opts.vantage, modPort: opts.modPort, portFile: opts.portFile, serverDir: opts.serverDir });
-      const { vantage, port, source, checked, error, resolved } = resolution;
-      process.stdout.write(JSON.stringify({ vantage, port, source, error, checked, resolved }, null, 2) + '\n');
-      if (!resolved) process.exitCode = EXIT.failed;
-    });
-
-  program.command('tools')
-    .description('list the tools available now, and why the others are hidden')
-    .option('--json', 'print the full manifest')
-    .action(async (opts) => toolsCommand(opts, await globals()));
-
-  addTableOptions(program.command('mcp').description('serve the toolkit over MCP (stdio, or streamable HTTP), in front of the daemon'), 'mcp')
-    .addOption(new Option('--transport <transport>', 'stdio or http (streamable-http, the predecessor\'s name, is http)').argParser(parseTransport).default('stdio'))
-    .option('--host <host>', 'HTTP: address to bind; anything but loopback needs --token', '127.0.0.1')
-    .option('--port <port>', 'HTTP: port to listen on (0 = any free port; default 8766)', (v) => parsePort(v))
-    .option('--token <token>', 'HTTP: bearer token every request must carry, or "auto" to generate and store one (or set MCBRIDGE_MCP_TOKEN)')
-    .option('--token-file <file>', 'HTTP: where --token auto keeps the token (default ~/.config/mcbridge/mcp-token)')
-    .option('--allowed-host <list>', 'HTTP: more Host names to accept, comma separated', parseList)
-    .option('--allowed-origin <list>', 'HTTP: more Origins to accept, comma separated', parseList)
-    .option('--session-idle <seconds>', 'HTTP: close a session after this long without requests or an open stream (default 1800)', parseSeconds)
-    .option('--startup-wait <seconds>', 'how long the first tools/list waits for the daemon\'s surface (default 3)', parseSeconds)
-    .option('--embedded', 'when no daemon answers, run one in this process (owning the mod link)')
-    .option('--sim', 'with --embedded: run on an in-process simulated mod')
-    .option('--read-only', 'with --embedded: hide every tool that can change the game')
-    .option('--mod-host <host>', 'with --embedded: address of the mod')
-    .option('--config <file>', 'with --embedded: config file for plugins, composites and policy (default: searched from the working directory)')
-    .option('--no-config', 'with --embedded: ignore any config file')
-    .action(async (opts) => mcpCommand(opts, await globals()));
-
-  program.command('config')
-    .description('print the resolved config as JSON (secrets redacted), without starting anything')
-    .option('--config <file>', 'config file (default: searched from the working directory)')
-    .option('--no-config', 'ignore any config file')
-    .action(async (opts) => configCommand(opts));
-
-  program.command('plugins')
-    .description('list the loaded plugins: version, source, and the state of each tool')
-    .option('--json', 'print the report as JSON')
-    .action(async (opts) => pluginsCommand(opts, await globals()));
-
-  addSimCommand(program, globals);
-  addAuthoringCommands(program);
-
-  addDiagnosisCommands(program, globals);
-  addCompletionCommands(program);
-
-  return program;
+function exitCode(): number {
+  return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
 }
 
 /** Parse and run; never throws, returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
   try {
-    await program.parseAsync(argv);
-    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
-  } catch (err) {
-    if (err instanceof CommanderError) {
+    const quick = quickCall(argv.slice(2));
+    if (quick) {
+      await runQuickCall(quick);
+      return exitCode();
+    }
+    const [{ buildProgram }, { CommanderError }] = await Promise.all([import('./program.js'), import('commander')]);
+    try {
+      await buildProgram().parseAsync(argv);
+    } catch (err) {
+      if (!(err instanceof CommanderError)) throw err;
       // `commander.help` is the help shown for a missing command: a usage mistake like the others.
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
       return EXIT.usage;
     }
+    return exitCode();
+  } catch (err) {
     process.stderr.write(describeError(err) + '\n');
     return exitCodeFor(err);
   }

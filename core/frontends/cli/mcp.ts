@@ -1,4 +1,3 @@
-import { InvalidArgumentError } from 'commander';
 import { createLogger } from '../../util/log.js';
 import type { Vantage } from '../../host/link/discovery.js';
 import { UsageError } from './exit.js';
@@ -24,13 +23,6 @@ export interface McpCliOptions {
   modPort?: number;
   portFile?: string;
   serverDir?: string;
-}
-
-export function parseTransport(value: string): 'stdio' | 'http' {
-  // streamable-http is the predecessor's (and the MCP SDK's) name for the same transport.
-  if (value === 'streamable-http') return 'http';
-  if (value !== 'stdio' && value !== 'http') throw new InvalidArgumentError(`expected stdio, http or streamable-http, got '${value}'`);
-  return value;
 }
 
 /** `mcbridge mcp`: the MCP front-end, in front of the daemon's local API. */

@@ -1,12 +1,9 @@
-import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { z } from 'zod';
-import type { McbridgeConfig } from '../../authoring/config.js';
 import {
   DAEMON_OPTIONS, OPTION_KEYS, type OptionCommand, type OptionKey, type OptionSpec, type ResolvedValue,
 } from '../../authoring/options.js';
 import { clientConfig } from './client-config.js';
-import { UsageError } from './exit.js';
+import { parseText, resolveValue, type ConfigValues } from './resolve.js';
 
 export function parsePort(value: string, allowZero = true): number {
   const n = Number(value);
@@ -38,13 +35,11 @@ export function parseList(value: string): string[] {
   return value.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
-/** Text from a flag or the environment, checked by the option's schema; the refusal is its first message. */
-function parseText(spec: OptionSpec, text: string): { ok: true; value: unknown } | { ok: false; message: string } {
-  const input = spec.schema instanceof z.ZodNumber ? (text.trim() === '' ? NaN : Number(text))
-    : spec.schema instanceof z.ZodArray ? parseList(text)
-      : text;
-  const parsed = spec.schema.safeParse(input);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, message: `${parsed.error.issues[0]!.message}, got '${text}'` };
+export function parseTransport(value: string): 'stdio' | 'http' {
+  // streamable-http is the predecessor's (and the MCP SDK's) name for the same transport.
+  if (value === 'streamable-http') return 'http';
+  if (value !== 'stdio' && value !== 'http') throw new InvalidArgumentError(`expected stdio, http or streamable-http, got '${value}'`);
+  return value;
 }
 
 /** The commander option for one table entry: its flag, help, parser and default. */
@@ -69,36 +64,16 @@ export function fromCommandLine<K extends OptionKey>(cmd: Command, key: K): Reso
   return cmd.getOptionValueSource(key) === 'cli' ? cmd.getOptionValue(key) : undefined;
 }
 
-function fromEnv(spec: OptionSpec): unknown {
-  // Empty counts as unset, so `VAR= mcbridge ...` clears it; the predecessor's name comes second.
-  const name = [spec.env, spec.legacyEnv].find((n) => n !== undefined && process.env[n]);
-  if (name === undefined) return undefined;
-  const text = process.env[name]!;
-  const parsed = parseText(spec, text);
-  if (!parsed.ok) throw new UsageError(`${name}: ${parsed.message}; fix it or unset it`);
-  return parsed.value;
-}
-
-/** A loaded config's values, and the directory its relative paths are relative to. */
-export interface ConfigValues {
-  values: McbridgeConfig;
-  dir: string;
-}
-
 /**
  * One option's value, first found: the command line, then its environment variable, then the
- * config (a path relative to the config file), then the table's default. `cmd` is the command
- * being run; a global option is read from the program, wherever on the line it was given.
+ * config (a path relative to the config file), then the table's default (resolve.ts). `cmd` is
+ * the command being run; a global option is read from the program, wherever on the line it was given.
  */
 export function resolveOption<K extends OptionKey>(cmd: Command, key: K, config?: ConfigValues): ResolvedValue<K> {
   const spec: OptionSpec = DAEMON_OPTIONS[key];
   let carrier = cmd;
   if (spec.commands.includes('global')) while (carrier.parent) carrier = carrier.parent;
-  const given = fromCommandLine(carrier, key) ?? fromEnv(spec);
-  if (given !== undefined) return given as ResolvedValue<K>;
-  const configured = config?.values[key];
-  if (configured !== undefined) return (spec.path ? path.resolve(config!.dir, configured as string) : configured) as ResolvedValue<K>;
-  return spec.default as ResolvedValue<K>;
+  return resolveValue(key, fromCommandLine(carrier, key), config);
 }
 
 type Table = typeof DAEMON_OPTIONS;

@@ -20,7 +20,7 @@ function reconnect(seconds: number | undefined): { reconnectMinMs?: number; reco
  * options, plugins, composites and policy. Each daemon option comes from the command line, then
  * its environment variable, then the config, then the table's default (resolveOption).
  */
-export async function runCommand(cmd: Command): Promise<void> {
+export async function runCommand(cmd: Command, started: () => void = () => {}): Promise<void> {
   const opts = cmd.opts();
   const loaded = opts.config === false ? null : await loadConfig({ file: typeof opts.config === 'string' ? opts.config : undefined });
   const config = loaded ? { values: loaded.config, dir: loaded.dir } : undefined;
@@ -50,6 +50,7 @@ export async function runCommand(cmd: Command): Promise<void> {
     config: loaded ? { loaded, watch: fromCommandLine(cmd, 'watch') } : undefined,
     log,
   });
+  started();
   if (loaded) {
     const watching = daemon.config?.status().watching === true;
     log.info({ config: loaded.file, watching }, `config loaded from ${displayPath(loaded.file)}${watching ? ' (reloads on change)' : ''}`);

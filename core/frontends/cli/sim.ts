@@ -7,9 +7,7 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { McbridgeError } from '../../host/errors.js';
 import { DEFAULT_SERVER_PORT } from '../../host/link/discovery.js';
-import { startSim, type SimulatedMod } from '../../sim/index.js';
-import { createLogger } from '../../util/log.js';
-import { callCommand } from './call.js';
+import type { SimulatedMod } from '../../sim/index.js';
 import { addTableOptions, parseNonNegativeInt, parsePort, type GlobalOptions } from './options.js';
 
 /** The port file is ours to remove only while it still names our port (another sim may have taken it over). */
@@ -22,6 +20,7 @@ function removePortFile(sim: SimulatedMod): void {
 }
 
 async function runSim(opts: { vantage: 'server' | 'client'; dir: string; port?: number; seed?: number }, globals: GlobalOptions): Promise<void> {
+  const [{ startSim }, { createLogger }] = await Promise.all([import('../../sim/index.js'), import('../../util/log.js')]);
   const log = createLogger({ level: globals.logLevel, format: globals.logFormat });
   // Listening before the ready line is printed: whoever reads it may signal at once.
   const signalled = new Promise<void>((resolve) => {
@@ -44,6 +43,7 @@ async function runSim(opts: { vantage: 'server' | 'client'; dir: string; port?: 
 
 /** One sim_* tool call; a daemon without an in-process sim is told how to get one. */
 async function drive(tool: string, params: Record<string, unknown>, globals: GlobalOptions): Promise<void> {
+  const { callCommand } = await import('./call.js');
   try {
     await callCommand(tool, JSON.stringify(params), {}, globals);
   } catch (err) {

@@ -5,7 +5,7 @@
  */
 import type { LoadedConfig } from '../../daemon/config/load.js';
 import { startDaemon, type Daemon, type DaemonOptions } from '../../daemon/daemon.js';
-import type { DaemonAddress } from '../../daemon/default-surface.js';
+import type { DaemonAddress } from '../../daemon/unreachable.js';
 
 export type EmbeddedDaemonOptions = Omit<DaemonOptions, 'api' | 'config'> & {
   api: { host: string; port: number; token?: string };

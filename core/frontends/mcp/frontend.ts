@@ -12,9 +12,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { McbridgeError } from '../../host/errors.js';
 import type { Logger } from '../../util/log.js';
-import type { ManifestTool } from '../../host/plugin-api.js';
+import type { Manifest, ManifestTool } from '../../host/plugin-api.js';
 import { VERSION } from '../../util/version.js';
-import { localCapabilities, localStatus } from '../../daemon/default-surface.js';
 import { GUIDE_PROMPT, guidePrompt, guideResult, INSTRUCTIONS } from './prompts.js';
 import { errorResult, projectTools, registryToolName, successResult, toolListKey } from './projection.js';
 import { ResourceHub } from './resources.js';
@@ -23,7 +22,7 @@ import { DaemonUpstream, type UpstreamOptions } from './upstream.js';
 export const MCP_SERVER_NAME = 'mcbridge';
 
 /** Answered locally, with the daemon's absence as the news, when no daemon answers. */
-const LOCAL_WHEN_UNREACHABLE = new Map([['status', localStatus], ['capabilities', localCapabilities]]);
+const LOCAL_WHEN_UNREACHABLE = new Set(['status', 'capabilities']);
 
 export type McpFrontendOptions = UpstreamOptions;
 
@@ -35,14 +34,16 @@ export class McpFrontend {
   private readonly log: Logger;
   /** Initialized sessions, with the key of the tool list each was last given (null: none yet). */
   private readonly sessions = new Map<Server, { listed: string | null }>();
-  private listKey: string;
+  /** The key of the list last announced; null before the first surface. */
+  private listKey: string | null = null;
+  /** The projection of the manifest it was made from: a list request only serialises it. */
+  private projected: { manifest: Manifest; tools: Tool[]; key: string } | null = null;
   private sessionCounter = 0;
 
   constructor(options: McpFrontendOptions) {
     this.log = options.log;
     this.upstream = new DaemonUpstream(options);
     this.resources = new ResourceHub(this.upstream);
-    this.listKey = toolListKey(projectTools(this.upstream.manifest));
     this.upstream.on('surface', () => this.surfaceChanged());
   }
 
@@ -52,7 +53,17 @@ export class McpFrontend {
 
   /** The tools a client sees now. */
   tools(): Tool[] {
-    return projectTools(this.upstream.manifest);
+    return this.projection().tools;
+  }
+
+  /** Projected once per manifest (500 tools took tens of ms to project and compare per list). */
+  private projection(): { tools: Tool[]; key: string } {
+    const manifest = this.upstream.manifest;
+    if (this.projected?.manifest !== manifest) {
+      const tools = projectTools(manifest);
+      this.projected = { manifest, tools, key: toolListKey(tools) };
+    }
+    return this.projected;
   }
 
   /** A server for one MCP session; connect it to that session's transport. */
@@ -70,8 +81,8 @@ export class McpFrontend {
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       // The first answer is the one most clients keep: wait (bounded) for the daemon's surface.
       await this.upstream.settled();
-      const tools = this.tools();
-      state.listed = toolListKey(tools);
+      const { tools, key } = this.projection();
+      state.listed = key;
       return { tools };
     });
     server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
@@ -104,10 +115,12 @@ export class McpFrontend {
   }
 
   private surfaceChanged(): void {
-    const key = toolListKey(this.tools());
+    const { key } = this.projection();
     if (key === this.listKey) return;
+    const first = this.listKey === null;
     this.listKey = key;
-    this.log.info({ tools: this.tools().map((t) => t.name), sessions: this.sessions.size }, 'the tool surface changed; notifying MCP clients');
+    // The daemon's first surface replaces nothing a client was told about unless a session listed.
+    if (!first || [...this.sessions.values()].some((s) => s.listed !== null)) this.log.info({ tools: this.tools().map((t) => t.name), sessions: this.sessions.size }, 'the tool surface changed; notifying MCP clients');
     // Only sessions that were given another list need to hear about it.
     for (const [server, state] of this.sessions) {
       if (state.listed !== null && state.listed !== key) void server.sendToolListChanged().catch(() => {});
@@ -124,6 +137,8 @@ export class McpFrontend {
     const name = registryToolName(mcpName);
     let outcome = 'ok';
     try {
+      // The daemon's surface, or the default one while none has arrived (loaded then).
+      await this.upstream.surfaceNow();
       // A plugin tool is known only once the daemon's manifest is in.
       if (name !== null && !this.find(name) && this.upstream.surfaceOrigin === 'default') await this.upstream.settled();
       const entry = name === null ? undefined : this.find(name);
@@ -135,8 +150,9 @@ export class McpFrontend {
         const result = await this.upstream.call(name, args, { signal: extra.signal, onProgress: progressForwarder(extra), session: extra.sessionId?.slice(0, 8) ?? String(session) });
         return successResult(result, entry);
       } catch (err) {
-        const local = LOCAL_WHEN_UNREACHABLE.get(name);
-        if (local && err instanceof McbridgeError && err.details?.reason === 'daemon_unreachable') {
+        if (LOCAL_WHEN_UNREACHABLE.has(name) && err instanceof McbridgeError && err.details?.reason === 'daemon_unreachable') {
+          const { localCapabilities, localStatus } = await import('../../daemon/default-surface.js');
+          const local = name === 'status' ? localStatus : localCapabilities;
           const address = this.upstream.daemonAddress;
           // In the tool's own shape (its output schema), with the daemon's absence as the news.
           return successResult(local(this.upstream.defaultVantage, address, this.upstream.lastError), entry);

@@ -71,7 +71,7 @@ export class ResourceHub {
 
   /** Register the resource methods on one session's server. */
   serve(server: Server): void {
-    server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: available(this.upstream.manifest).map((r) => r.resource) }));
+    server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: available(await this.upstream.surfaceNow()).map((r) => r.resource) }));
     server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [] }));
     server.setRequestHandler(ReadResourceRequestSchema, (request) => this.read(request.params.uri));
     server.setRequestHandler(SubscribeRequestSchema, async (request) => {

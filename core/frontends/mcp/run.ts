@@ -3,12 +3,11 @@
  * streamable HTTP; optionally hosting the daemon itself (`--embedded`).
  */
 import { inspect, type InspectOptions } from 'node:util';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Logger } from '../../util/log.js';
 import type { Vantage } from '../../host/link/discovery.js';
-import { EmbeddedDaemon, type EmbeddedDaemonOptions } from './embedded.js';
+import type { EmbeddedDaemonOptions } from './embedded.js';
 import { McpFrontend } from './frontend.js';
-import { startHttp, type HttpOptions } from './http.js';
+import type { HttpOptions } from './http.js';
 import { resolveToken } from './token.js';
 
 export interface RunMcpOptions {
@@ -42,8 +41,9 @@ export async function runMcp(options: RunMcpOptions): Promise<void> {
   const token = options.transport === 'http' ? resolveToken(options.http?.token, options.http?.tokenFile) : null;
   if (options.transport === 'stdio') keepStdoutForProtocol();
 
+  // Each transport and the embedded daemon load only when asked for (the first tools/list waits for them).
   const embedded = options.embedded
-    ? new EmbeddedDaemon({ ...options.embedded, vantage: options.vantage, api: { ...options.api }, log })
+    ? new (await import('./embedded.js')).EmbeddedDaemon({ ...options.embedded, vantage: options.vantage, api: { ...options.api }, log })
     : null;
   const frontend = new McpFrontend({
     api: options.api,
@@ -61,6 +61,7 @@ export async function runMcp(options: RunMcpOptions): Promise<void> {
 
   try {
     if (options.transport === 'http') {
+      const { startHttp } = await import('./http.js');
       const server = await startHttp(frontend, { ...options.http, token: token?.token, log: log.child({ part: 'mcp-http' }) });
       closeTransport = () => server.close();
       frontend.start();
@@ -73,6 +74,7 @@ export async function runMcp(options: RunMcpOptions): Promise<void> {
       process.stdout.write(JSON.stringify({ transport: 'http', url: server.url, port: server.port, auth: token ? 'bearer' : 'none' }) + '\n');
     } else {
       frontend.start();
+      const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
       const transport = new StdioServerTransport();
       const server = frontend.createServer();
       // The client going away (stdin closed) ends this process.

@@ -6,14 +6,14 @@
  */
 import { EventEmitter } from 'node:events';
 import { ApiClient, type ClientCallOptions } from '../../api/client.js';
-import { DEFAULT_API_HOST, DEFAULT_API_PORT } from '../../api/server.js';
+import { DEFAULT_API_HOST, DEFAULT_API_PORT } from '../../api/address.js';
 import type { EventFrame, GapFrame } from '../../api/frames.js';
 import { EVENT_CATEGORIES } from '../../host/events/categories.js';
 import { McbridgeError } from '../../host/errors.js';
 import type { Vantage } from '../../host/link/discovery.js';
 import type { Logger } from '../../util/log.js';
 import type { Manifest } from '../../host/plugin-api.js';
-import { defaultSurface, unreachableError, type DaemonAddress } from '../../daemon/default-surface.js';
+import { unreachableError, type DaemonAddress } from '../../daemon/unreachable.js';
 
 export interface UpstreamOptions {
   api?: { host?: string; port?: number; token?: string };
@@ -45,7 +45,15 @@ const ATTACH_TIMEOUT_MS = 5_000;
 export class DaemonUpstream extends EventEmitter {
   private address: DaemonAddress;
   private client: ApiClient | null = null;
-  private current: Manifest;
+  /** The daemon's manifest, once one arrived. */
+  private current: Manifest | null = null;
+  /**
+   * The default surface (every built-in plugin, against the released CAPS), loaded only when no
+   * daemon answers: in front of a running daemon it is never needed, and loading and building it
+   * took longer than the daemon takes to send its own (docs/decisions.md, "The first tools/list").
+   */
+  private fallback: Manifest | null = null;
+  private fallbackLoading: Promise<void> | null = null;
   private origin: SurfaceOrigin = 'default';
   /** An embedded daemon is being started (`onUnreachable`). */
   private embedding = false;
@@ -63,7 +71,6 @@ export class DaemonUpstream extends EventEmitter {
     super();
     this.address = { host: options.api?.host ?? DEFAULT_API_HOST, port: options.api?.port ?? DEFAULT_API_PORT };
     this.vantage = options.vantage ?? 'server';
-    this.current = defaultSurface(this.vantage).manifest;
   }
 
   /** Start connecting; the startup wait counts from here. */
@@ -73,8 +80,23 @@ export class DaemonUpstream extends EventEmitter {
     this.loop = this.run();
   }
 
+  /** The daemon's manifest; before one arrives, the default surface (empty until it is loaded: see `settled`). */
   get manifest(): Manifest {
-    return this.current;
+    return this.current ?? this.fallback ?? { revision: 0, vantage: this.vantage, capsSource: 'default', connected: false, tools: [] };
+  }
+
+  /** The surface to serve at once, without the startup wait: the daemon's, or else the default one. */
+  async surfaceNow(): Promise<Manifest> {
+    if (!this.current) await this.loadFallback();
+    return this.manifest;
+  }
+
+  /** Load the default surface, once; `settled` waits for it when it answers without the daemon. */
+  private loadFallback(): Promise<void> {
+    this.fallbackLoading ??= import('../../daemon/default-surface.js').then(({ defaultSurface }) => {
+      this.fallback = defaultSurface(this.vantage).manifest;
+    });
+    return this.fallbackLoading;
   }
 
   get surfaceOrigin(): SurfaceOrigin {
@@ -103,18 +125,24 @@ export class DaemonUpstream extends EventEmitter {
    * was seen (live, last known or legacy), or when the startup wait is over. Immediate after.
    */
   settled(): Promise<void> {
-    if (this.isSettled()) return Promise.resolve();
+    // Settled without the daemon's manifest: the default surface is what there is to serve.
+    const ready = () => (this.current ? Promise.resolve() : this.loadFallback());
+    if (this.isSettled()) return ready();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
         this.off('surface', check);
         this.off('attempt', check);
-        resolve();
+        resolve(ready());
       };
+      let timer: NodeJS.Timeout;
       const check = () => {
-        if (this.isSettled()) done();
+        if (this.isSettled()) return done();
+        // A timer may fire a millisecond before Date.now() reaches the deadline: wait again then.
+        clearTimeout(timer);
+        if (!this.embedding && !this.closed) timer = setTimeout(check, Math.max(1, this.deadline - Date.now()));
       };
-      const timer = setTimeout(check, Math.max(0, this.deadline - Date.now()));
+      timer = setTimeout(check, Math.max(0, this.deadline - Date.now()));
       this.on('surface', check);
       this.on('attempt', check);
     });
@@ -125,7 +153,7 @@ export class DaemonUpstream extends EventEmitter {
       // An embedded daemon that is still starting (loading its config) extends the wait: its
       // surface, plugins and composites included, is the one worth answering with.
       const waitedEnough = Date.now() >= this.deadline && !this.embedding;
-      this.wasSettled = this.closed || waitedEnough || (this.origin !== 'default' && this.current.capsSource !== 'default');
+      this.wasSettled = this.closed || waitedEnough || (this.origin !== 'default' && this.current !== null && this.current.capsSource !== 'default');
     }
     return this.wasSettled;
   }
@@ -225,6 +253,8 @@ export class DaemonUpstream extends EventEmitter {
         this.address = started;
         continue;
       }
+      // No daemon (yet): have the default surface ready for the startup wait's end.
+      void this.loadFallback();
       this.emit('attempt');
       await this.sleep(delay);
       delay = Math.min(max, delay * 2);

@@ -7,10 +7,14 @@ import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { DEFAULT_API_HOST, DEFAULT_API_PORT, DEFAULT_PUSH_BUFFER_BYTES } from '../../../core/api/server.js';
-import { DEFAULT_BUFFER_BYTES } from '../../../core/host/events/event-log.js';
+import * as clientDefaults from '../../../core/api/address.js';
+import { DEFAULT_BUFFER, DEFAULT_BUFFER_BYTES } from '../../../core/host/events/event-log.js';
 import { checkTokenStrength, MIN_TOKEN_LENGTH } from '../../../core/api/connection-guard.js';
 import type { McbridgeConfig } from '../../../core/authoring/config.js';
 import { DAEMON_OPTIONS, groupKeys, OPTION_KEYS, type GroupKey, type OptionSpec } from '../../../core/authoring/options.js';
+import { optionSchema } from '../../../core/authoring/option-schema.js';
+import { checkValue } from '../../../core/authoring/option-value.js';
+import { INVALID, VALID } from '../../support/option-values.js';
 import type { ToolPolicy } from '../../../core/host/registry/policy.js';
 import type { GlobalOptions } from '../../../core/frontends/cli/options.js';
 
@@ -20,22 +24,41 @@ describe('the option table', () => {
   it('every default passes its own schema', () => {
     for (const key of OPTION_KEYS) {
       const spec: OptionSpec = DAEMON_OPTIONS[key];
-      if (spec.default !== undefined) expect(spec.schema.safeParse(spec.default).success, key).toBe(true);
+      if (spec.default !== undefined) expect(optionSchema(key).safeParse(spec.default).success, key).toBe(true);
+    }
+  });
+
+  it('its plain check (the CLI\'s) and its zod schema (the config\'s) agree on every value, message included', () => {
+    const samples: unknown[] = ['', ' ', 'x', 'short', 's3cret-token-0123456', 'server', 'client', 'json', 'info', 'loud', 'true',
+      0, 1, -1, 0.04, 0.05, 0.5, 3600, 3601, 65535, 65536, 4097, NaN, Infinity, true, false, null, undefined, {}, [], [''], [' a '], ['state', 7]];
+    for (const key of OPTION_KEYS) {
+      for (const value of [...samples, VALID[key], INVALID[key].config]) {
+        const plain = checkValue(DAEMON_OPTIONS[key].value, value);
+        const zod = optionSchema(key).safeParse(value);
+        const label = `${key}: ${String(value)}`;
+        expect(plain.ok, label).toBe(zod.success);
+        if (plain.ok && zod.success) expect(plain.value, label).toEqual(zod.data);
+        if (!plain.ok && !zod.success) expect(plain.message, label).toBe(zod.error.issues[0]!.message);
+      }
     }
   });
 
   it('its defaults are the ones the API server falls back to when embedded without the CLI', () => {
     expect(DAEMON_OPTIONS.apiHost.default).toBe(DEFAULT_API_HOST);
     expect(DAEMON_OPTIONS.apiPort.default).toBe(DEFAULT_API_PORT);
+    // ...and the ones a client falls back to, without loading the server.
+    expect({ ...clientDefaults }).toEqual({ DEFAULT_API_HOST, DEFAULT_API_PORT });
     expect(DAEMON_OPTIONS.pushBuffer.default * 1024 * 1024).toBe(DEFAULT_PUSH_BUFFER_BYTES);
     expect(DAEMON_OPTIONS.bufferBytes.default * 1024 * 1024).toBe(DEFAULT_BUFFER_BYTES);
+    expect(DAEMON_OPTIONS.buffer.default).toBe(DEFAULT_BUFFER);
   });
 
   it('refuses the tokens the API server refuses', () => {
     const short = 'x'.repeat(MIN_TOKEN_LENGTH - 1);
-    expect(DAEMON_OPTIONS.apiToken.schema.safeParse(short).success).toBe(false);
+    expect(optionSchema('apiToken').safeParse(short).success).toBe(false);
+    expect(checkValue(DAEMON_OPTIONS.apiToken.value, short).ok).toBe(false);
     expect(() => checkTokenStrength(short)).toThrow();
-    expect(DAEMON_OPTIONS.apiToken.schema.safeParse(`${short}x`).success).toBe(true);
+    expect(optionSchema('apiToken').safeParse(`${short}x`).success).toBe(true);
   });
 
   it('its policy group is the host\'s ToolPolicy, key for key', () => {

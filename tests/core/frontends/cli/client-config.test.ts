@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { findConfigFile, literalKeys } from '../../../../core/frontends/cli/client-config.js';
+import { literalKeys } from '../../../../core/frontends/cli/client-config.js';
+import { findConfigFile } from '../../../../core/daemon/config/places.js';
 import { runCli } from '../../../support/cli-process.js';
 import { project, removeProjects } from '../../../support/config-project.js';
 import { freePort, startStack, type Stack } from '../../../support/helpers.js';

@@ -36,13 +36,14 @@ describe('mcbridge status and doctor', { timeout: 90_000 }, () => {
     expect(line(status.stdout, 'daemon')).toContain(`answers on 127.0.0.1:${port}`);
     expect(line(status.stdout, 'mod')).toMatch(/connected on 127\.0\.0\.1:\d+ \(server vantage, mod [\d.]+, Minecraft/);
     expect(line(status.stdout, 'caps')).toMatch(/\d+ capabilities .*state/);
+    expect(line(status.stdout, 'memory')).toMatch(/^ok +memory +the daemon holds \d+\.\d MB resident, \d+\.\d MB of it V8 heap in use$/);
     expect(status.stdout.trimEnd().split('\n').at(-1)).toBe('all checks passed');
 
     const doctor = await runCli(['doctor', '--json'], { cwd: p.dir, env });
     expect(doctor.code).toBe(0);
     const report = JSON.parse(doctor.stdout) as { ok: boolean; checks: Array<{ name: string; ok: boolean | null; detail: string }> };
     expect(report.ok).toBe(true);
-    expect(report.checks.map((c) => c.name)).toEqual(['node', 'config', 'daemon', 'discovery', 'mod', 'caps', 'plugins']);
+    expect(report.checks.map((c) => c.name)).toEqual(['node', 'config', 'daemon', 'discovery', 'mod', 'caps', 'plugins', 'memory']);
     expect(report.checks.find((c) => c.name === 'config')!.detail).toBe(`${p.dir}/mcbridge.config.json: 0 plugins, 0 composites`);
   });
 

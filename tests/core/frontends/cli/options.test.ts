@@ -11,7 +11,7 @@ import { ConfigError } from '../../../../core/daemon/config/errors.js';
 import { validateConfig } from '../../../../core/daemon/config/load.js';
 import { configSchema } from '../../../../core/daemon/config/schema.js';
 import { UsageError } from '../../../../core/frontends/cli/exit.js';
-import { buildProgram } from '../../../../core/frontends/cli/main.js';
+import { buildProgram } from '../../../../core/frontends/cli/program.js';
 import { resolveOption } from '../../../../core/frontends/cli/options.js';
 import { INVALID, VALID } from '../../../support/option-values.js';
 

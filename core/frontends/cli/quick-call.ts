@@ -1,0 +1,79 @@
+/**
+ * `mcbridge call <method> [params]` in its plain form, without commander: a cold `call` must start
+ * about as fast as node itself (issue 14: <= 1.5x `node -e 0`), and commander with the program's
+ * definition cost a third of that budget. Only the plain form: the global flags of the option
+ * table, `--timeout` and `--progress`, each once and with a value that checks. Anything else
+ * (another flag, --help, a bad value, a missing method) is left to the full program, so its
+ * errors, help and exit codes stay commander's own. docs/decisions.md, "A quick path for call".
+ */
+import { DAEMON_OPTIONS, OPTION_KEYS, type OptionKey, type OptionSpec } from '../../authoring/options.js';
+import { checkValue, fromText } from '../../authoring/option-value.js';
+import { clientConfig } from './client-config.js';
+import type { GlobalOptions } from './options.js';
+import { resolveValue } from './resolve.js';
+
+export interface QuickCall {
+  method: string;
+  params: string | undefined;
+  progress: boolean;
+  /** The global options given on the command line, checked. */
+  given: Partial<Record<OptionKey, unknown>>;
+  timeout?: number;
+}
+
+/** The table's global flags by spelling: `--api-port` -> apiPort. */
+const GLOBAL_FLAGS = new Map<string, OptionKey>(
+  OPTION_KEYS.filter((key) => (DAEMON_OPTIONS[key].commands as readonly string[]).includes('global'))
+    .map((key) => [DAEMON_OPTIONS[key].flag.split(' ')[0]!, key]),
+);
+
+/** The call `args` (argv after node and the script) asks for, or null when the full program must read them. */
+export function quickCall(args: readonly string[]): QuickCall | null {
+  const positional: string[] = [];
+  const given: Partial<Record<OptionKey, unknown>> = {};
+  let progress = false;
+  let timeout: number | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--progress') {
+      if (progress || positional[0] !== 'call') return null;
+      progress = true;
+      continue;
+    }
+    if (!arg.startsWith('-')) {
+      positional.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const flag = eq === -1 ? arg : arg.slice(0, eq);
+    const text = eq === -1 ? args[++i] : arg.slice(eq + 1);
+    if (text === undefined || (eq === -1 && text.startsWith('-'))) return null;
+    if (flag === '--timeout') {
+      const seconds = Number(text);
+      if (timeout !== undefined || !Number.isFinite(seconds) || seconds <= 0) return null;
+      timeout = seconds;
+      continue;
+    }
+    const key = GLOBAL_FLAGS.get(flag);
+    if (key === undefined || key in given) return null;
+    const spec: OptionSpec = DAEMON_OPTIONS[key];
+    const checked = checkValue(spec.value, fromText(spec.value, text));
+    if (!checked.ok) return null;
+    given[key] = checked.value;
+  }
+  const [command, method, params, ...more] = positional;
+  if (command !== 'call' || method === undefined || more.length > 0) return null;
+  return { method, params, progress, given, ...(timeout !== undefined ? { timeout } : {}) };
+}
+
+/** Run it as the program's `call` would: options from flag, environment, config, default. */
+export async function runQuickCall(call: QuickCall): Promise<void> {
+  const globals = (config?: Awaited<ReturnType<typeof clientConfig>>) => Object.fromEntries(
+    [...GLOBAL_FLAGS.values()].map((key) => [key, resolveValue(key, call.given[key] as never, config)]),
+  );
+  // A bad environment variable is a usage error before any file is read (as clientOptions).
+  globals();
+  const options = { ...globals(await clientConfig()), ...(call.timeout !== undefined ? { timeout: call.timeout } : {}) } as GlobalOptions;
+  const { callCommand } = await import('./call.js');
+  await callCommand(call.method, call.params, { progress: call.progress }, options);
+}
