@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startSim, type SimulatedMod } from '../../core/sim/index.js';
 import { delay, freePort, oneCall, readMemory, repoRoot, spawnChild, stopChild, type Child } from './children.js';
-import { fmtNum, median, round, table } from './stats.js';
+import { fmtNum, keepRows, median, round, table } from './stats.js';
 
 /**
  * Part `cli` of `npm run bench`: how a command starts and what a daemon holds at rest.
@@ -156,6 +156,15 @@ export async function cliColdPart(rounds: number): Promise<Record<string, unknow
       ],
     ));
     console.log(`load average after: ${fmtNum(loadAfter, 2)}`);
+    const nodeMs = median(node.map((s) => s.ms));
+    const nodePeakMb = median(node.map((s) => s.peakBytes)) / MB;
+    keepRows('node -e 0', [
+      ['`mcbridge call state`, cold process, wall ms', fmtNum(nodeMs * wall, 0), fmtNum(nodeMs, 0), fmtNum(wall, 2), `<= ${CLI_WALL_TARGET}`, verdict(wall <= CLI_WALL_TARGET)],
+      ['same, peak memory MB', fmtNum(peakMb, 1), fmtNum(nodePeakMb, 1), fmtNum(peakMb / nodePeakMb, 2), `<= ${CLI_PEAK_TARGET_MB} MB`, verdict(peakMb <= CLI_PEAK_TARGET_MB)],
+    ]);
+    keepRows('idle node', [
+      ['daemon RSS idle after start, MB', fmtNum(daemonRss / MB, 1), fmtNum(nodeRss / MB, 1), fmtNum(daemonRss / nodeRss, 2), `<= ${IDLE_RSS_TARGET_MB} MB`, verdict(daemonRss / MB <= IDLE_RSS_TARGET_MB)],
+    ]);
     return {
       rounds,
       callMs: call.map((s) => round(s.ms, 1)), nodeMs: node.map((s) => round(s.ms, 1)),

@@ -61,7 +61,6 @@ const RELAY_TARGET = 0.5; // daemon/baseline events per second, at least
 const P50_TARGET = 1.15; // daemon p50 / the zero-work hop's p50, at most
 const P99_TARGET = 1.3;
 const PEAK_TARGET = 1; // daemon peak RSS / the raw relay's, at most
-const IDLE_TARGET_MIB = 50;
 const ALLOC_TARGET_KIB = 4;
 
 
@@ -279,7 +278,6 @@ async function relayBench(): Promise<Record<string, unknown>> {
   const p50Ratio = div(latD.p50, latH.p50);
   const p99Ratio = div(latD.p99, latH.p99);
   const peakRatio = div(memory.daemon.peak, memory.baseline.peak);
-  const idleMiB = idleMemory.daemon.rss === null ? null : idleMemory.daemon.rss / 2 ** 20;
   const allocKiB = allocation.daemon === null ? null : allocation.daemon / 1024;
 
   const ratio = (v: number | null, d = 2) => (v === null || !Number.isFinite(v) ? 'n/a' : fmtNum(v, d));
@@ -291,7 +289,8 @@ async function relayBench(): Promise<Record<string, unknown>> {
     ['bench process CPU ms/round', fmtInt(relayD.benchCpuMs ?? NaN), fmtInt(relayB.benchCpuMs ?? NaN), ratio(div(relayD.benchCpuMs, relayB.benchCpuMs)), 'info', ''],
     ['RSS peak, flood + calls (VmHWM)', fmtMiB(memory.daemon.peak), fmtMiB(memory.baseline.peak), ratio(peakRatio), `<= ${PEAK_TARGET}`, verdict(peakRatio, PEAK_TARGET)],
     ['RSS after flood + calls', fmtMiB(memory.daemon.rss), fmtMiB(memory.baseline.rss), ratio(div(memory.daemon.rss, memory.baseline.rss)), 'info', ''],
-    ['RSS idle after start', fmtMiB(idleMemory.daemon.rss), fmtMiB(idleMemory.baseline.rss), ratio(div(idleMemory.daemon.rss, idleMemory.baseline.rss)), `<= ${IDLE_TARGET_MIB} MiB`, verdict(idleMiB, IDLE_TARGET_MIB)],
+    // The target is the cli part's row (measured after the daemon settles, next to an idle node).
+    ['RSS idle after start', fmtMiB(idleMemory.daemon.rss), fmtMiB(idleMemory.baseline.rss), ratio(div(idleMemory.daemon.rss, idleMemory.baseline.rss)), 'info', ''],
   ];
   const callRows: string[][] = [
     ['state round trip p50 us', fmtNum(latD.p50, 0), fmtNum(latH.p50, 0), ratio(p50Ratio), `<= ${P50_TARGET}`, verdict(p50Ratio, P50_TARGET, latD.errors)],
@@ -349,7 +348,7 @@ async function relayBench(): Promise<Record<string, unknown>> {
     memory: {
       daemonRssBytes: memory.daemon.rss, baselineRssBytes: memory.baseline.rss,
       daemonPeakBytes: memory.daemon.peak, baselinePeakBytes: memory.baseline.peak, peakRatio: r3(peakRatio), peakTarget: PEAK_TARGET,
-      daemonIdleRssBytes: idleMemory.daemon.rss, baselineIdleRssBytes: idleMemory.baseline.rss, idleTargetMiB: IDLE_TARGET_MIB,
+      daemonIdleRssBytes: idleMemory.daemon.rss, baselineIdleRssBytes: idleMemory.baseline.rss,
     },
     loadAvg: { start: round(load, 2), end: round(os.loadavg()[0]!, 2) },
   };
