@@ -233,10 +233,12 @@ async function relayBench(): Promise<Record<string, unknown>> {
   const strays = relays.flatMap((relay) => relay.subscribers.filter((s) => s.strayCount > 0).map((s) => ({ relay: relay.kind, count: s.strayCount, sample: s.strays })));
   for (const relay of relays) for (const sub of relay.subscribers) sub.close();
 
-  // 2. sequential state calls: the daemon next to the zero-work hop, in alternating blocks.
+  // 2. sequential state calls, the daemon next to the zero-work hop in alternating blocks: here,
+  // right after the flood (its garbage still being collected: reported, no target), and below on
+  // a daemon and a hop of their own, where the call path alone is measured.
   const hop = await startHop();
   const daemonServer: Server = { side: 'daemon', child: daemon.child, mod: daemon.mod, apiPort: daemon.apiPort };
-  const samples = await measureCalls([daemonServer, hop], CALLS);
+  const afterFlood = await measureCalls([daemonServer, hop], CALLS);
 
   // 3. memory after the flood and the calls: what the daemon and the raw relay hold, and their peaks.
   await delay(200);
@@ -253,6 +255,11 @@ async function relayBench(): Promise<Record<string, unknown>> {
   const daemonStderr = daemon.child.stderr.trim();
   await Promise.all([...relays.map((relay) => stopChild(relay.child)), stopServer(hop)]);
   await Promise.all(relays.map((relay) => relay.mod.stop()));
+
+  const freshDaemon = await startCallDaemon([]);
+  const freshHop = await startHop();
+  const samples = await measureCalls([freshDaemon, freshHop], CALLS);
+  await Promise.all([stopServer(freshDaemon), stopServer(freshHop)]);
 
   // 4. heap bytes per call, each side in a process of its own with a probe (calls.ts).
   const allocation = {
@@ -273,6 +280,8 @@ async function relayBench(): Promise<Record<string, unknown>> {
 
   const latD = summarize(samples.get('daemon')!);
   const latH = summarize(samples.get('hop')!);
+  const floodD = summarize(afterFlood.get('daemon')!);
+  const floodH = summarize(afterFlood.get('hop')!);
   const div = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : a / b);
   const verdict = (value: number | null, target: number, errors = 0) => (errors > 0 ? `FAIL (${errors} bad replies)` : value === null ? 'n/a' : value <= target ? 'PASS' : 'MISS');
   const p50Ratio = div(latD.p50, latH.p50);
@@ -297,6 +306,8 @@ async function relayBench(): Promise<Record<string, unknown>> {
     ['state round trip p99 us', fmtNum(latD.p99, 0), fmtNum(latH.p99, 0), ratio(p99Ratio), `<= ${P99_TARGET}`, verdict(p99Ratio, P99_TARGET, latD.errors)],
     ['state round trip mean us', fmtNum(latD.mean, 0), fmtNum(latH.mean, 0), ratio(div(latD.mean, latH.mean)), '', ''],
     ['CPU us per state call', fmtNum(latD.cpuUsPerCall, 0), fmtNum(latH.cpuUsPerCall, 0), ratio(div(latD.cpuUsPerCall, latH.cpuUsPerCall)), 'info', ''],
+    ['p50 right after the flood rounds us', fmtNum(floodD.p50, 0), fmtNum(floodH.p50, 0), ratio(div(floodD.p50, floodH.p50)), 'info', floodD.errors > 0 ? `FAIL (${floodD.errors} bad replies)` : ''],
+    ['p99 right after the flood rounds us', fmtNum(floodD.p99, 0), fmtNum(floodH.p99, 0), ratio(div(floodD.p99, floodH.p99)), 'info', ''],
     ['heap bytes allocated per call', kib(allocation.daemon), kib(allocation.hop), ratio(div(allocation.daemon, allocation.hop)), `<= ${ALLOC_TARGET_KIB} KiB`, verdict(allocKiB, ALLOC_TARGET_KIB)],
   ];
   console.log('');
@@ -310,6 +321,7 @@ async function relayBench(): Promise<Record<string, unknown>> {
   if (baselineFailures.length > 0) for (const f of baselineFailures) console.log(`baseline round failed: ${f.failure}`);
   if (latD.firstError) console.log(`daemon state call error, first: ${latD.firstError}`);
   if (latH.firstError) console.log(`hop state call error, first: ${latH.firstError}`);
+  if (floodD.firstError) console.log(`daemon state call error after the flood, first: ${floodD.firstError}`);
   for (const s of strays) console.log(`unexpected lines on a ${s.relay} subscriber: ${s.count}, e.g. ${s.sample[0]}`);
   const events = daemonStatus?.events as { lastSeq?: number; evicted?: number } | undefined;
   const linkStats = (daemonStatus?.link as { stats?: Record<string, number> } | undefined)?.stats;
@@ -341,7 +353,7 @@ async function relayBench(): Promise<Record<string, unknown>> {
       daemonRecorded: events?.lastSeq ?? null,
     },
     calls: {
-      calls: CALLS, daemon: latJson(latD), hop: latJson(latH),
+      calls: CALLS, daemon: latJson(latD), hop: latJson(latH), afterFlood: { daemon: latJson(floodD), hop: latJson(floodH) },
       ratioP50: r3(p50Ratio), targetP50: P50_TARGET, ratioP99: r3(p99Ratio), targetP99: P99_TARGET,
       bytesPerCall: { daemon: allocation.daemon === null ? null : Math.round(allocation.daemon), hop: allocation.hop === null ? null : Math.round(allocation.hop), targetKiB: ALLOC_TARGET_KIB },
     },
