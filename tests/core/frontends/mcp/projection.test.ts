@@ -51,8 +51,9 @@ describe('MCP annotations', () => {
   });
 
   it('leaves out hints the tool did not declare, so the client applies the cautious default', () => {
-    expect(mcpAnnotations({})).toEqual({ readOnlyHint: false, openWorldHint: false });
-    expect(mcpAnnotations({ idempotent: false })).toEqual({ readOnlyHint: false, idempotentHint: false, openWorldHint: false });
+    // toStrictEqual: a hint present as `undefined` is not left out.
+    expect(mcpAnnotations({})).toStrictEqual({ readOnlyHint: false, openWorldHint: false });
+    expect(mcpAnnotations({ idempotent: false })).toStrictEqual({ readOnlyHint: false, idempotentHint: false, openWorldHint: false });
     expect(mcpAnnotations({ idempotent: true, openWorld: true })).toEqual({ readOnlyHint: false, idempotentHint: true, openWorldHint: true });
   });
 });
@@ -122,6 +123,8 @@ describe('MCP results', () => {
     expect(parseErrorResult({ content: [{ type: 'text', text: '{"code":"x","error":"y"}' }] })).toBeNull();
     expect(parseErrorResult({ isError: true, content: [] })).toBeNull();
     expect(parseErrorResult({ isError: true, content: [{ type: 'image', data: '', mimeType: 'image/png' }] })).toBeNull();
+    const notText = { type: 'image', data: '', mimeType: 'image/png', text: '{"code":"x","error":"y"}' };
+    expect(parseErrorResult({ isError: true, content: [notText as never] })).toBeNull();
     expect(parseErrorResult({ isError: true, content: [{ type: 'text', text: 'not json' }] })).toBeNull();
     expect(parseErrorResult({ isError: true, content: [{ type: 'text', text: '{"code":"x"}' }] })).toBeNull();
     expect(parseErrorResult({ isError: true, content: [{ type: 'text', text: '{"error":"y"}' }] })).toBeNull();
