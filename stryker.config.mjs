@@ -24,6 +24,6 @@ export default {
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   tempDirName: '.stryker-tmp',
   cleanTempDir: true,
-  timeoutMS: 10000,
+  timeoutMS: 15000,
   thresholds: { high: 90, low: 85, break: null },
 };
