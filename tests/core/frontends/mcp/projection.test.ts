@@ -11,6 +11,7 @@ import {
   projectTools,
   registryToolName,
   renderText,
+  toolListKey,
   successResult,
 } from '../../../../core/frontends/mcp/projection.js';
 
@@ -89,6 +90,13 @@ describe('MCP tools', () => {
     const tools = projectTools(manifest);
     expect(tools.map((t) => t.name)).toEqual(['mc_shown']);
     expect(tools[0]?.description).toBe('Like `mc_hidden_one`.');
+  });
+
+  it('keys a tool list by everything a client sees, so list_changed follows any change', () => {
+    const one = projectTools({ tools: [manifestTool('a')] } as unknown as Manifest);
+    const other = projectTools({ tools: [manifestTool('a', { description: 'Changed.' })] } as unknown as Manifest);
+    expect(toolListKey(one)).toBe(toolListKey(projectTools({ tools: [manifestTool('a')] } as unknown as Manifest)));
+    expect(toolListKey(one)).not.toBe(toolListKey(other));
   });
 });
 
