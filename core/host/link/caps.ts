@@ -41,7 +41,7 @@ export const DEFAULT_CAPS = {
  * mod advertises nothing and every mod-backed tool is hidden.
  */
 export function normalizeCaps(raw: unknown): Caps | null {
-  if (raw === null || raw === undefined) return null;
+  // null, undefined and anything that is neither a string nor a list: unknown.
   const items = typeof raw === 'string' ? [raw] : Array.isArray(raw) ? raw : null;
   if (items === null) return null;
   const out = new Set<string>();

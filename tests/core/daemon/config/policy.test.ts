@@ -54,8 +54,9 @@ describe('tool policy', () => {
   });
 
   it('command-line flags win over the config', async () => {
-    expect(mergePolicy({ readOnly: false, allow: ['a'], deny: ['b'] }, { readOnly: true, deny: ['c'] })).toEqual({ readOnly: true, allow: ['a'], deny: ['c'] });
-    expect(mergePolicy({ readOnly: true }, {})).toEqual({ readOnly: true });
+    expect(mergePolicy({ readOnly: false, allow: ['a'], deny: ['b'] }, { readOnly: true, deny: ['c'] })).toStrictEqual({ readOnly: true, allow: ['a'], deny: ['c'] });
+    expect(mergePolicy({ readOnly: true }, {})).toStrictEqual({ readOnly: true });
+    expect(mergePolicy({}, {})).toStrictEqual({}); // a key neither gives is absent, not undefined
     const t = await start({ config: { deny: ['mark'] }, deny: ['wait'] });
     const available = await t.available();
     expect(available).toContain('mark');

@@ -1,0 +1,29 @@
+// Mutation testing of the kernel: `npm run mutate` (not part of `npm test`; see docs/decisions.md).
+// One area while working: npm run mutate -- --mutate 'core/host/link/**/*.ts'
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutate.config.ts' },
+  plugins: ['@stryker-mutator/vitest-runner', './stryker-log-ignorer.mjs'],
+  ignorers: ['logger-calls'],
+  mutate: [
+    'core/host/link/**/*.ts',
+    'core/host/events/**/*.ts',
+    'core/host/registry/**/*.ts',
+    'core/daemon/config/runtime.ts',
+    'core/frontends/mcp/projection.ts',
+  ],
+  coverageAnalysis: 'perTest',
+  // Two cores shared with other work: one mutant at a time.
+  concurrency: 1,
+  incremental: true,
+  incrementalFile: 'reports/stryker-incremental.json',
+  ignoreStatic: true,
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: 'reports/mutation/mutation.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: true,
+  timeoutMS: 15000,
+  thresholds: { high: 90, low: 85, break: null },
+};

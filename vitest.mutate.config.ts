@@ -1,0 +1,33 @@
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config.js';
+
+/**
+ * The tests Stryker runs against each mutant of the kernel (stryker.config.mjs): the ones that
+ * exercise the mod link, the event log, the registry and policy, config reload and the MCP
+ * projection, all in-process (no spawned CLI, nothing read from dist/), so a run stays bounded and
+ * works in Stryker's sandbox copy of the project. `npm test` never reads this file.
+ */
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    // A mutant that makes a test wait forever fails it here, instead of costing Stryker a timeout
+    // and a fresh test runner. Alone the slowest of these tests takes about 2 s; 5 s was too
+    // tight for the config-reload tests on a loaded machine (a timeout would count as a kill).
+    testTimeout: 10_000,
+    hookTimeout: 10_000,
+    // The kernel's own tests, the reload tests and the projection's; the MCP and config-plugin
+    // integration suites (a daemon per test) are left out: a surviving mutant runs every test that
+    // covers it, and with them one took a minute on this machine.
+    include: [
+      'tests/core/host/**/*.test.ts',
+      'tests/core/daemon/config/reload.test.ts',
+      'tests/core/daemon/config/runtime.test.ts',
+      'tests/core/daemon/config/policy.test.ts',
+      'tests/core/daemon/config/composite-annotations.test.ts',
+      'tests/core/frontends/mcp/projection.test.ts',
+    ],
+    // Reads the kernel's source text, which Stryker has rewritten with every mutant in it.
+    exclude: [...(base.test?.exclude ?? []), 'tests/core/host/no-plugin-knowledge.test.ts'],
+  },
+});
