@@ -16,7 +16,7 @@ export const BIN = path.join(repoRoot, 'bin', 'mcbridge.js');
 const HOP_JS = path.join(here, 'hop.js');
 const PROBE_URL = pathToFileURL(path.join(here, 'heap-probe.js')).href;
 const CALL_BLOCK = 500;
-const WARMUP_CALLS = 500;
+const WARMUP_CALLS = 3_000;
 
 export type Side = 'daemon' | 'hop';
 

@@ -24,7 +24,8 @@ import { mcpPart } from './mcp-list.js';
  *     used per round is printed too: on a shared machine it is steadier than wall time.
  *  2. call round trip: sequential `state` calls, client → daemon → mod → back, next to the
  *     zero-work hop (hop.ts: splices the mod's reply into a response frame, nothing else);
- *     and the heap bytes each allocates per call (calls.ts).
+ *     and the heap bytes each allocates per call (calls.ts). Each side first answers 3,000
+ *     calls, so both run optimised code, as a long-running daemon does.
  *  3. memory: resident set size of the daemon and the raw relay after start, and their peaks
  *     over the flood and the calls.
  *  4. webhook throughput: a burst through the forwarder vs a minimal signed-POST loop (webhook.ts).
@@ -50,7 +51,7 @@ function envInt(name: string, fallback: number): number {
 
 const EVENTS = envInt('BENCH_EVENTS', 100_000);
 const ROUNDS = envInt('BENCH_ROUNDS', 5);
-const CALLS = envInt('BENCH_CALLS', 3_000);
+const CALLS = envInt('BENCH_CALLS', 6_000);
 const SUBSCRIBERS = envInt('BENCH_SUBSCRIBERS', 10);
 const WARMUP_EVENTS = Math.min(EVENTS, 30_000);
 const ROUND_TIMEOUT_MS = 30_000;
