@@ -294,7 +294,7 @@ export class LocalApiServer {
       ended('ok');
       const modText = tool?.spec.passthrough === true ? replyText(result) : undefined;
       if (modText === undefined) this.reply(conn, id, result);
-      else this.sendText(conn, `{"type":"response","id":${JSON.stringify(id)},"ok":true,"result":${modText}}`);
+      else this.send(conn, `{"type":"response","id":${JSON.stringify(id)},"ok":true,"result":${modText}}`);
     } catch (err) {
       const error = toMcbridgeError(err);
       ended(error.code);
@@ -340,23 +340,17 @@ export class LocalApiServer {
     this.send(conn, { type: 'response', id, ok: true, result: answer });
   }
 
-  private send(conn: Connection, frame: ServerFrame): void {
+  /** `frame` as text is one already encoded: a passthrough answer spliced around the mod's own reply. */
+  private send(conn: Connection, frame: ServerFrame | string): void {
     if (conn.socket.destroyed) return;
     this.catchUp(conn); // keep the order: events recorded before this frame go first
     if (this.overflowed(conn)) return;
-    const text = encodeFrame(frame);
+    const text = typeof frame === 'string' ? frame : encodeFrame(frame);
     if (text === null) {
       this.options.log.warn({ id: (frame as { id?: unknown }).id }, 'dropped a progress frame that could not be sent as JSON');
       return;
     }
     conn.socket.write(text + '\n');
-  }
-
-  /** A frame already encoded (a passthrough answer spliced around the mod's own text). */
-  private sendText(conn: Connection, text: string): void {
-    if (conn.socket.destroyed) return;
-    this.catchUp(conn);
-    if (!this.overflowed(conn)) conn.socket.write(text + '\n');
   }
 
   /**

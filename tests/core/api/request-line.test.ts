@@ -36,4 +36,19 @@ describe('parseRequestLine', () => {
     expect(parseRequestLine('not json')).toMatchObject({ ok: false, id: null, error: { code: 'invalid_request' } });
     expect(parseRequestLine('[1,2]')).toMatchObject({ ok: false, id: null, error: { code: 'invalid_request' } });
   });
+
+  it('checks the everyday envelope by hand by the same rules as the schema, which still words every refusal', () => {
+    const refused = (line: string) => parseRequestLine(line) as { ok: false; error: { code: string; message: string } };
+    expect(refused('{"id":6,"method":"state","progress":"yes"}')).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(refused('{"id":7,"method":"state","auth":42}')).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(refused('{"id":8,"method":"state","params":"x"}')).toMatchObject({ ok: false, error: { code: 'invalid_params', message: expect.stringContaining('params must be a JSON object') } });
+    expect(refused('{"id":9,"method":""}')).toMatchObject({ ok: false, error: { code: 'invalid_request', message: expect.stringContaining('method must not be empty') } });
+    expect(refused('{"id":10,"method":7}')).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(refused('{"id":11,"method":"state","caller":{"frontend":"Not A Name"}}')).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    // What passes: null params, a boolean progress, a string auth, keys the envelope does not know.
+    expect(parseRequestLine('{"id":12,"method":"state","params":null,"progress":true,"auth":"t","extra":1}'))
+      .toMatchObject({ ok: true, id: 12, frame: { method: 'state', params: null, progress: true, auth: 't' } });
+    expect(parseRequestLine('{"id":13,"method":"state","caller":{"frontend":"mcp","session":"s1"}}'))
+      .toMatchObject({ ok: true, frame: { caller: { frontend: 'mcp', session: 's1' } } });
+  });
 });
