@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { createLogger } from '../../util/log.js';
 import type { Vantage } from '../../host/link/discovery.js';
 import { UsageError } from './exit.js';
@@ -25,6 +26,16 @@ export interface McpCliOptions {
   serverDir?: string;
 }
 
+/**
+ * The front-end's code: the bundle `npm run build` makes (scripts/bundle-mcp.mjs), or the modules
+ * themselves when running from the sources (the tests, `tsx`), where there is no bundle.
+ */
+async function loadMcpRun(): Promise<typeof import('../mcp/run.js')> {
+  const bundle = new URL('../mcp/run.bundle.js', import.meta.url);
+  if (fs.existsSync(bundle)) return (await import(bundle.href)) as typeof import('../mcp/run.js');
+  return import('../mcp/run.js');
+}
+
 /** `mcbridge mcp`: the MCP front-end, in front of the daemon's local API. */
 export async function mcpCommand(opts: McpCliOptions, global: GlobalOptions): Promise<void> {
   const embeddedOnly = {
@@ -48,7 +59,7 @@ export async function mcpCommand(opts: McpCliOptions, global: GlobalOptions): Pr
   }
   const log = createLogger({ level: global.logLevel, format: global.logFormat });
   // The MCP SDK loads only for this command; the other commands stay quick to start.
-  const { runMcp } = await import('../mcp/run.js');
+  const { runMcp } = await loadMcpRun();
   await runMcp({
     transport: opts.transport,
     api: { host: global.apiHost, port: global.apiPort, token: global.apiToken },

@@ -58,7 +58,7 @@ describe('what each command loads', { timeout: 90_000 }, () => {
     }
   });
 
-  it('mcp in front of a running daemon lists its tools without loading the built-in plugins, the HTTP transport or the daemon', async () => {
+  it('mcp in front of a running daemon lists its tools from the bundle, without loading the built-in plugins, the HTTP transport or the daemon', async () => {
     const stack = await startStack();
     stacks.push(stack);
     const trace = moduleTrace();
@@ -77,8 +77,13 @@ describe('what each command loads', { timeout: 90_000 }, () => {
     } finally {
       await client.close();
     }
-    expect(trace.matching('/node_modules/@modelcontextprotocol/sdk/dist/esm/server/stdio.js')).toHaveLength(1);
-    for (const absent of ['/dist/plugins/', '/dist/core/daemon/builtins.js', '/dist/core/daemon/daemon.js', '/dist/core/host/host.js', 'streamableHttp', '/node_modules/jiti/']) {
+    // The front-end and its libraries come from the build's bundle (scripts/bundle-mcp.mjs), the
+    // stdio transport as a chunk of it, not from some 250 modules of the SDK, zod and ajv.
+    expect(trace.matching('/dist/core/frontends/mcp/run.bundle.js')).toHaveLength(1);
+    expect(trace.matching('/dist/core/frontends/mcp/bundle-stdio-')).toHaveLength(1);
+    expect(trace.matching('/dist/core/frontends/mcp/run.js')).toEqual([]);
+    for (const absent of ['/dist/plugins/', '/dist/core/daemon/builtins.js', '/dist/core/daemon/daemon.js', '/dist/core/host/host.js', 'bundle-http-', '/node_modules/jiti/',
+      '/node_modules/@modelcontextprotocol/', '/node_modules/zod/', '/node_modules/ajv/']) {
       expect(trace.matching(absent), absent).toEqual([]);
     }
   });
