@@ -1,5 +1,11 @@
-import { Agent as HttpAgent, request as httpRequest, STATUS_CODES } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Agent as HttpAgent } from 'node:http';
+import { createRequire } from 'node:module';
+
+// Node's HTTP stack (http, https, tls: about 2 MB resident in a bare node process) loads on
+// first use, so a daemon with no receivers never carries it.
+const require = createRequire(import.meta.url);
+const http = (): typeof import('node:http') => require('node:http') as typeof import('node:http');
+const https = (): typeof import('node:https') => require('node:https') as typeof import('node:https');
 
 /**
  * One kept-alive connection per receiver: deliveries are sequential, so one socket serves them
@@ -8,7 +14,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
  */
 export function receiverAgent(url: URL): HttpAgent {
   const options = { keepAlive: true, maxSockets: 1 };
-  return url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+  return url.protocol === 'https:' ? new (https().Agent)(options) : new (http().Agent)(options);
 }
 
 /** How one attempt ended: delivered, worth retrying, or refused for good. */
@@ -24,7 +30,7 @@ export type Outcome =
  */
 function statusText(status: number, reason: string | undefined): string {
   const said = (reason ?? '').replace(/[\x00-\x1f\x7f]/g, ' ').trim().slice(0, 200);
-  return said && said !== STATUS_CODES[status] ? `HTTP ${status} (the receiver said: ${said})` : `HTTP ${status}`;
+  return said && said !== http().STATUS_CODES[status] ? `HTTP ${status} (the receiver said: ${said})` : `HTTP ${status}`;
 }
 
 /** Transient by the predecessor's rule: 5xx, 408, 425, 429. Every other non-2xx is final. */
@@ -49,7 +55,7 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 export function post(url: URL, body: string, headers: Record<string, string>, timeoutMs: number, signal?: AbortSignal, agent?: HttpAgent): Promise<Outcome> {
   return new Promise((resolve) => {
     let settled = false;
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const send = url.protocol === 'https:' ? https().request : http().request;
     headers['Content-Length'] = String(Buffer.byteLength(body));
     const req = send(url, { method: 'POST', headers, ...(agent ? { agent } : {}) });
     const finish = (outcome: Outcome) => {

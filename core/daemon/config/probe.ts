@@ -5,7 +5,6 @@
  * refused with a message, and the daemon, its reloads and SIGHUP keep working.
  */
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import { ConfigError } from './errors.js';
 import { runningPackageAliases } from './self-alias.js';
 
@@ -40,6 +39,8 @@ function hangMessage(ms: number): string {
  * report in its own words; only a hang or a runaway heap is refused here.
  */
 export async function probeConfig(file: string, timeoutMs: number): Promise<void> {
+  // Loaded here: a daemon without a config never starts a worker.
+  const { Worker } = await import('node:worker_threads');
   const worker = new Worker(PROBE_SOURCE, {
     eval: true,
     workerData: { file, jiti: jitiEntry, alias: runningPackageAliases() },
