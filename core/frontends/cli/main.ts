@@ -1,9 +1,9 @@
 /**
- * The CLI's entry: the plain `call` form runs without commander (quick-call.ts); everything else
+ * The CLI's entry: the plain `call` and `mcp` forms run without commander (quick-call.ts); everything else
  * through the full program (program.ts).
  */
 import { describeError, EXIT, exitCodeFor } from './exit.js';
-import { quickCall, runQuickCall } from './quick-call.js';
+import { quickCall, quickMcp, runQuickCall, runQuickMcp } from './quick-call.js';
 
 function exitCode(): number {
   return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
@@ -15,6 +15,11 @@ export async function main(argv: string[]): Promise<number> {
     const quick = quickCall(argv.slice(2));
     if (quick) {
       await runQuickCall(quick);
+      return exitCode();
+    }
+    const mcp = quickMcp(argv.slice(2));
+    if (mcp) {
+      await runQuickMcp(mcp);
       return exitCode();
     }
     const [{ buildProgram }, { CommanderError }] = await Promise.all([import('./program.js'), import('commander')]);

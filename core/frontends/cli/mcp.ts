@@ -1,30 +1,9 @@
 import fs from 'node:fs';
 import { createLogger } from '../../util/log.js';
-import type { Vantage } from '../../host/link/discovery.js';
 import { UsageError } from './exit.js';
+import type { McpCliOptions } from './mcp-options.js';
 import type { GlobalOptions } from './options.js';
 
-export interface McpCliOptions {
-  transport: 'stdio' | 'http';
-  host: string;
-  port?: number;
-  token?: string;
-  tokenFile?: string;
-  allowedHost?: string[];
-  allowedOrigin?: string[];
-  sessionIdle?: number;
-  startupWait?: number;
-  vantage: Vantage;
-  embedded?: boolean;
-  /** A file, false for --no-config, true (the default) to search the working directory. */
-  config?: string | boolean;
-  sim?: boolean;
-  readOnly?: boolean;
-  modHost?: string;
-  modPort?: number;
-  portFile?: string;
-  serverDir?: string;
-}
 
 /**
  * The front-end's code: the bundle `npm run build` makes (scripts/bundle-mcp.mjs), or the modules

@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { VERSION } from '../../util/version.js';
 import { holdYoungGeneration } from '../../util/young-generation.js';
 import { EXIT } from './exit.js';
+import { PLAIN_MCP_OPTIONS } from './mcp-options.js';
 import {
   addTableOptions, clientOptions, parseList, parseNonNegativeInt, parsePositiveInt, parsePort, parseSeconds, parseTransport,
 } from './options.js';
@@ -80,8 +81,8 @@ export function buildProgram(): Command {
     .action(async (opts) => (await import('./tools.js')).toolsCommand(opts, await globals()));
 
   addTableOptions(program.command('mcp').description('serve the toolkit over MCP (stdio, or streamable HTTP), in front of the daemon'), 'mcp')
-    .addOption(new Option('--transport <transport>', 'stdio or http (streamable-http, the predecessor\'s name, is http)').argParser(parseTransport).default('stdio'))
-    .option('--host <host>', 'HTTP: address to bind; anything but loopback needs --token', '127.0.0.1')
+    .addOption(new Option('--transport <transport>', 'stdio or http (streamable-http, the predecessor\'s name, is http)').argParser(parseTransport).default(PLAIN_MCP_OPTIONS.transport))
+    .option('--host <host>', 'HTTP: address to bind; anything but loopback needs --token', PLAIN_MCP_OPTIONS.host)
     .option('--port <port>', 'HTTP: port to listen on (0 = any free port; default 8766)', (v) => parsePort(v))
     .option('--token <token>', 'HTTP: bearer token every request must carry, or "auto" to generate and store one (or set MCBRIDGE_MCP_TOKEN)')
     .option('--token-file <file>', 'HTTP: where --token auto keeps the token (default ~/.config/mcbridge/mcp-token)')

@@ -5,10 +5,12 @@
  * table, `--timeout` and `--progress`, each once and with a value that checks. Anything else
  * (another flag, --help, a bad value, a missing method) is left to the full program, so its
  * errors, help and exit codes stay commander's own. docs/decisions.md, "A quick path for call".
+ * Plain `mcp` (global flags only, as MCP clients start it) takes the same path.
  */
 import { DAEMON_OPTIONS, OPTION_KEYS, type OptionKey, type OptionSpec } from '../../authoring/options.js';
 import { checkValue, fromText } from '../../authoring/option-value.js';
 import { clientConfig } from './client-config.js';
+import { PLAIN_MCP_OPTIONS } from './mcp-options.js';
 import type { GlobalOptions } from './options.js';
 import { resolveValue } from './resolve.js';
 
@@ -27,8 +29,16 @@ const GLOBAL_FLAGS = new Map<string, OptionKey>(
     .map((key) => [DAEMON_OPTIONS[key].flag.split(' ')[0]!, key]),
 );
 
-/** The call `args` (argv after node and the script) asks for, or null when the full program must read them. */
-export function quickCall(args: readonly string[]): QuickCall | null {
+/** The plain form of a command line: its words, the global flags given, and call's own two. */
+interface PlainArgs {
+  positional: string[];
+  given: Partial<Record<OptionKey, unknown>>;
+  progress: boolean;
+  timeout?: number;
+}
+
+/** The words and flags of `args`, or null when something in them is for the full program to read. */
+function plainArgs(args: readonly string[]): PlainArgs | null {
   const positional: string[] = [];
   const given: Partial<Record<OptionKey, unknown>> = {};
   let progress = false;
@@ -61,19 +71,48 @@ export function quickCall(args: readonly string[]): QuickCall | null {
     if (!checked.ok) return null;
     given[key] = checked.value;
   }
-  const [command, method, params, ...more] = positional;
+  return { positional, given, progress, ...(timeout !== undefined ? { timeout } : {}) };
+}
+
+/** The call `args` (argv after node and the script) asks for, or null when the full program must read them. */
+export function quickCall(args: readonly string[]): QuickCall | null {
+  const plain = plainArgs(args);
+  if (!plain) return null;
+  const [command, method, params, ...more] = plain.positional;
   if (command !== 'call' || method === undefined || more.length > 0) return null;
-  return { method, params, progress, given, ...(timeout !== undefined ? { timeout } : {}) };
+  return { method, params, progress: plain.progress, given: plain.given, ...(plain.timeout !== undefined ? { timeout: plain.timeout } : {}) };
+}
+
+/**
+ * `mcbridge mcp` with nothing but global flags, the form MCP clients are configured with: the
+ * global options given, or null. Its first tools/list is timed (issue 14: <= 300 ms from spawn),
+ * and commander with the program's definition is about 20 ms of it.
+ */
+export function quickMcp(args: readonly string[]): Partial<Record<OptionKey, unknown>> | null {
+  const plain = plainArgs(args);
+  if (!plain || plain.positional.length !== 1 || plain.positional[0] !== 'mcp' || plain.timeout !== undefined) return null;
+  return plain.given;
+}
+
+/** The global options: flag, environment, config, default (a bad environment variable is a usage error first). */
+async function resolveGlobals(given: Partial<Record<OptionKey, unknown>>): Promise<GlobalOptions> {
+  const globals = (config?: Awaited<ReturnType<typeof clientConfig>>) => Object.fromEntries(
+    [...GLOBAL_FLAGS.values()].map((key) => [key, resolveValue(key, given[key] as never, config)]),
+  );
+  globals();
+  return globals(await clientConfig()) as GlobalOptions;
+}
+
+/** Run it as the program's `mcp` would, with the command's defaults. */
+export async function runQuickMcp(given: Partial<Record<OptionKey, unknown>>): Promise<void> {
+  const options = await resolveGlobals(given);
+  const { mcpCommand } = await import('./mcp.js');
+  await mcpCommand({ ...PLAIN_MCP_OPTIONS }, options);
 }
 
 /** Run it as the program's `call` would: options from flag, environment, config, default. */
 export async function runQuickCall(call: QuickCall): Promise<void> {
-  const globals = (config?: Awaited<ReturnType<typeof clientConfig>>) => Object.fromEntries(
-    [...GLOBAL_FLAGS.values()].map((key) => [key, resolveValue(key, call.given[key] as never, config)]),
-  );
-  // A bad environment variable is a usage error before any file is read (as clientOptions).
-  globals();
-  const options = { ...globals(await clientConfig()), ...(call.timeout !== undefined ? { timeout: call.timeout } : {}) } as GlobalOptions;
+  const options = { ...(await resolveGlobals(call.given)), ...(call.timeout !== undefined ? { timeout: call.timeout } : {}) };
   const { callCommand } = await import('./call.js');
   await callCommand(call.method, call.params, { progress: call.progress }, options);
 }

@@ -1,9 +1,11 @@
 /**
- * The plain `call` form runs without commander (quick-call.ts); every other command line goes to
+ * The plain `call` and `mcp` forms run without commander (quick-call.ts); every other command line goes to
  * the full program, so that help, errors and exit codes stay the program's own.
  */
 import { describe, expect, it } from 'vitest';
-import { quickCall } from '../../../../core/frontends/cli/quick-call.js';
+import { PLAIN_MCP_OPTIONS } from '../../../../core/frontends/cli/mcp-options.js';
+import { buildProgram } from '../../../../core/frontends/cli/program.js';
+import { quickCall, quickMcp } from '../../../../core/frontends/cli/quick-call.js';
 
 describe('quickCall', () => {
   it('reads the plain form: method, params, the global flags in either spelling, --timeout and --progress', () => {
@@ -34,5 +36,32 @@ describe('quickCall', () => {
     [['call', 'state', '--', '{}']],
   ])('leaves %j to the full program', (args) => {
     expect(quickCall(args)).toBeNull();
+  });
+});
+
+describe('quickMcp', () => {
+  it('reads plain `mcp`, as MCP clients start it: the global flags and nothing else', () => {
+    expect(quickMcp(['mcp'])).toEqual({});
+    expect(quickMcp(['mcp', '--api-port', '9000', '--log-level=warn'])).toEqual({ apiPort: 9000, logLevel: 'warn' });
+  });
+
+  it.each([
+    [['mcp', '--transport', 'http']],
+    [['mcp', '--embedded']],
+    [['mcp', '--help']],
+    [['mcp', 'extra']],
+    [['mcp', '--timeout', '5']],
+    [['mcp', '--progress']],
+    [['mcp', '--api-port', 'x']],
+    [['call', 'state']],
+  ])('leaves %j to the full program', (args) => {
+    expect(quickMcp(args)).toBeNull();
+  });
+
+  it('runs with what the program gives `mcp` when none of its own options is given', () => {
+    // Commander fills an option's default when the option is defined; a new default in the
+    // program that the quick path lacks would show here.
+    const mcp = buildProgram().commands.find((c) => c.name() === 'mcp')!;
+    expect(mcp.opts()).toEqual({ ...PLAIN_MCP_OPTIONS });
   });
 });
