@@ -43,6 +43,10 @@ export class CallContext implements ToolContext {
   private eventsValue: EventsView | undefined;
   private logValue: Logger | undefined;
   private viewValue: HostView | undefined;
+  private progressFn: ToolContext['progress'] | undefined;
+  private waitForFn: ToolContext['waitFor'] | undefined;
+  private sleepFn: ToolContext['sleep'] | undefined;
+  private deferFn: ((cleanup: (ctx: this) => unknown) => void) | undefined;
 
   constructor(
     private readonly owner: CallHost,
@@ -94,24 +98,24 @@ export class CallContext implements ToolContext {
   }
 
   get progress(): ToolContext['progress'] {
-    return (progress, total, message) => {
+    return (this.progressFn ??= (progress, total, message) => {
       this.options.onProgress?.({
         progress,
         ...(total !== undefined ? { total } : {}),
         ...(message !== undefined ? { message } : {}),
       });
-    };
+    });
   }
 
   get waitFor(): ToolContext['waitFor'] {
-    return (match: (event: RecordedEvent) => boolean, opts) => this.scope.waitFor(match, opts, this.signal);
+    return (this.waitForFn ??= (match: (event: RecordedEvent) => boolean, opts) => this.scope.waitFor(match, opts, this.signal));
   }
 
   get sleep(): ToolContext['sleep'] {
-    return (ms) => sleep(ms, this.signal);
+    return (this.sleepFn ??= (ms) => sleep(ms, this.signal));
   }
 
   get defer(): (cleanup: (ctx: this) => unknown) => void {
-    return (cleanup) => this.scope.defer(cleanup as (ctx: ToolContext) => unknown);
+    return (this.deferFn ??= (cleanup) => this.scope.defer(cleanup as (ctx: ToolContext) => unknown));
   }
 }

@@ -39,12 +39,13 @@ describe('Host.call', () => {
           description: 'looks at its context',
           input: z.object({}),
           run: async (_args, ctx) => {
-            const { events, log, host: view, call, request, signal } = ctx;
+            const { events, log, host: view, call, request, signal, progress, waitFor, sleep, defer } = ctx;
             seen = {
               sameEvents: ctx.events === events,
               sameLog: ctx.log === log,
               sameHost: ctx.host === view,
-              sameFunctions: ctx.call === call && ctx.request === request && ctx.signal === signal && !signal.aborted,
+              sameFunctions: ctx.call === call && ctx.request === request && ctx.signal === signal && !signal.aborted &&
+                ctx.progress === progress && ctx.waitFor === waitFor && ctx.sleep === sleep && ctx.defer === defer,
               destructuredCall: await call('echo_back', { n: 2 }),
               streamId: events.streamId,
               logs: typeof log.info,
