@@ -23,6 +23,7 @@ export default defineConfig({
       'tests/core/host/**/*.test.ts',
       'tests/core/daemon/config/reload.test.ts',
       'tests/core/daemon/config/runtime.test.ts',
+      'tests/core/daemon/config/watch.test.ts',
       'tests/core/daemon/config/policy.test.ts',
       'tests/core/daemon/config/composite-annotations.test.ts',
       'tests/core/frontends/mcp/projection.test.ts',
