@@ -94,7 +94,7 @@ describe('watching the config file', () => {
     await seen(p.dir, CONFIG, () => fs.renameSync(path.join(p.dir, CONFIG), path.join(p.dir, 'old.json')));
     vi.advanceTimersByTime(1_000);
     // Reloads are serialised: this one (which fails, the file is gone) runs after any the move started.
-    expect(await runtime.reload('probe')).toMatchObject({ ok: false });
+    expect(await runtime.reload('probe')).toMatchObject({ ok: false, error: expect.stringMatching(/^\S*mcbridge\.config\.json: does not exist/) });
     expect(lines.filter((l) => l.reason !== undefined).map((l) => l.reason)).toEqual(['probe']);
   });
 
