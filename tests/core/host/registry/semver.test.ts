@@ -31,6 +31,7 @@ describe('plugin version ranges', () => {
     // Exact versions, and every operator at its edges.
     ['1.2.3', '=1.2.3', true],
     ['1.2.4', '1.2.3', false],
+    ['1.1.0', '1.2', false],
     ['1.2.4', '>1.2.3', true],
     ['1.2.3', '>1.2.3', false],
     ['0.1.0', '>=0.2.0', false],
@@ -58,6 +59,8 @@ describe('plugin version ranges', () => {
     ['0.2.9', '^0.2.3', true],
     ['0.2.2', '^0.2.3', false],
     ['0.0.2', '^0.0.3', false],
+    ['0.0.5', '^0.0', true],
+    ['0.1.0', '^0.0', false],
     ['0.1.0', '^0.1.0', true],
     // Hyphen ranges include both ends, whatever the spacing; a space after an operator is allowed.
     ['0.9.0', '1.0 - 1.4', false],
