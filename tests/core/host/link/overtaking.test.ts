@@ -129,6 +129,18 @@ describe('overtaking, when reply types alone cannot tell the replies apart', () 
     expect(sent()).toEqual(['FROB', 'PING']);
   });
 
+  it('a quick verb asked to take any reply waits too: it could take the reply of the one out', async () => {
+    const { link, states, sent } = await setup();
+    const state = link.request('STATE');
+    await states.untilHeld(1);
+    const ping = link.request('PING', { replies: [] });
+    expect(link.status()).toMatchObject({ inFlight: [{ line: 'STATE' }], queued: 1 });
+    states.release();
+    await expect(state).resolves.toMatchObject({ type: 'state' });
+    await expect(ping).resolves.toMatchObject({ type: 'pong' });
+    expect(sent()).toEqual(['STATE', 'PING']);
+  });
+
   it('a request that expects one of the reply types of one out waits, even if it expects others too', async () => {
     const { link, states, sent } = await setup();
     const state = link.request('STATE', { replies: ['state', 'mark_ack'] });
