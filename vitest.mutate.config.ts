@@ -21,8 +21,12 @@ export default defineConfig({
     // covers it, and with them one took a minute on this machine.
     include: [
       'tests/core/host/**/*.test.ts',
+      // The link's fault tests that run in-process: a mod answering twice, mod restarts.
+      'tests/faults/link-duplicate-replies.test.ts',
+      'tests/faults/link-restarts.test.ts',
       'tests/core/daemon/config/reload.test.ts',
       'tests/core/daemon/config/runtime.test.ts',
+      'tests/core/daemon/config/watch.test.ts',
       'tests/core/daemon/config/policy.test.ts',
       'tests/core/daemon/config/composite-annotations.test.ts',
       'tests/core/frontends/mcp/projection.test.ts',

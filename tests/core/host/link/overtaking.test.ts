@@ -115,6 +115,73 @@ describe('which requests may overtake a slow one', () => {
   });
 });
 
+describe('overtaking, when reply types alone cannot tell the replies apart', () => {
+  it('a quick verb waits while a verb nobody declared is out: that verb takes any reply', async () => {
+    const frobs = new Gate();
+    const { link, sent } = await setup({ answer: (line, conn) => (line === 'FROB' ? frobs.hold(conn, { type: 'frob_ack', millis: 1 }) : undefined) });
+    const frob = link.request('FROB');
+    await frobs.untilHeld(1);
+    const ping = link.request('PING');
+    expect(link.status()).toMatchObject({ inFlight: [{ line: 'FROB' }], queued: 1 });
+    frobs.release();
+    await expect(frob).resolves.toMatchObject({ type: 'frob_ack' });
+    await expect(ping).resolves.toMatchObject({ type: 'pong' });
+    expect(sent()).toEqual(['FROB', 'PING']);
+  });
+
+  it('a quick verb asked to take any reply waits too: it could take the reply of the one out', async () => {
+    const { link, states, sent } = await setup();
+    const state = link.request('STATE');
+    await states.untilHeld(1);
+    const ping = link.request('PING', { replies: [] });
+    expect(link.status()).toMatchObject({ inFlight: [{ line: 'STATE' }], queued: 1 });
+    states.release();
+    await expect(state).resolves.toMatchObject({ type: 'state' });
+    await expect(ping).resolves.toMatchObject({ type: 'pong' });
+    expect(sent()).toEqual(['STATE', 'PING']);
+  });
+
+  it('a request that expects one of the reply types of one out waits, even if it expects others too', async () => {
+    const { link, states, sent } = await setup();
+    const state = link.request('STATE', { replies: ['state', 'mark_ack'] });
+    await states.untilHeld(1);
+    const mark = link.request('MARK x');
+    expect(link.status()).toMatchObject({ inFlight: [{ line: 'STATE' }], queued: 1 });
+    states.release();
+    await expect(state).resolves.toMatchObject({ type: 'state' });
+    await expect(mark).resolves.toMatchObject({ type: 'mark_ack', detail: 'x' });
+    expect(sent()).toEqual(['STATE', 'MARK x']);
+  });
+
+  it('a quick request never passes a queued one that expects a reply type it expects', async () => {
+    const { link, states, sent } = await setup();
+    const state = link.request('STATE');
+    await states.untilHeld(1);
+    const one = link.request('MARK one', { replies: ['state', 'mark_ack'] });
+    const two = link.request('MARK two');
+    await waitUntil(() => link.status().queued === 2, 5_000, 'both marks queued');
+    states.release();
+    await expect(Promise.all([state, one, two])).resolves.toMatchObject([{ type: 'state' }, { detail: 'one' }, { detail: 'two' }]);
+    expect(sent()).toEqual(['STATE', 'MARK one', 'MARK two']);
+  });
+
+  it('while a slow request is out, a quick one may pass a queued slow one', async () => {
+    const { link, states, marks, sent } = await setup({ holdMarks: true });
+    const first = link.request('STATE');
+    await states.untilHeld(1);
+    const mark = link.request('MARK beside');
+    await marks.untilHeld(1);
+    const second = link.request('STATE');
+    await expect(link.request('PING')).resolves.toMatchObject({ type: 'pong' });
+    expect(sent()).toEqual(['STATE', 'MARK beside', 'PING']);
+    marks.release();
+    states.release();
+    await states.untilHeld(1);
+    states.release();
+    await expect(Promise.all([first, mark, second])).resolves.toMatchObject([{ tick: 1 }, { detail: 'beside' }, { tick: 2 }]);
+  });
+});
+
 describe('error replies with two requests out', () => {
   it('`unknown command: <line>` goes to the request it names', async () => {
     const { link, states } = await setup({

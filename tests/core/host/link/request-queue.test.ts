@@ -1,25 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { McbridgeError } from '../../../../core/host/errors.js';
-import { ModLink, type ModLinkOptions } from '../../../../core/host/link/mod-link.js';
 import { PROBATION_REPLIES } from '../../../../core/host/link/request-queue.js';
-import { silentLogger } from '../../../../core/util/log.js';
-import { Gate, ScriptedMod, type ScriptedModOptions } from '../../../support/scripted-mod.js';
-import { builtinVerbs } from '../../../support/verbs.js';
+import { Gate } from '../../../support/scripted-mod.js';
+import { useScriptedLinks } from '../../../support/scripted-link.js';
 import { waitUntil } from '../../../support/wait-until.js';
 
-const cleanups: Array<() => Promise<unknown> | void> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function setup(modOptions: ScriptedModOptions, linkOptions: Partial<ModLinkOptions> = {}) {
-  const mod = await ScriptedMod.start(modOptions);
-  const link = new ModLink({ vantage: 'server', modPort: mod.port, verbs: builtinVerbs(), log: silentLogger(), onEvent: () => {}, ...linkOptions });
-  link.start();
-  cleanups.push(() => mod.stop(), () => link.stop());
-  await waitUntil(() => link.connected, 5_000, 'the link to be ready');
-  return { mod, link };
-}
+const setup = useScriptedLinks();
 
 const failure = (promise: Promise<unknown>) => promise.then(() => null, (err: McbridgeError) => err);
 

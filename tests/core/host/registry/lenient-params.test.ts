@@ -32,4 +32,36 @@ describe('lenientParams: the predecessor\'s spellings, driven by the JSON Schema
     expect(lenientParams(['x'], schema)).toBeNull();
     expect(lenientParams('x', schema)).toBeNull();
   });
+
+  it('reads a boolean from its words only, however spaced or cased, and a number only for a number', () => {
+    expect(lenientParams({ command: 'x', strict: ' YES ' }, schema)).toEqual({ command: 'x', strict: true });
+    expect(lenientParams({ command: 'x', strict: '1' }, schema)).toEqual({ command: 'x', strict: true });
+    expect(lenientParams({ command: 'x', strict: '0' }, schema)).toEqual({ command: 'x', strict: false });
+    expect(lenientParams({ command: 'x', radius: 'on' }, schema)).toBeNull();
+    // Values that are not text are left to the schema.
+    expect(lenientParams({ command: 'x', strict: true, radius: 3 }, schema)).toBeNull();
+  });
+
+  it('follows anyOf and oneOf branches, and a null allowed by const or enum', () => {
+    const custom = {
+      properties: {
+        either: { anyOf: [{ type: 'number' }, { type: 'boolean' }] },
+        one: { oneOf: [{ type: 'integer' }] },
+        nothing: { const: null },
+        listed: { enum: ['a', null] },
+        loose: null,
+      },
+    };
+    expect(lenientParams({ either: '5', one: '6' }, custom)).toEqual({ either: 5, one: 6 });
+    expect(lenientParams({ either: 'no' }, custom)).toEqual({ either: false });
+    expect(lenientParams({ nothing: null, listed: null }, custom)).toBeNull();
+    expect(lenientParams({ loose: '5' }, custom)).toBeNull();
+  });
+
+  it('changes nothing without an object to read, or without properties in the schema', () => {
+    expect(lenientParams(null, schema)).toBeNull();
+    expect(lenientParams('7', { properties: { 0: { type: 'number' } } })).toBeNull();
+    expect(lenientParams({ a: null }, { properties: null })).toBeNull();
+    expect(lenientParams({ 0: null }, { properties: 'abc' })).toBeNull();
+  });
 });
