@@ -1,22 +1,21 @@
 // `npm run build`, after tsc: the MCP front-end and the libraries it loads (the MCP SDK, zod,
-// ajv) as a few files instead of some 250 modules, so `mcbridge mcp` answers its first
+// ajv, pino) as a few files instead of some 250 modules, so `mcbridge mcp` answers its first
 // tools/list sooner (docs/decisions.md, "The MCP front-end is bundled"). The daemon's own code
-// (daemon/, host/, plugins/, the sim) and the logger stay outside, loaded from dist/ as one copy
-// each: an embedded daemon then shares them with everything else in the process.
+// (daemon/, host/, plugins/, the sim) stays outside, loaded from dist/ as one copy each: an
+// embedded daemon then shares it with everything else in the process.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const mcpDir = path.join(root, 'dist', 'core', 'frontends', 'mcp');
-const kept = ['daemon', 'host', 'sim', path.join('util', 'log.js')].map((p) => path.join(root, 'dist', 'core', p));
-const keptPackages = /^(pino|pino-pretty|sonic-boom|thread-stream)(\/|$)/;
+const kept = ['daemon', 'host', 'sim'].map((p) => path.join(root, 'dist', 'core', p));
 
 await build({
   input: { 'run.bundle': path.join(mcpDir, 'run.js') },
   platform: 'node',
   external: (id, importer) => {
-    if (id.startsWith('node:') || keptPackages.test(id)) return true;
+    if (id.startsWith('node:')) return true;
     const file = importer && id.startsWith('.') ? path.resolve(path.dirname(importer), id) : id;
     return file.startsWith(path.join(root, 'dist', 'plugins')) || kept.some((p) => file === p || file.startsWith(p + path.sep));
   },

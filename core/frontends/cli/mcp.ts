@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import { createLogger } from '../../util/log.js';
 import { UsageError } from './exit.js';
 import type { McpCliOptions } from './mcp-options.js';
 import type { GlobalOptions } from './options.js';
@@ -36,9 +35,9 @@ export async function mcpCommand(opts: McpCliOptions, global: GlobalOptions): Pr
     const given = Object.entries(httpOnly).filter(([, v]) => v !== undefined).map(([k]) => k);
     if (given.length > 0) throw new UsageError(`${given.join(', ')} apply to --transport http only`);
   }
-  const log = createLogger({ level: global.logLevel, format: global.logFormat });
   // The MCP SDK loads only for this command; the other commands stay quick to start.
-  const { runMcp } = await loadMcpRun();
+  const { runMcp, createLogger } = await loadMcpRun();
+  const log = createLogger({ level: global.logLevel, format: global.logFormat });
   await runMcp({
     transport: opts.transport,
     api: { host: global.apiHost, port: global.apiPort, token: global.apiToken },

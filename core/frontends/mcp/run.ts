@@ -10,6 +10,10 @@ import { McpFrontend } from './frontend.js';
 import type { HttpOptions } from './http.js';
 import { resolveToken } from './token.js';
 
+// The command takes its logger from here, so that pino comes in the build's bundle with the rest
+// of the front-end (scripts/bundle-mcp.mjs) rather than as modules of its own.
+export { createLogger } from '../../util/log.js';
+
 export interface RunMcpOptions {
   transport: 'stdio' | 'http';
   /** The daemon's local API. */

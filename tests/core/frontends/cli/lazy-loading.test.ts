@@ -85,7 +85,7 @@ describe('what each command loads', { timeout: 90_000 }, () => {
     // Started as MCP clients start it (global flags only), it skips commander (quick-call.ts).
     expect(trace.matching('/node_modules/commander/')).toEqual([]);
     for (const absent of ['/dist/plugins/', '/dist/core/daemon/builtins.js', '/dist/core/daemon/daemon.js', '/dist/core/host/host.js', 'bundle-http-', '/node_modules/jiti/',
-      '/node_modules/@modelcontextprotocol/', '/node_modules/zod/', '/node_modules/ajv/']) {
+      '/node_modules/@modelcontextprotocol/', '/node_modules/zod/', '/node_modules/ajv/', '/node_modules/pino/']) {
       expect(trace.matching(absent), absent).toEqual([]);
     }
   });
