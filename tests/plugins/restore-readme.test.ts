@@ -49,10 +49,17 @@ describe('README workflow', () => {
     const cwd = tmp();
     const [livePort, labPort] = [await freePort(), await freePort()];
     const body = script(workflowBlock(), livePort, labPort);
-    const child = spawn('bash', ['-c', body], { cwd, env: { ...process.env, MCBRIDGE_API_TOKEN: '' } });
+    // A process group of its own: the trap kills the script's background jobs, which are subshells
+    // running the `npx` function, and their node children would outlive them.
+    const child = spawn('bash', ['-c', body], { cwd, env: { ...process.env, MCBRIDGE_API_TOKEN: '' }, detached: true });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      // nothing left in the group
+    }
     expect(code, `${body}\n${stderr.slice(-4000)}`).toBe(0);
     const outputs = fs.readdirSync(cwd).filter((f) => /^out-\d+\.json$/.test(f)).sort();
     expect(outputs).toEqual(['out-1.json', 'out-2.json', 'out-3.json', 'out-4.json']);
