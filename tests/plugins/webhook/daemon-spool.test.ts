@@ -15,8 +15,9 @@ const SECRET = 'whsec-daemon-spool-secret';
 const processes = new CliProcesses();
 const open: Array<{ close(): unknown }> = [];
 afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close();
+  // The daemons first: one still stopping writes its spool into the directory being removed.
   await processes.stopAll();
+  for (const x of open.splice(0).reverse()) await x.close();
 });
 
 async function client(daemon: DaemonProcess): Promise<ApiClient> {
