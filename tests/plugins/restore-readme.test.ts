@@ -44,6 +44,23 @@ function script(lines: string[], livePort: number, labPort: number): string {
   return out.join('\n') + '\n';
 }
 
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function stopGroup(pgid: number): Promise<void> {
+  if (!groupAlive(pgid)) return;
+  process.kill(-pgid, 'SIGTERM');
+  for (let i = 0; i < 200 && groupAlive(pgid); i++) await new Promise((r) => setTimeout(r, 25));
+  if (groupAlive(pgid)) process.kill(-pgid, 'SIGKILL');
+  while (groupAlive(pgid)) await new Promise((r) => setTimeout(r, 25));
+}
+
 describe('README workflow', () => {
   it('the fork → restore → verify commands work as written', async () => {
     const cwd = tmp();
@@ -55,11 +72,9 @@ describe('README workflow', () => {
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    try {
-      process.kill(-child.pid!, 'SIGTERM');
-    } catch {
-      // nothing left in the group
-    }
+    // The group's daemons and sims still write (a sim saves its world on SIGTERM): wait until the
+    // group is gone before the temporary directory is removed.
+    await stopGroup(child.pid!);
     expect(code, `${body}\n${stderr.slice(-4000)}`).toBe(0);
     const outputs = fs.readdirSync(cwd).filter((f) => /^out-\d+\.json$/.test(f)).sort();
     expect(outputs).toEqual(['out-1.json', 'out-2.json', 'out-3.json', 'out-4.json']);
