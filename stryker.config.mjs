@@ -3,7 +3,8 @@
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
-  vitest: { configFile: 'vitest.mutate.config.ts' },
+  // MUTATE_TESTS names another test set (vitest.mutate-verbs.config.ts for the verb table).
+  vitest: { configFile: process.env.MUTATE_TESTS ?? 'vitest.mutate.config.ts' },
   plugins: ['@stryker-mutator/vitest-runner', './stryker-log-ignorer.mjs'],
   ignorers: ['logger-calls'],
   mutate: [

@@ -108,6 +108,59 @@ describe('ToolRegistry: declared verbs', () => {
   });
 });
 
+describe('ToolRegistry: what makes two declarations the same', () => {
+  it('compares reply types and requirements as sets, and says both rules in full when they differ', () => {
+    const registry = new ToolRegistry();
+    registry.registerPlugin(plugin('first', { FOO: { replies: ['b', 'a', 'a'], requires: ['Zeta', 'alpha'] } }));
+    // The same rule written another way is the same rule.
+    registry.registerPlugin(plugin('again', { FOO: { replies: ['a', 'b'], requires: ['ALPHA', 'zeta', 'alpha'], timeoutMs: 15_000 } }));
+    const err = caught(() => registry.registerPlugin(plugin('other', { FOO: { replies: ['a', 'b'] } })));
+    expect(err.message).toBe(
+      "the mod verb 'FOO' is declared differently by plugin 'first' (replies [a, b], timeoutMs 15000, requires [alpha, zeta]) " +
+        "and plugin 'other' (replies [a, b], timeoutMs 15000): declare it the same way in both, or leave it to plugin 'first'",
+    );
+  });
+
+  it('takes a function rule as the same only as itself', () => {
+    const registry = new ToolRegistry();
+    const rule = (arg: string) => ({ replies: [arg ? 'foo' : 'foo_stats'] });
+    registry.registerPlugin(plugin('first', { FOO: rule }));
+    registry.registerPlugin(plugin('shares', { FOO: rule }));
+    const copy = caught(() => registry.registerPlugin(plugin('copies', { FOO: (arg: string) => ({ replies: [arg ? 'foo' : 'foo_stats'] }) })));
+    expect(copy.message).toContain("plugin 'first' (a function of its argument) and plugin 'copies' (a function of its argument)");
+    const spec = caught(() => registry.registerPlugin(plugin('spec', { FOO: { replies: ['foo'] } })));
+    expect(spec.message).toContain("plugin 'first' (a function of its argument) and plugin 'spec' (replies [foo], timeoutMs 15000)");
+    const later = new ToolRegistry();
+    later.registerPlugin(plugin('spec', { FOO: { replies: ['foo'] } }));
+    expect(caught(() => later.registerPlugin(plugin('fn', { FOO: rule }))).message).toContain("plugin 'spec' (replies [foo], timeoutMs 15000) and plugin 'fn' (a function of its argument)");
+    registry.unregisterPlugin('first');
+    expect(registry.verbs.lookup('FOO', '')?.replies).toEqual(['foo_stats']);
+  });
+
+  it('a function rule that fails says what it gave or threw, as an internal error naming verb and plugin', () => {
+    const registry = new ToolRegistry();
+    registry.registerPlugin(plugin('broken', {
+      NOTHING: () => undefined as never,
+      EMPTY: () => ({ replies: [''] }),
+      TWICE: () => ({ replies: [], timeoutMs: 0 }),
+      THROWS: () => {
+        throw new Error('no ticks');
+      },
+      NULL: () => {
+        throw null;
+      },
+    }));
+    const nothing = caught(() => registry.verbs.lookup('NOTHING', 'x'));
+    expect(nothing.code).toBe('internal');
+    expect(nothing.details).toEqual({ verb: 'NOTHING', plugin: 'broken' });
+    expect(nothing.message).toMatch(/^plugin 'broken' declares the mod verb 'NOTHING' with a function that gave no valid rule for 'NOTHING x': the result \S.*\. Fix verbs\.NOTHING in the plugin\.$/);
+    expect(caught(() => registry.verbs.lookup('EMPTY', '')).message).toMatch(/'EMPTY ': replies\.0 \S/);
+    expect(caught(() => registry.verbs.lookup('TWICE', '')).message).toMatch(/: replies \S[^;]*; timeoutMs \S[^;]*\. Fix/);
+    expect(caught(() => registry.verbs.lookup('THROWS', '')).message).toMatch(/: it threw no ticks\. Fix verbs\.THROWS in the plugin\.$/);
+    expect(caught(() => registry.verbs.lookup('NULL', '')).message).toMatch(/: it threw null\. Fix verbs\.NULL in the plugin\.$/);
+  });
+});
+
 describe('Host: declared verbs follow the plugin', () => {
   it('a load error names both plugins, and removing a plugin removes its verbs', async () => {
     const host = new Host({ plugins: [{ plugin: plugin('first', { FOO: { replies: ['foo_ack'] } }), source: 'built-in' }] });
