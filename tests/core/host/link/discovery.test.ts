@@ -55,6 +55,16 @@ describe('readPortFile', () => {
     expect(read).toEqual({ kind: 'bad', problem: "does not contain a port number (found 'not-a-port')" });
   });
 
+  it('reads a leading plus sign, but no other text around the digits', async () => {
+    expect(readPortFile(await put('plus.txt', '+25581'))).toEqual({ kind: 'ok', port: 25581 });
+    expect(readPortFile(await put('word.txt', 'port 25581'))).toEqual({ kind: 'bad', problem: "does not contain a port number (found 'port 25581')" });
+  });
+
+  it('quotes at most 40 characters of what it found', async () => {
+    const read = readPortFile(await put('long.txt', 'x'.repeat(39) + 'yz' + 'w'.repeat(1000)));
+    expect(read).toEqual({ kind: 'bad', problem: `does not contain a port number (found '${'x'.repeat(39)}y')` });
+  });
+
   it('rejects an empty file', async () => {
     const read = readPortFile(await put('port.txt', ''));
     expect(read.kind).toBe('bad');
@@ -245,6 +255,7 @@ describe('resolvePort: server vantage discovery', () => {
     const lines = r.error!.split('\n');
     expect(lines.length).toBeGreaterThanOrEqual(5);
     expect(lines[0]).toBe(`cannot find the server-vantage port file: no readable ${expected}`);
+    expect(lines[1]).toBe('The mod writes it when its server entrypoint starts. Fix one of:');
     for (const flag of ['--server-dir', '--port-file', '--mod-port', '--vantage client', 'MC_AGENT_SERVER_DIR', 'MC_AGENT_PORT_FILE']) {
       expect(r.error).toContain(flag);
     }
@@ -323,5 +334,6 @@ describe('resolvePort: client vantage (explicit opt-in)', () => {
     expect(r.resolved).toBe(false);
     expect(r.port).toBeNull();
     expect(r.error).toBe(`the client-vantage port file '${file}' does not contain a port number (found 'garbage')`);
+    expect(r.source).toBe('port-file');
   });
 });
