@@ -11,3 +11,13 @@ export function caught(fn: () => unknown): McbridgeError {
   }
   throw new Error('expected a throw');
 }
+
+/** The error a promise must reject with; fails the test when it resolves. */
+export function rejected(promise: Promise<unknown>): Promise<McbridgeError> {
+  return promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (err: McbridgeError) => err,
+  );
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { McbridgeError } from '../../../../core/host/errors.js';
 import { ModLink, type LinkState } from '../../../../core/host/link/mod-link.js';
 import { silentLogger } from '../../../../core/util/log.js';
+import { rejected } from '../../../support/errors.js';
 import { freePort } from '../../../support/helpers.js';
 import { SERVER_HELLO } from '../../../support/scripted-mod.js';
 import { useScriptedLinks } from '../../../support/scripted-link.js';
@@ -13,15 +13,6 @@ import { waitUntil } from '../../../support/wait-until.js';
  * it cannot send: the daemon's `status`, `doctor` and the CAPS filter read these.
  */
 const startLink = useScriptedLinks();
-
-function rejection(promise: Promise<unknown>): Promise<McbridgeError> {
-  return promise.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (err: McbridgeError) => err,
-  );
-}
 
 describe('ModLink status', () => {
   it('describes a ready link in full', async () => {
@@ -122,7 +113,7 @@ describe('ModLink caps', () => {
     const { link, mod } = await startLink({}, {
       verbs: (verb, arg) => (verb === 'FLY' ? { replies: ['fly_ack'], requires: ['flight', 'state', 'wings'] } : verbs(verb, arg)),
     });
-    const err = await rejection(link.request('FLY high'));
+    const err = await rejected(link.request('FLY high'));
     expect(err.code).toBe('unsupported_capability');
     expect(err.message).toBe(
       "'FLY high' needs 'flight', 'wings', which the connected server mod does not advertise, so nothing was sent. Run `mcbridge tools` for what this mod supports.",
@@ -142,7 +133,7 @@ describe('ModLink refusals', () => {
   ])('refuses %s with invalid_params, sending nothing', async (_what, line, message) => {
     const { link, mod } = await startLink();
     const sent = mod.received.length;
-    const err = await rejection(link.request(line));
+    const err = await rejected(link.request(line));
     expect(err.code).toBe('invalid_params');
     expect(err.message).toBe(message);
     expect(mod.received.length).toBe(sent);
@@ -158,7 +149,7 @@ describe('ModLink refusals', () => {
     const { link, mod } = await startLink();
     const controller = new AbortController();
     controller.abort();
-    const err = await rejection(link.request('STATE', { signal: controller.signal }));
+    const err = await rejected(link.request('STATE', { signal: controller.signal }));
     expect(err.code).toBe('cancelled');
     expect(mod.received).not.toContain('STATE');
   });
@@ -166,7 +157,7 @@ describe('ModLink refusals', () => {
   it('refuses with unavailable once stopped', async () => {
     const { link } = await startLink();
     await link.stop();
-    const err = await rejection(link.request('STATE'));
+    const err = await rejected(link.request('STATE'));
     expect(err).toMatchObject({ code: 'unavailable', message: 'the daemon is shutting down' });
   });
 
@@ -181,7 +172,7 @@ describe('ModLink refusals', () => {
     link.start();
     try {
       await waitUntil(() => link.status().lastError !== null, 5_000, 'a connection error');
-      const err = await rejection(link.request('STATE'));
+      const err = await rejected(link.request('STATE'));
       expect(err.code).toBe('not_connected');
       expect(err.message).toMatch(new RegExp(`^the interface mod is not connected on port ${port} \\(last error: cannot reach interface mod on 127\\.0\\.0\\.1:${port}: `));
       expect(err.details).toMatchObject({ lastError: expect.stringContaining(`127.0.0.1:${port}`) });
