@@ -117,6 +117,23 @@ describe('side connections in use at once', () => {
     await first;
   });
 
+  it('one answered in time leaves no deadline behind: only a later timeout is counted', async () => {
+    const { link, waits } = await heldWaits(1);
+    const first = link.request('WAIT 20');
+    await waits.untilHeld(1);
+    // Queued, then sent and answered well inside its 2 s; its deadlines (queued, sent) must go with it.
+    const second = link.request('WAIT 30', { timeoutMs: 2_000 });
+    waits.release();
+    await first;
+    await waits.untilHeld(1);
+    waits.release();
+    await expect(second).resolves.toMatchObject({ detail: 'WAIT 30' });
+    // This one's deadline comes after the second's would have.
+    const third = failure(link.request('WAIT 40', { timeoutMs: 3_000 }));
+    expect(await third).toMatchObject({ code: 'timeout', details: { sent: true } });
+    expect(link.stats).toMatchObject({ timeouts: 1, queueTimeouts: 0 });
+  });
+
   it('one whose deadline passes counts the requests still waiting ahead of it', async () => {
     const { link, waits } = await heldWaits(1);
     const first = link.request('WAIT 20');
