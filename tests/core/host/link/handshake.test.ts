@@ -169,6 +169,20 @@ describe('a request made while the link negotiates CAPS', () => {
     expect(link.listenerCount('state')).toBe(0);
   });
 
+  it('on a connection of its own, cancelled just as the link gets ready, is never sent nor counted', async () => {
+    const { link, caps, mod } = await negotiating();
+    const cancel = new AbortController();
+    const wait = failure(link.request('WAIT 5', { signal: cancel.signal }));
+    // Registered after the request's own listener: it aborts once the request has been let go.
+    link.on('state', (state) => {
+      if (state === 'ready') cancel.abort();
+    });
+    caps.release();
+    expect(await wait).toMatchObject({ code: 'cancelled' });
+    expect(link.stats.sideRequests).toBe(0);
+    expect(mod.received).toEqual(['CAPS']);
+  });
+
   it('fails with not_connected when the connection closes instead', async () => {
     const { link, conn } = await negotiating();
     // The link state when it fails: at once on the close, not once a later connection negotiates.

@@ -77,6 +77,8 @@ describe('side connections in use at once', () => {
     await expect(first).resolves.toMatchObject({ detail: 'WAIT 20' });
     await waits.untilHeld(1);
     expect(mod.connections).toHaveLength(3);
+    // The one it took still counts: another waits, and its deadline passes unsent.
+    expect(await failure(link.request('WAIT 35', { timeoutMs: 50 }))).toMatchObject({ code: 'timeout', details: { sent: false, ahead: 1 } });
     waits.release();
     await expect(second).resolves.toMatchObject({ detail: 'WAIT 30' });
     expect(getEventListeners(signal, 'abort')).toHaveLength(0);
