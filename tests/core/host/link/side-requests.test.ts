@@ -239,8 +239,10 @@ describe('a side request that is cancelled or stopped', () => {
     const { link, mod } = await startLink();
     const cancel = new AbortController();
     const wait = failure(link.request('WAIT 5', { signal: cancel.signal }));
-    // Counted just before its connect starts; the connect completes only on a later turn of the event loop.
-    while (link.stats.sideRequests === 0) await Promise.resolve();
+    // Counted just before its connect starts; the connect completes only on a later turn of the
+    // event loop, and these waits are microtasks (bounded: a loop of them would starve the timers).
+    for (let i = 0; i < 100 && link.stats.sideRequests === 0; i++) await Promise.resolve();
+    expect(link.stats.sideRequests).toBe(1);
     cancel.abort();
     expect(await wait).toMatchObject({ code: 'cancelled' });
     await waitUntil(() => mod.connections.length === 2 && mod.open === 1, 5_000, 'the side connection to open and close');
