@@ -83,6 +83,11 @@ export class ScriptedMod {
     for (const c of this.connections) c.socket.destroy();
   }
 
+  /** Stops accepting connections at once; those already open stay up (a later connect is refused). */
+  stopListening(): void {
+    this.server.close();
+  }
+
   async stop(): Promise<void> {
     for (const t of this.timers) clearTimeout(t);
     this.hangUp();
