@@ -1,0 +1,261 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AbortLike } from '../../../../core/host/cancel.js';
+import type { McbridgeError } from '../../../../core/host/errors.js';
+import type { ModConnection } from '../../../../core/host/link/connection.js';
+import { newLinkStats, type ModReply } from '../../../../core/host/link/replies.js';
+import { RequestQueue, type Expectation } from '../../../../core/host/link/request-queue.js';
+import { silentLogger } from '../../../../core/util/log.js';
+import { rejected } from '../../../support/errors.js';
+
+/**
+ * The RequestQueue's own bookkeeping, with the clock in the test's hands: what status() and a
+ * queue timeout report, the counters, and that nothing (a timer, an abort listener) outlives a
+ * request. The connection is a recorder of what would be written; replies are handed to
+ * `onReply` as a ModConnection would hand them.
+ */
+const SLOW: Expectation = { replies: ['state'], immediate: false };
+const QUICK: Expectation = { replies: ['pong'], immediate: true };
+
+function recorder(): ModConnection & { lines: string[]; closed: number } {
+  const conn = {
+    lines: [] as string[],
+    closed: 0,
+    write(line: string) {
+      conn.lines.push(...line.split('\n'));
+    },
+    close() {
+      conn.closed += 1;
+    },
+  };
+  return conn as unknown as ModConnection & { lines: string[]; closed: number };
+}
+
+function setup(grace = 10_000) {
+  const stats = newLinkStats();
+  const expired: ModConnection[] = [];
+  const queue = new RequestQueue({ stats, log: silentLogger(), owedGraceMs: grace, echoWindowMs: 100, onOwedExpired: (c) => expired.push(c) });
+  const conn = recorder();
+  queue.attach(conn);
+  const ask = (line: string, expect = SLOW, timeoutMs = 1_000, signal?: AbortLike) => queue.enqueue(line, expect, timeoutMs, Date.now(), signal);
+  const reply = (msg: Record<string, unknown>, from = conn) => queue.onReply(from, msg, JSON.stringify(msg));
+  return { stats, queue, conn, ask, reply, expired };
+}
+
+/** An AbortLike that shows who listens. */
+function watchedSignal() {
+  const listeners = new Set<() => void>();
+  const signal = {
+    aborted: false,
+    addEventListener: (_type: 'abort', listener: () => void) => listeners.add(listener),
+    removeEventListener: (_type: 'abort', listener: () => void) => listeners.delete(listener),
+    abort() {
+      signal.aborted = true;
+      for (const l of [...listeners]) l();
+    },
+  };
+  return { signal, listeners };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: 1_000_000 });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('RequestQueue status', () => {
+  it('ages what is in flight, queued and owed from when each was sent or asked', async () => {
+    const { queue, ask } = setup();
+    const first = ask('STATE').catch((e: McbridgeError) => e);
+    await vi.advanceTimersByTimeAsync(250);
+    void ask('STATE', SLOW, 5_000);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(queue.status()).toEqual({
+      inFlight: [{ line: 'STATE', ageMs: 350 }],
+      queued: 1,
+      oldestQueuedMs: 100,
+      owed: [],
+      doubleAnswering: false,
+    });
+    await vi.advanceTimersByTimeAsync(650); // the first times out: its reply is owed
+    expect(((await first) as McbridgeError).code).toBe('timeout');
+    expect(queue.status()).toMatchObject({ inFlight: [], queued: 1, owed: [{ line: 'STATE', ageMs: 1_000, why: 'abandoned' }] });
+  });
+
+  it('a queue timeout names what was in flight and its place in the queue, counting it twice', async () => {
+    const { queue, ask, stats } = setup();
+    void ask('STATE', SLOW, 10_000).catch(() => {});
+    await vi.advanceTimersByTimeAsync(40);
+    void ask('STATE', SLOW, 10_000).catch(() => {});
+    const late = ask('STATE', SLOW, 100);
+    const err = rejected(late);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await err).toMatchObject({ code: 'timeout', details: { sent: false, inFlight: [{ line: 'STATE', ageMs: 140 }], ahead: 2 } });
+    expect(stats).toMatchObject({ timeouts: 1, queueTimeouts: 1 });
+    expect(queue.status().queued).toBe(1);
+  });
+});
+
+describe('RequestQueue counters', () => {
+  it('counts an overtake only when something is out', async () => {
+    const { ask, reply, stats, conn } = setup();
+    const alone = ask('PING', QUICK);
+    reply({ type: 'pong' });
+    await alone;
+    expect(stats.overtakes).toBe(0);
+    void ask('STATE').catch(() => {});
+    const quick = ask('PING', QUICK);
+    expect(conn.lines).toEqual(['PING', 'STATE', 'PING']);
+    reply({ type: 'pong', n: 2 });
+    await quick;
+    expect(stats.overtakes).toBe(1);
+  });
+
+  it('counts a cancel before sending and one after, and a timeout after sending', async () => {
+    const { ask, stats, queue } = setup();
+    const sent = watchedSignal();
+    const queued = watchedSignal();
+    const first = rejected(ask('STATE', SLOW, 5_000, sent.signal));
+    const second = rejected(ask('STATE', SLOW, 5_000, queued.signal));
+    queued.signal.abort();
+    expect((await second).code).toBe('cancelled');
+    expect(stats.cancelled).toBe(1);
+    sent.signal.abort();
+    expect((await first).code).toBe('cancelled');
+    expect(stats.cancelled).toBe(2);
+    expect(queue.status().owed).toHaveLength(1);
+    expect(stats.timeouts).toBe(0);
+    // Nothing listens to a signal once its request is settled.
+    expect(sent.listeners.size + queued.listeners.size).toBe(0);
+  });
+
+  it('counts a timeout of a sent request once, and a late reply when it comes', async () => {
+    const { ask, reply, stats } = setup();
+    const err = rejected(ask('STATE', SLOW, 200));
+    await vi.advanceTimersByTimeAsync(200);
+    expect(await err).toMatchObject({ code: 'timeout' });
+    expect(stats).toMatchObject({ timeouts: 1, queueTimeouts: 0 });
+    reply({ type: 'state', tick: 1 });
+    expect(stats.lateReplies).toBe(1);
+  });
+});
+
+describe('RequestQueue leaves nothing behind', () => {
+  it('no timer stays once a request is answered, timed out or cancelled, or once the connection goes', async () => {
+    const { ask, reply, queue } = setup();
+    const answered = ask('STATE');
+    reply({ type: 'state', tick: 1 });
+    await answered;
+    expect(vi.getTimerCount()).toBe(0);
+
+    const { signal } = watchedSignal();
+    const cancelled = rejected(ask('PING', QUICK, 1_000, signal));
+    (signal as unknown as { abort(): void }).abort();
+    await cancelled;
+    reply({ type: 'pong' }); // the owed reply: its grace timer goes with it
+    expect(vi.getTimerCount()).toBe(0);
+
+    const out = rejected(ask('STATE'));
+    const waiting = rejected(ask('STATE'));
+    queue.detach('the mod connection on port 1 closed');
+    expect((await out).message).toBe("the mod connection on port 1 closed while waiting for the reply to 'STATE'");
+    expect(await waiting).toMatchObject({ code: 'not_connected', message: "the mod connection on port 1 closed before 'STATE' was sent" });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('a reply held back as a possible copy is released after the echo window, or twice what the last one took', async () => {
+    const { ask, reply } = setup();
+    const first = ask('STATE');
+    await vi.advanceTimersByTimeAsync(80);
+    reply({ type: 'state', tick: 7 });
+    await first;
+    let answered = false;
+    const second = ask('STATE').then((r) => {
+      answered = true;
+      return r;
+    });
+    reply({ type: 'state', tick: 7 }); // byte-equal to the last: kept back for 2 × 80 ms
+    await vi.advanceTimersByTimeAsync(159);
+    expect(answered).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect((await second).tick).toBe(7);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('RequestQueue ends', () => {
+  it('stop fails what is queued and refuses what comes, sending nothing more', async () => {
+    const { ask, queue, conn } = setup();
+    const out = ask('STATE').catch((e: McbridgeError) => e);
+    const queued = rejected(ask('STATE'));
+    queue.stop();
+    expect(await queued).toMatchObject({ code: 'unavailable', message: "the daemon stopped before 'STATE' was sent" });
+    expect(await rejected(ask('PING', QUICK))).toMatchObject({ code: 'unavailable', message: "the daemon stopped before 'PING' was sent" });
+    queue.attach(conn);
+    expect(conn.lines).toEqual(['STATE']);
+    queue.detach('gone');
+    expect(((await out) as McbridgeError).code).toBe('not_connected');
+  });
+
+  it('refuses a request whose signal is already aborted, sending nothing', async () => {
+    const { ask, conn } = setup();
+    const { signal } = watchedSignal();
+    signal.aborted = true;
+    expect((await rejected(ask('STATE', SLOW, 1_000, signal))).code).toBe('cancelled');
+    expect(conn.lines).toEqual([]);
+  });
+
+  it('ignores a reply from a connection it no longer uses, and forgets that the old one answered twice', async () => {
+    const { ask, reply, queue, conn } = setup();
+    const first = ask('PING', QUICK);
+    reply({ type: 'pong', t: 1 });
+    await first;
+    reply({ type: 'pong', t: 1 }); // a copy with nothing waiting: the mod answers twice
+    expect(queue.status().doubleAnswering).toBe(true);
+    queue.detach('closed');
+    expect(queue.status().doubleAnswering).toBe(false);
+    const next = recorder();
+    queue.attach(next);
+    let answered = false;
+    const pending = ask('STATE').then(() => (answered = true));
+    reply({ type: 'state' }, conn);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(answered).toBe(false);
+    reply({ type: 'state' }, next);
+    await pending;
+    expect(next.lines).toEqual(['STATE']);
+  });
+
+  it('on a mod that answers twice, a queue timeout lists the request in flight, not its barrier', async () => {
+    const { ask, reply, conn } = setup();
+    const first = ask('PING', QUICK);
+    reply({ type: 'pong', t: 1 });
+    await first;
+    reply({ type: 'pong', t: 1 });
+    void ask('STATE', SLOW, 10_000).catch(() => {});
+    expect(conn.lines.slice(-2)).toEqual(['PING', 'STATE']);
+    const err = rejected(ask('STATE', SLOW, 100));
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await err).toMatchObject({ details: { inFlight: [{ line: 'STATE', ageMs: 100 }], ahead: 1 } });
+  });
+});
+
+describe('RequestQueue order', () => {
+  it('a quick request does not pass a slow one queued before it while only quick ones are out', async () => {
+    const { queue, conn, reply } = setup();
+    const quick = (replies: string[]): Expectation => ({ replies, immediate: true });
+    const a = queue.enqueue('A', quick(['a']), 1_000, Date.now(), undefined);
+    const b = queue.enqueue('B', { replies: ['b'], immediate: false }, 1_000, Date.now(), undefined);
+    const c = queue.enqueue('C', quick(['c']), 1_000, Date.now(), undefined);
+    expect(conn.lines).toEqual(['A']);
+    reply({ type: 'a' });
+    await a;
+    await vi.advanceTimersByTimeAsync(0);
+    // B is slow: with it out, C (quick, another reply type) overtakes.
+    expect(conn.lines).toEqual(['A', 'B', 'C']);
+    reply({ type: 'c' });
+    reply({ type: 'b' });
+    const answers: ModReply[] = await Promise.all([b, c]);
+    expect(answers.map((r) => r.type)).toEqual(['b', 'c']);
+  });
+});
