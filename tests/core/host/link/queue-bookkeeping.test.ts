@@ -16,18 +16,16 @@ import { rejected } from '../../../support/errors.js';
 const SLOW: Expectation = { replies: ['state'], immediate: false };
 const QUICK: Expectation = { replies: ['pong'], immediate: true };
 
-function recorder(): ModConnection & { lines: string[]; closed: number } {
+type Recorder = ModConnection & { lines: string[] };
+
+function recorder(): Recorder {
   const conn = {
     lines: [] as string[],
-    closed: 0,
     write(line: string) {
       conn.lines.push(...line.split('\n'));
     },
-    close() {
-      conn.closed += 1;
-    },
   };
-  return conn as unknown as ModConnection & { lines: string[]; closed: number };
+  return conn as unknown as Recorder;
 }
 
 function setup(grace = 10_000) {
@@ -37,7 +35,7 @@ function setup(grace = 10_000) {
   const conn = recorder();
   queue.attach(conn);
   const ask = (line: string, expect = SLOW, timeoutMs = 1_000, signal?: AbortLike) => queue.enqueue(line, expect, timeoutMs, Date.now(), signal);
-  const reply = (msg: Record<string, unknown>, from = conn) => queue.onReply(from, msg, JSON.stringify(msg));
+  const reply = (msg: Record<string, unknown>, from: ModConnection = conn) => queue.onReply(from, msg, JSON.stringify(msg));
   return { stats, queue, conn, ask, reply, expired };
 }
 
@@ -180,6 +178,27 @@ describe('RequestQueue leaves nothing behind', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect((await second).tick).toBe(7);
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('RequestQueue owed replies', () => {
+  it('resets the connection when an owed reply has not come within the grace, and not when it has', async () => {
+    const silent = setup(500);
+    const timedOut = rejected(silent.ask('STATE', SLOW, 100));
+    await vi.advanceTimersByTimeAsync(100);
+    expect((await timedOut).code).toBe('timeout');
+    await vi.advanceTimersByTimeAsync(499);
+    expect(silent.expired).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(silent.expired).toEqual([silent.conn]);
+
+    const answering = setup(500);
+    const late = rejected(answering.ask('STATE', SLOW, 100));
+    await vi.advanceTimersByTimeAsync(100);
+    await late;
+    answering.reply({ type: 'state' });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(answering.expired).toEqual([]);
   });
 });
 
