@@ -3,7 +3,7 @@ import { ModLink, type LinkState } from '../../../../core/host/link/mod-link.js'
 import { silentLogger } from '../../../../core/util/log.js';
 import { rejected } from '../../../support/errors.js';
 import { freePort } from '../../../support/helpers.js';
-import { SERVER_HELLO } from '../../../support/scripted-mod.js';
+import { ScriptedMod, SERVER_HELLO } from '../../../support/scripted-mod.js';
 import { useScriptedLinks } from '../../../support/scripted-link.js';
 import { builtinVerbs } from '../../../support/verbs.js';
 import { waitUntil } from '../../../support/wait-until.js';
@@ -94,10 +94,24 @@ describe('ModLink caps', () => {
     expect(reply.type).toBe('capabilities');
     expect(seen).toEqual([['command', 'mark', 'state']]);
     expect(link.status()).toMatchObject({ instance: 'lab', capsSource: 'caps', capabilities: ['command', 'mark', 'state'] });
-    // An empty instance does not erase the one known.
+    // An empty instance, or one that is not a name, does not erase the one known.
     instance = '';
     await link.request('CAPS');
     expect(link.status().instance).toBe('lab');
+    instance = 5 as unknown as string;
+    await link.request('CAPS');
+    expect(link.status().instance).toBe('lab');
+    // The same set in another order is no change; a CAPS asked for with any reply still counts.
+    caps = ['mark', 'state', 'command'];
+    await link.request('CAPS');
+    expect(seen).toHaveLength(1);
+    caps = ['state'];
+    await link.request('CAPS', { replies: [] });
+    expect(seen).toEqual([['command', 'mark', 'state'], ['state']]);
+    // A capabilities reply without a list changes nothing.
+    caps = 'state' as unknown as string[];
+    await link.request('CAPS');
+    expect(link.status().capabilities).toEqual(['state']);
   });
 
   it('a reply of another type to a CAPS request changes nothing', async () => {
@@ -121,6 +135,58 @@ describe('ModLink caps', () => {
     expect(err.details).toEqual({ request: 'FLY high', missing: ['flight', 'wings'], vantage: 'server', instance: 'server' });
     expect(mod.received).not.toContain('FLY high');
     expect(link.status().stats.requests).toBe(0);
+  });
+});
+
+describe('ModLink negotiation', () => {
+  it('falls back to the greeting when the CAPS reply has no list, and keeps the greeting instance over one that is not a name', async () => {
+    const { link } = await startLink({
+      respond: (line) => (line === 'CAPS' ? [{ line: { type: 'capabilities', instance: 7, capabilities: 'state' } }] : undefined),
+    });
+    expect(link.status()).toMatchObject({ capsSource: 'hello', instance: 'server', capabilities: [...SERVER_HELLO.capabilities].sort() });
+  });
+
+  it('takes the CAPS list and keeps the greeting instance when the reply names none', async () => {
+    const { link } = await startLink({
+      respond: (line) => (line === 'CAPS' ? [{ line: { type: 'capabilities', instance: 7, capabilities: ['state'] } }] : undefined),
+    });
+    expect(link.status()).toMatchObject({ capsSource: 'caps', instance: 'server', capabilities: ['state'] });
+  });
+
+  it('a mod that hangs up during CAPS is reported as such, and the event log hears of it', async () => {
+    const events: Array<Record<string, unknown>> = [];
+    const mod = await ScriptedMod.start({
+      respond: (line, conn) => {
+        if (line === 'CAPS') conn.socket.destroy();
+        return [];
+      },
+    });
+    const link = new ModLink({ vantage: 'server', modPort: mod.port, reconnectMinMs: 5_000, reconnectMaxMs: 5_000, log: silentLogger(), onEvent: (e) => events.push(e), verbs: builtinVerbs() });
+    link.start();
+    try {
+      await waitUntil(() => link.status().lastError?.includes('capability negotiation') === true, 5_000, 'the negotiation error');
+      expect(link.status().lastError).toBe(`cannot reach interface mod on 127.0.0.1:${mod.port}: the connection closed during capability negotiation`);
+      expect(events.filter((e) => e.type === 'bridge_disconnected')).toHaveLength(1);
+      expect(link.connected).toBe(false);
+    } finally {
+      await link.stop();
+      await mod.stop();
+    }
+  });
+
+  it('starting twice opens one connection', async () => {
+    const { link, mod } = await startLink();
+    link.start();
+    await link.request('PING');
+    expect(mod.connections).toHaveLength(1);
+  });
+
+  it('a stop is not a disconnect: no event, no error', async () => {
+    const events: Array<Record<string, unknown>> = [];
+    const { link } = await startLink({}, { onEvent: (e) => events.push(e) });
+    await link.stop();
+    expect(events.some((e) => e.type === 'bridge_disconnected')).toBe(false);
+    expect(link.status().lastError).toBeNull();
   });
 });
 
