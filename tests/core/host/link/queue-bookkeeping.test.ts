@@ -259,6 +259,115 @@ describe('RequestQueue ends', () => {
   });
 });
 
+describe('RequestQueue copies', () => {
+  /** Answers one STATE with `tick` after `ms`. */
+  async function round(q: ReturnType<typeof setup>, ms: number, tick: number): Promise<void> {
+    const answered = q.ask('STATE');
+    await vi.advanceTimersByTimeAsync(ms);
+    q.reply({ type: 'state', tick });
+    await answered;
+  }
+
+  it('the window for a held copy follows how long the last reply of its type took', async () => {
+    const q = setup();
+    await round(q, 300, 1);
+    await round(q, 10, 7); // the last took 10 ms: the window is the echo window, 100 ms
+    let answered = false;
+    const third = q.ask('STATE').then(() => (answered = true));
+    q.reply({ type: 'state', tick: 7 });
+    await vi.advanceTimersByTimeAsync(99);
+    expect(answered).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(answered).toBe(true);
+    await third;
+  });
+
+  it('a third copy while one is held is dropped as a copy, and the held one still waits its window', async () => {
+    const q = setup();
+    await round(q, 80, 7);
+    let answered = false;
+    const second = q.ask('STATE').then(() => (answered = true));
+    q.reply({ type: 'state', tick: 7 });
+    q.reply({ type: 'state', tick: 7 });
+    await vi.advanceTimersByTimeAsync(100);
+    expect(answered).toBe(false);
+    expect(q.stats.duplicateReplies).toBe(1);
+    await vi.advanceTimersByTimeAsync(60);
+    expect(answered).toBe(true);
+    await second;
+  });
+
+  it('a held reply given up with its request counts as late, and leaves no timer', async () => {
+    const q = setup();
+    await round(q, 80, 7);
+    const { signal } = watchedSignal();
+    const second = rejected(q.ask('STATE', SLOW, 1_000, signal));
+    q.reply({ type: 'state', tick: 7 });
+    (signal as unknown as { abort(): void }).abort();
+    expect((await second).code).toBe('cancelled');
+    expect(q.stats.lateReplies).toBe(1);
+    expect(q.queue.status().owed).toEqual([]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('a copy of the last reply is not taken for the late reply an abandoned request owes', async () => {
+    const q = setup();
+    await round(q, 10, 7);
+    const owed = rejected(q.ask('STATE', SLOW, 100));
+    await vi.advanceTimersByTimeAsync(100);
+    await owed;
+    q.reply({ type: 'state', tick: 7 });
+    expect(q.stats).toMatchObject({ duplicateReplies: 1, lateReplies: 0 });
+    expect(q.queue.status().owed).toHaveLength(1);
+    q.reply({ type: 'state', tick: 8 });
+    expect(q.stats.lateReplies).toBe(1);
+    expect(q.queue.status().owed).toEqual([]);
+  });
+
+  it('a reply without a type does not hide the copies of typed ones', async () => {
+    const q = setup();
+    const any = q.queue.enqueue('PING', { replies: [], immediate: true }, 1_000, Date.now(), undefined);
+    q.reply({ t: 1 });
+    await any;
+    await round(q, 10, 7);
+    q.reply({ type: 'state', tick: 7 });
+    expect(q.stats.duplicateReplies).toBe(1);
+    expect(q.queue.status().doubleAnswering).toBe(true);
+  });
+
+  it('on a mod that answers twice, a request waits for the barrier out before it, and status says which entry is the barrier', async () => {
+    const q = setup();
+    const first = q.ask('PING', QUICK);
+    q.reply({ type: 'pong', t: 1 });
+    await first;
+    q.reply({ type: 'pong', t: 1 });
+    void q.ask('STATE', SLOW, 10_000).catch(() => {});
+    expect(q.queue.status().owed).toEqual([{ line: 'PING', ageMs: 0, why: 'barrier' }]);
+    const caps = q.queue.enqueue('CAPS', { replies: ['capabilities'], immediate: true }, 10_000, Date.now(), undefined);
+    expect(q.conn.lines).toEqual(['PING', 'PING', 'STATE']);
+    q.reply({ type: 'pong', t: 2 });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(q.conn.lines).toEqual(['PING', 'PING', 'STATE', 'PING', 'CAPS']);
+    q.reply({ type: 'pong', t: 3 });
+    q.reply({ type: 'capabilities', capabilities: [] });
+    expect((await caps).type).toBe('capabilities');
+  });
+});
+
+describe('RequestQueue without a connection', () => {
+  it('holds requests until a connection is attached', async () => {
+    const stats = newLinkStats();
+    const queue = new RequestQueue({ stats, log: silentLogger(), owedGraceMs: 1_000, echoWindowMs: 100, onOwedExpired: () => {} });
+    const pending = queue.enqueue('STATE', SLOW, 1_000, Date.now(), undefined);
+    expect(queue.status().queued).toBe(1);
+    const conn = recorder();
+    queue.attach(conn);
+    expect(conn.lines).toEqual(['STATE']);
+    queue.onReply(conn, { type: 'state' }, '{"type":"state"}');
+    expect((await pending).type).toBe('state');
+  });
+});
+
 describe('RequestQueue order', () => {
   it('a quick request does not pass a slow one queued before it while only quick ones are out', async () => {
     const { queue, conn, reply } = setup();
