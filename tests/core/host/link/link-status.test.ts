@@ -109,7 +109,7 @@ describe('ModLink caps', () => {
     await link.request('CAPS', { replies: [] });
     expect(seen).toEqual([['command', 'mark', 'state'], ['state']]);
     // A capabilities reply without a list changes nothing.
-    caps = 'state' as unknown as string[];
+    caps = 'mark' as unknown as string[];
     await link.request('CAPS');
     expect(link.status().capabilities).toEqual(['state']);
   });
@@ -124,15 +124,17 @@ describe('ModLink caps', () => {
 
   it('refuses a verb whose CAPS the mod lacks, saying which, and sends nothing', async () => {
     const verbs = builtinVerbs();
-    const { link, mod } = await startLink({}, {
+    const { link, mod } = await startLink({
+      respond: (line) => (line === 'CAPS' ? [{ line: { type: 'capabilities', instance: 'lab', capabilities: SERVER_HELLO.capabilities } }] : undefined),
+    }, {
       verbs: (verb, arg) => (verb === 'FLY' ? { replies: ['fly_ack'], requires: ['flight', 'state', 'wings'] } : verbs(verb, arg)),
     });
     const err = await rejected(link.request('FLY high'));
     expect(err.code).toBe('unsupported_capability');
     expect(err.message).toBe(
-      "'FLY high' needs 'flight', 'wings', which the connected server mod does not advertise, so nothing was sent. Run `mcbridge tools` for what this mod supports.",
+      "'FLY high' needs 'flight', 'wings', which the connected lab mod does not advertise, so nothing was sent. Run `mcbridge tools` for what this mod supports.",
     );
-    expect(err.details).toEqual({ request: 'FLY high', missing: ['flight', 'wings'], vantage: 'server', instance: 'server' });
+    expect(err.details).toEqual({ request: 'FLY high', missing: ['flight', 'wings'], vantage: 'server', instance: 'lab' });
     expect(mod.received).not.toContain('FLY high');
     expect(link.status().stats.requests).toBe(0);
   });
