@@ -54,6 +54,13 @@ function watchedSignal() {
   return { signal, listeners };
 }
 
+/** A promise and whether it has settled yet, for checks between two steps of the fake clock. */
+function tracked<T>(promise: Promise<T>): { promise: Promise<T>; settled: boolean } {
+  const t = { promise, settled: false };
+  t.promise = promise.finally(() => (t.settled = true));
+  return t;
+}
+
 beforeEach(() => {
   vi.useFakeTimers({ now: 1_000_000 });
 });
@@ -148,7 +155,7 @@ describe('RequestQueue leaves nothing behind', () => {
 
     const { signal } = watchedSignal();
     const cancelled = rejected(ask('PING', QUICK, 1_000, signal));
-    (signal as unknown as { abort(): void }).abort();
+    signal.abort();
     await cancelled;
     reply({ type: 'pong' }); // the owed reply: its grace timer goes with it
     expect(vi.getTimerCount()).toBe(0);
@@ -167,16 +174,13 @@ describe('RequestQueue leaves nothing behind', () => {
     await vi.advanceTimersByTimeAsync(80);
     reply({ type: 'state', tick: 7 });
     await first;
-    let answered = false;
-    const second = ask('STATE').then((r) => {
-      answered = true;
-      return r;
-    });
+    const second = tracked(ask('STATE'));
     reply({ type: 'state', tick: 7 }); // byte-equal to the last: kept back for 2 × 80 ms
     await vi.advanceTimersByTimeAsync(159);
-    expect(answered).toBe(false);
+    expect(second.settled).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
-    expect((await second).tick).toBe(7);
+    expect(second.settled).toBe(true);
+    expect((await second.promise).tick).toBe(7);
     expect(vi.getTimerCount()).toBe(0);
   });
 });
@@ -235,13 +239,12 @@ describe('RequestQueue ends', () => {
     expect(queue.status().doubleAnswering).toBe(false);
     const next = recorder();
     queue.attach(next);
-    let answered = false;
-    const pending = ask('STATE').then(() => (answered = true));
+    const pending = tracked(ask('STATE'));
     reply({ type: 'state' }, conn);
     await vi.advanceTimersByTimeAsync(0);
-    expect(answered).toBe(false);
+    expect(pending.settled).toBe(false);
     reply({ type: 'state' }, next);
-    await pending;
+    await pending.promise;
     expect(next.lines).toEqual(['STATE']);
   });
 
@@ -272,29 +275,27 @@ describe('RequestQueue copies', () => {
     const q = setup();
     await round(q, 300, 1);
     await round(q, 10, 7); // the last took 10 ms: the window is the echo window, 100 ms
-    let answered = false;
-    const third = q.ask('STATE').then(() => (answered = true));
+    const third = tracked(q.ask('STATE'));
     q.reply({ type: 'state', tick: 7 });
     await vi.advanceTimersByTimeAsync(99);
-    expect(answered).toBe(false);
+    expect(third.settled).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
-    expect(answered).toBe(true);
-    await third;
+    expect(third.settled).toBe(true);
+    expect((await third.promise).tick).toBe(7);
   });
 
   it('a third copy while one is held is dropped as a copy, and the held one still waits its window', async () => {
     const q = setup();
     await round(q, 80, 7);
-    let answered = false;
-    const second = q.ask('STATE').then(() => (answered = true));
+    const second = tracked(q.ask('STATE'));
     q.reply({ type: 'state', tick: 7 });
     q.reply({ type: 'state', tick: 7 });
     await vi.advanceTimersByTimeAsync(100);
-    expect(answered).toBe(false);
+    expect(second.settled).toBe(false);
     expect(q.stats.duplicateReplies).toBe(1);
     await vi.advanceTimersByTimeAsync(60);
-    expect(answered).toBe(true);
-    await second;
+    expect(second.settled).toBe(true);
+    await second.promise;
   });
 
   it('a held reply given up with its request counts as late, and leaves no timer', async () => {
@@ -303,7 +304,7 @@ describe('RequestQueue copies', () => {
     const { signal } = watchedSignal();
     const second = rejected(q.ask('STATE', SLOW, 1_000, signal));
     q.reply({ type: 'state', tick: 7 });
-    (signal as unknown as { abort(): void }).abort();
+    signal.abort();
     expect((await second).code).toBe('cancelled');
     expect(q.stats.lateReplies).toBe(1);
     expect(q.queue.status().owed).toEqual([]);
