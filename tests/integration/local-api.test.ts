@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../core/api/client.js';
 import type { EventPage, RecordedEvent } from '../../core/host/events/event-log.js';
 import type { Manifest } from '../../core/host/plugin-api.js';
-import { rejected } from '../support/errors.js';
+import { failure } from '../support/errors.js';
 import { rawConnection, startStack, waitUntil, type Stack } from '../support/helpers.js';
 
 let stack: Stack | undefined;
@@ -79,7 +79,7 @@ describe('local API against the simulated mod', () => {
     expect(command.missing).toEqual(['command']);
     expect(command.reason).toMatch(/server-vantage mod does not advertise 'command'/);
     const before = stack.sim.received.length;
-    const err = await rejected(stack.client.call('command', { command: 'kill @e' }));
+    const err = await failure(stack.client.call('command', { command: 'kill @e' }));
     expect(err.code).toBe('unsupported_capability');
     expect(err.message).toMatch(/nothing was sent to the game/);
     expect(stack.sim.received.length).toBe(before);
@@ -88,15 +88,15 @@ describe('local API against the simulated mod', () => {
   it('answers bad input with a clear error and keeps serving', async () => {
     stack = await startStack();
     const { client } = stack;
-    const unknown = await rejected(client.call('frobnicate'));
+    const unknown = await failure(client.call('frobnicate'));
     expect(unknown.code).toBe('unknown_method');
     expect(unknown.message).toMatch(/frobnicate/);
 
-    const invalid = await rejected(client.call('entities', { radius: 'far' }));
+    const invalid = await failure(client.call('entities', { radius: 'far' }));
     expect(invalid.code).toBe('invalid_params');
     expect(invalid.message).toMatch(/'radius'/);
 
-    const extra = await rejected(client.call('state', { verbose: true }));
+    const extra = await failure(client.call('state', { verbose: true }));
     expect(extra.code).toBe('invalid_params');
 
     const raw = await rawConnection(stack.daemon.apiAddress.port);
@@ -162,7 +162,7 @@ describe('local API against the simulated mod', () => {
     stack = await startStack();
     const controller = new AbortController();
     controller.abort();
-    const err = await rejected(stack.client.call('wait', { ticks: 100 }, { signal: controller.signal }));
+    const err = await failure(stack.client.call('wait', { ticks: 100 }, { signal: controller.signal }));
     expect(err.code).toBe('cancelled');
     await stack.client.call('state');
     expect(stack.sim.received).not.toContain('WAIT 100');
@@ -192,7 +192,7 @@ describe('local API against the simulated mod', () => {
     expect(otherSeen).toEqual([]);
     // An unknown category is ignored, as the predecessor did, and the answer says so.
     expect(await watcher.call('subscribe', { events: ['nonsense'] })).toMatchObject({ subscribed: ['mark'], ignored: ['nonsense'], warning: expect.stringMatching(/nonsense/) });
-    const bad = await rejected(watcher.call('subscribe', { events: 42 }));
+    const bad = await failure(watcher.call('subscribe', { events: 42 }));
     expect(bad.code).toBe('invalid_params');
     watcher.close();
     other.close();
@@ -219,7 +219,7 @@ describe('local API binding and auth', () => {
     stack = await startStack({ daemon: { api: { token: 's3cret-but-long-enough' } } });
     await expect(stack.client.call('ping')).resolves.toMatchObject({ pong: true });
     const anonymous = await ApiClient.connect({ port: stack.daemon.apiAddress.port, token: 'wrong' });
-    const err = await rejected(anonymous.call('state'));
+    const err = await failure(anonymous.call('state'));
     expect(err.code).toBe('unauthorized');
     anonymous.close();
   });

@@ -12,11 +12,11 @@ export function caught(fn: () => unknown): McbridgeError {
   throw new Error('expected a throw');
 }
 
-/** The error a promise must reject with; fails the test when it resolves. */
-export function rejected(promise: Promise<unknown>): Promise<McbridgeError> {
+/** The error a promise must reject with; fails the test, naming what it got, when it resolves. */
+export function failure(promise: Promise<unknown>): Promise<McbridgeError> {
   return promise.then(
-    () => {
-      throw new Error('expected a rejection');
+    (value) => {
+      throw new Error(`expected the call to fail, got ${JSON.stringify(value)}`);
     },
     (err: McbridgeError) => err,
   );

@@ -1,6 +1,6 @@
 import { afterEach, expect } from 'vitest';
-import type { McbridgeError } from 'mcbridge';
 import { startTestHost, STEVE_UUID, type PlayerSpec, type SimOptions, type TestHost } from 'mcbridge/testing';
+import { failure } from './errors.js';
 
 /**
  * Helpers for the built-in plugins' tests. They use only 'mcbridge' and 'mcbridge/testing', as a
@@ -8,20 +8,12 @@ import { startTestHost, STEVE_UUID, type PlayerSpec, type SimOptions, type TestH
  */
 export type Stack = TestHost;
 
+export { failure };
+
 export interface StackOptions {
   sim?: SimOptions;
   /** Events kept for replay. */
   buffer?: number;
-}
-
-/** The rejection of a call that must fail; fails the test when it resolves. */
-export async function failure(promise: Promise<unknown>): Promise<McbridgeError> {
-  return promise.then(
-    (value) => {
-      throw new Error(`expected the call to fail, got ${JSON.stringify(value)}`);
-    },
-    (err: McbridgeError) => err,
-  );
 }
 
 /** One stack per test, closed after it: `const s = await stacks.start({...})`. */

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { McbridgeError } from '../../../../core/host/errors.js';
 import { ModLink, type ModLinkOptions } from '../../../../core/host/link/mod-link.js';
 import { silentLogger } from '../../../../core/util/log.js';
+import { failure } from '../../../support/errors.js';
 import { Gate, ScriptedMod, SERVER_HELLO, type ScriptedConnection, type ScriptedModOptions } from '../../../support/scripted-mod.js';
 import { builtinVerbs } from '../../../support/verbs.js';
 import { waitUntil } from '../../../support/wait-until.js';
@@ -28,7 +29,6 @@ async function dial(modOptions: ScriptedModOptions, linkOptions: Partial<ModLink
   return { mod, link };
 }
 
-const failure = (promise: Promise<unknown>) => promise.then(() => null, (err: McbridgeError) => err);
 
 /** A mod whose answer to the handshake's CAPS waits for the test. */
 async function negotiating() {

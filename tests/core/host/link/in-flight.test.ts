@@ -4,14 +4,13 @@
  * the request behind it.
  */
 import { describe, expect, it } from 'vitest';
-import type { McbridgeError } from '../../../../core/host/errors.js';
+import { failure } from '../../../support/errors.js';
 import { Gate, type ScriptedConnection, type ScriptedReply } from '../../../support/scripted-mod.js';
 import { useScriptedLinks } from '../../../support/scripted-link.js';
 import { waitUntil } from '../../../support/wait-until.js';
 
 const startLink = useScriptedLinks();
 
-const failure = (promise: Promise<unknown>) => promise.then(() => null, (err: McbridgeError) => err);
 
 /** A mod whose STATE replies (server thread) wait for the test; MARKs are acked at once; `answer` overrides. */
 async function heldStates(answer: (line: string) => ScriptedReply[] | undefined = () => undefined) {

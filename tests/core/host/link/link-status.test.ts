@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ModLink, type LinkState } from '../../../../core/host/link/mod-link.js';
 import { silentLogger } from '../../../../core/util/log.js';
-import { rejected } from '../../../support/errors.js';
+import { failure } from '../../../support/errors.js';
 import { freePort } from '../../../support/helpers.js';
 import { ScriptedMod, SERVER_HELLO } from '../../../support/scripted-mod.js';
 import { useScriptedLinks } from '../../../support/scripted-link.js';
@@ -129,7 +129,7 @@ describe('ModLink caps', () => {
     }, {
       verbs: (verb, arg) => (verb === 'FLY' ? { replies: ['fly_ack'], requires: ['flight', 'state', 'wings'] } : verbs(verb, arg)),
     });
-    const err = await rejected(link.request('FLY high'));
+    const err = await failure(link.request('FLY high'));
     expect(err.code).toBe('unsupported_capability');
     expect(err.message).toBe(
       "'FLY high' needs 'flight', 'wings', which the connected lab mod does not advertise, so nothing was sent. Run `mcbridge tools` for what this mod supports.",
@@ -201,7 +201,7 @@ describe('ModLink refusals', () => {
   ])('refuses %s with invalid_params, sending nothing', async (_what, line, message) => {
     const { link, mod } = await startLink();
     const sent = mod.received.length;
-    const err = await rejected(link.request(line));
+    const err = await failure(link.request(line));
     expect(err.code).toBe('invalid_params');
     expect(err.message).toBe(message);
     expect(mod.received.length).toBe(sent);
@@ -217,7 +217,7 @@ describe('ModLink refusals', () => {
     const { link, mod } = await startLink();
     const controller = new AbortController();
     controller.abort();
-    const err = await rejected(link.request('STATE', { signal: controller.signal }));
+    const err = await failure(link.request('STATE', { signal: controller.signal }));
     expect(err.code).toBe('cancelled');
     expect(mod.received).not.toContain('STATE');
   });
@@ -225,7 +225,7 @@ describe('ModLink refusals', () => {
   it('refuses with unavailable once stopped', async () => {
     const { link } = await startLink();
     await link.stop();
-    const err = await rejected(link.request('STATE'));
+    const err = await failure(link.request('STATE'));
     expect(err).toMatchObject({ code: 'unavailable', message: 'the daemon is shutting down' });
   });
 
@@ -240,7 +240,7 @@ describe('ModLink refusals', () => {
     link.start();
     try {
       await waitUntil(() => link.status().lastError !== null, 5_000, 'a connection error');
-      const err = await rejected(link.request('STATE'));
+      const err = await failure(link.request('STATE'));
       expect(err.code).toBe('not_connected');
       expect(err.message).toMatch(new RegExp(`^the interface mod is not connected on port ${port} \\(last error: cannot reach interface mod on 127\\.0\\.0\\.1:${port}: `));
       expect(err.details).toMatchObject({ lastError: expect.stringContaining(`127.0.0.1:${port}`) });

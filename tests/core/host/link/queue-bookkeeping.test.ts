@@ -5,7 +5,7 @@ import type { ModConnection } from '../../../../core/host/link/connection.js';
 import { newLinkStats, type ModReply } from '../../../../core/host/link/replies.js';
 import { RequestQueue, type Expectation } from '../../../../core/host/link/request-queue.js';
 import { silentLogger } from '../../../../core/util/log.js';
-import { rejected } from '../../../support/errors.js';
+import { failure } from '../../../support/errors.js';
 
 /**
  * The RequestQueue's own bookkeeping, with the clock in the test's hands: what status() and a
@@ -93,7 +93,7 @@ describe('RequestQueue status', () => {
     await vi.advanceTimersByTimeAsync(40);
     void ask('STATE', SLOW, 10_000).catch(() => {});
     const late = ask('STATE', SLOW, 100);
-    const err = rejected(late);
+    const err = failure(late);
     await vi.advanceTimersByTimeAsync(100);
     expect(await err).toMatchObject({ code: 'timeout', details: { sent: false, inFlight: [{ line: 'STATE', ageMs: 140 }], ahead: 2 } });
     expect(stats).toMatchObject({ timeouts: 1, queueTimeouts: 1 });
@@ -120,8 +120,8 @@ describe('RequestQueue counters', () => {
     const { ask, stats, queue } = setup();
     const sent = watchedSignal();
     const queued = watchedSignal();
-    const first = rejected(ask('STATE', SLOW, 5_000, sent.signal));
-    const second = rejected(ask('STATE', SLOW, 5_000, queued.signal));
+    const first = failure(ask('STATE', SLOW, 5_000, sent.signal));
+    const second = failure(ask('STATE', SLOW, 5_000, queued.signal));
     queued.signal.abort();
     expect((await second).code).toBe('cancelled');
     expect(stats.cancelled).toBe(1);
@@ -136,7 +136,7 @@ describe('RequestQueue counters', () => {
 
   it('counts a timeout of a sent request once, and a late reply when it comes', async () => {
     const { ask, reply, stats } = setup();
-    const err = rejected(ask('STATE', SLOW, 200));
+    const err = failure(ask('STATE', SLOW, 200));
     await vi.advanceTimersByTimeAsync(200);
     expect(await err).toMatchObject({ code: 'timeout' });
     expect(stats).toMatchObject({ timeouts: 1, queueTimeouts: 0 });
@@ -154,14 +154,14 @@ describe('RequestQueue leaves nothing behind', () => {
     expect(vi.getTimerCount()).toBe(0);
 
     const { signal } = watchedSignal();
-    const cancelled = rejected(ask('PING', QUICK, 1_000, signal));
+    const cancelled = failure(ask('PING', QUICK, 1_000, signal));
     signal.abort();
     await cancelled;
     reply({ type: 'pong' }); // the owed reply: its grace timer goes with it
     expect(vi.getTimerCount()).toBe(0);
 
-    const out = rejected(ask('STATE'));
-    const waiting = rejected(ask('STATE'));
+    const out = failure(ask('STATE'));
+    const waiting = failure(ask('STATE'));
     queue.detach('the mod connection on port 1 closed');
     expect((await out).message).toBe("the mod connection on port 1 closed while waiting for the reply to 'STATE'");
     expect(await waiting).toMatchObject({ code: 'not_connected', message: "the mod connection on port 1 closed before 'STATE' was sent" });
@@ -188,7 +188,7 @@ describe('RequestQueue leaves nothing behind', () => {
 describe('RequestQueue owed replies', () => {
   it('resets the connection when an owed reply has not come within the grace, and not when it has', async () => {
     const silent = setup(500);
-    const timedOut = rejected(silent.ask('STATE', SLOW, 100));
+    const timedOut = failure(silent.ask('STATE', SLOW, 100));
     await vi.advanceTimersByTimeAsync(100);
     expect((await timedOut).code).toBe('timeout');
     await vi.advanceTimersByTimeAsync(499);
@@ -197,7 +197,7 @@ describe('RequestQueue owed replies', () => {
     expect(silent.expired).toEqual([silent.conn]);
 
     const answering = setup(500);
-    const late = rejected(answering.ask('STATE', SLOW, 100));
+    const late = failure(answering.ask('STATE', SLOW, 100));
     await vi.advanceTimersByTimeAsync(100);
     await late;
     answering.reply({ type: 'state' });
@@ -210,10 +210,10 @@ describe('RequestQueue ends', () => {
   it('stop fails what is queued and refuses what comes, sending nothing more', async () => {
     const { ask, queue, conn } = setup();
     const out = ask('STATE').catch((e: McbridgeError) => e);
-    const queued = rejected(ask('STATE'));
+    const queued = failure(ask('STATE'));
     queue.stop();
     expect(await queued).toMatchObject({ code: 'unavailable', message: "the daemon stopped before 'STATE' was sent" });
-    expect(await rejected(ask('PING', QUICK))).toMatchObject({ code: 'unavailable', message: "the daemon stopped before 'PING' was sent" });
+    expect(await failure(ask('PING', QUICK))).toMatchObject({ code: 'unavailable', message: "the daemon stopped before 'PING' was sent" });
     queue.attach(conn);
     expect(conn.lines).toEqual(['STATE']);
     queue.detach('gone');
@@ -224,7 +224,7 @@ describe('RequestQueue ends', () => {
     const { ask, conn } = setup();
     const { signal } = watchedSignal();
     signal.aborted = true;
-    expect((await rejected(ask('STATE', SLOW, 1_000, signal))).code).toBe('cancelled');
+    expect((await failure(ask('STATE', SLOW, 1_000, signal))).code).toBe('cancelled');
     expect(conn.lines).toEqual([]);
   });
 
@@ -256,7 +256,7 @@ describe('RequestQueue ends', () => {
     reply({ type: 'pong', t: 1 });
     void ask('STATE', SLOW, 10_000).catch(() => {});
     expect(conn.lines.slice(-2)).toEqual(['PING', 'STATE']);
-    const err = rejected(ask('STATE', SLOW, 100));
+    const err = failure(ask('STATE', SLOW, 100));
     await vi.advanceTimersByTimeAsync(100);
     expect(await err).toMatchObject({ details: { inFlight: [{ line: 'STATE', ageMs: 100 }], ahead: 1 } });
   });
@@ -302,7 +302,7 @@ describe('RequestQueue copies', () => {
     const q = setup();
     await round(q, 80, 7);
     const { signal } = watchedSignal();
-    const second = rejected(q.ask('STATE', SLOW, 1_000, signal));
+    const second = failure(q.ask('STATE', SLOW, 1_000, signal));
     q.reply({ type: 'state', tick: 7 });
     signal.abort();
     expect((await second).code).toBe('cancelled');
@@ -314,7 +314,7 @@ describe('RequestQueue copies', () => {
   it('a copy of the last reply is not taken for the late reply an abandoned request owes', async () => {
     const q = setup();
     await round(q, 10, 7);
-    const owed = rejected(q.ask('STATE', SLOW, 100));
+    const owed = failure(q.ask('STATE', SLOW, 100));
     await vi.advanceTimersByTimeAsync(100);
     await owed;
     q.reply({ type: 'state', tick: 7 });

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { McbridgeError } from '../../../../core/host/errors.js';
 import { PROBATION_REPLIES } from '../../../../core/host/link/request-queue.js';
+import { failure } from '../../../support/errors.js';
 import { Gate } from '../../../support/scripted-mod.js';
 import { useScriptedLinks } from '../../../support/scripted-link.js';
 import { waitUntil } from '../../../support/wait-until.js';
 
 const setup = useScriptedLinks();
 
-const failure = (promise: Promise<unknown>) => promise.then(() => null, (err: McbridgeError) => err);
 
 describe('a call answers within its own timeout, counted from when it was made', () => {
   it('a request that queued before it was sent has only the rest of its time, and says how long it queued', async () => {

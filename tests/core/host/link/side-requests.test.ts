@@ -6,7 +6,7 @@
  */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import type { McbridgeError } from '../../../../core/host/errors.js';
+import { failure } from '../../../support/errors.js';
 import { Gate, type ScriptedReply } from '../../../support/scripted-mod.js';
 import { useScriptedLinks } from '../../../support/scripted-link.js';
 import { waitUntil } from '../../../support/wait-until.js';
@@ -16,7 +16,6 @@ const startLink = useScriptedLinks();
 /** A mod that answers every WAIT and every FROB with `replies`, in order, at once. */
 const setup = (replies: ScriptedReply[]) => startLink({ respond: (line) => (line.startsWith('WAIT') || line.startsWith('FROB') ? replies : undefined) });
 
-const failure = (promise: Promise<unknown>) => promise.then(() => null, (err: McbridgeError) => err);
 
 describe('a request on a connection of its own', () => {
   it('passes over replies of another type and replies with no type, and takes its own', async () => {
