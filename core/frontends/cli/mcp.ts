@@ -3,7 +3,6 @@ import { UsageError } from './exit.js';
 import type { McpCliOptions } from './mcp-options.js';
 import type { GlobalOptions } from './options.js';
 
-
 /**
  * The front-end's code: the bundle `npm run build` makes (scripts/bundle-mcp.mjs), or the modules
  * themselves when running from the sources (the tests, `tsx`), where there is no bundle.

@@ -78,9 +78,9 @@ function plainArgs(args: readonly string[]): PlainArgs | null {
 export function quickCall(args: readonly string[]): QuickCall | null {
   const plain = plainArgs(args);
   if (!plain) return null;
-  const [command, method, params, ...more] = plain.positional;
+  const { positional: [command, method, params, ...more], ...flags } = plain;
   if (command !== 'call' || method === undefined || more.length > 0) return null;
-  return { method, params, progress: plain.progress, given: plain.given, ...(plain.timeout !== undefined ? { timeout: plain.timeout } : {}) };
+  return { method, params, ...flags };
 }
 
 /**
