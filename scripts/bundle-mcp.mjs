@@ -1,6 +1,6 @@
-// `npm run build`, after tsc: the MCP front-end and the libraries it loads (the MCP SDK, zod,
-// ajv, pino) as a few files instead of some 250 modules, so `mcbridge mcp` answers its first
-// tools/list sooner (docs/decisions.md, "The MCP front-end is bundled"). The daemon's own code
+// `npm run build`, after tsc: the MCP front-end and the libraries it loads (pino; the MCP SDK's
+// HTTP transport, with zod and ajv, as a chunk of its own for `--transport http`) as a few files
+// instead of some 250 modules, so `mcbridge mcp` answers its first tools/list sooner (docs/decisions.md, "The MCP front-end is bundled"). The daemon's own code
 // (daemon/, host/, plugins/, the sim) stays outside, loaded from dist/ as one copy each: an
 // embedded daemon then shares it with everything else in the process.
 import path from 'node:path';

@@ -22,8 +22,5 @@ export function javaDouble(n: number): string {
   return Number.isInteger(n) ? n.toFixed(1) : String(n);
 }
 
-/** The first sentence of a tool description: the one-line summary lists show. */
-export function firstSentence(text: string): string {
-  const end = text.search(/[.](\s|$)/);
-  return end === -1 ? text : text.slice(0, end + 1);
-}
+// Here for plugins; in util/ so that the MCP front-end can use it without zod.
+export { firstSentence } from '../util/text.js';

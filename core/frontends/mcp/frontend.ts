@@ -1,19 +1,15 @@
 /**
- * The MCP front-end: one daemon connection shared by any number of MCP sessions, each a
- * low-level SDK `Server` whose `tools/list` and `tools/call` read the daemon's manifest.
- * (McpServer wants zod schemas and cannot register tools after connect; our tools arrive
- * as JSON Schema and change at run time.)
+ * The MCP front-end: one daemon connection shared by any number of MCP sessions, each an
+ * `McpSession` (protocol.ts) whose `tools/list` and `tools/call` read the daemon's manifest.
+ * Our tools arrive as JSON Schema and change at run time.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  CallToolRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema, McpError, ErrorCode,
-  type CallToolResult, type ServerNotification, type ServerRequest, type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { McbridgeError } from '../../host/errors.js';
 import type { Logger } from '../../util/log.js';
 import type { Manifest, ManifestTool } from '../../host/plugin-api.js';
 import { VERSION } from '../../util/version.js';
+import { objectParam, RPC, RpcError, stringParam } from './jsonrpc.js';
+import { McpSession, type RequestExtra } from './protocol.js';
 import { GUIDE_PROMPT, guidePrompt, guideResult, INSTRUCTIONS } from './prompts.js';
 import { errorResult, projectTools, registryToolName, successResult, toolListKey } from './projection.js';
 import { ResourceHub } from './resources.js';
@@ -26,14 +22,12 @@ const LOCAL_WHEN_UNREACHABLE = new Set(['status', 'capabilities']);
 
 export type McpFrontendOptions = UpstreamOptions;
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
 export class McpFrontend {
   readonly upstream: DaemonUpstream;
   private readonly resources: ResourceHub;
   private readonly log: Logger;
   /** Initialized sessions, with the key of the tool list each was last given (null: none yet). */
-  private readonly sessions = new Map<Server, { listed: string | null }>();
+  private readonly sessions = new Map<McpSession, { listed: string | null }>();
   /** The key of the list last announced; null before the first surface. */
   private listKey: string | null = null;
   /** The projection of the manifest it was made from: a list request only serialises it. */
@@ -67,9 +61,9 @@ export class McpFrontend {
   }
 
   /** A server for one MCP session; connect it to that session's transport. */
-  createServer(): Server {
+  createServer(): McpSession {
     const session = ++this.sessionCounter;
-    const server = new Server(
+    const server = new McpSession(
       { name: MCP_SERVER_NAME, title: 'mcbridge: Minecraft Agent Toolkit', version: VERSION },
       {
         capabilities: { tools: { listChanged: true }, prompts: {}, resources: { subscribe: true } },
@@ -78,19 +72,20 @@ export class McpFrontend {
       },
     );
     const state = { listed: null as string | null };
-    server.setRequestHandler(ListToolsRequestSchema, async () => {
+    server.setRequestHandler('tools/list', async () => {
       // The first answer is the one most clients keep: wait (bounded) for the daemon's surface.
       await this.upstream.settled();
       const { tools, key } = this.projection();
       state.listed = key;
       return { tools };
     });
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-      this.callTool(session, request.params.name, request.params.arguments ?? {}, extra));
-    server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [guidePrompt] }));
-    server.setRequestHandler(GetPromptRequestSchema, async (request) => {
-      if (request.params.name !== GUIDE_PROMPT) {
-        throw new McpError(ErrorCode.InvalidParams, `unknown prompt '${request.params.name}'; this server has '${GUIDE_PROMPT}'`);
+    server.setRequestHandler('tools/call', (params, extra) =>
+      this.callTool(session, stringParam(params, 'name', 'tools/call'), objectParam(params, 'arguments', 'tools/call'), extra));
+    server.setRequestHandler('prompts/list', async () => ({ prompts: [guidePrompt] }));
+    server.setRequestHandler('prompts/get', async (params) => {
+      const name = stringParam(params, 'name', 'prompts/get');
+      if (name !== GUIDE_PROMPT) {
+        throw new RpcError(RPC.invalidParams, `unknown prompt '${name}'; this server has '${GUIDE_PROMPT}'`);
       }
       await this.upstream.settled();
       return guideResult(this.upstream.manifest);
@@ -131,7 +126,7 @@ export class McpFrontend {
     session: number,
     mcpName: string,
     args: Record<string, unknown>,
-    extra: Extra,
+    extra: RequestExtra,
   ): Promise<CallToolResult> {
     const started = Date.now();
     const name = registryToolName(mcpName);
@@ -170,7 +165,7 @@ export class McpFrontend {
 }
 
 /** Daemon progress frames as MCP progress notifications, only when the client asked (and only increasing). */
-function progressForwarder(extra: Extra) {
+function progressForwarder(extra: RequestExtra) {
   const token = extra._meta?.progressToken;
   if (token === undefined) return undefined;
   let last = -Infinity;

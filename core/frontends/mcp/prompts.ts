@@ -4,7 +4,7 @@
  */
 import type { GetPromptResult, Prompt } from '@modelcontextprotocol/sdk/types.js';
 import type { Manifest } from '../../host/plugin-api.js';
-import { firstSentence } from '../../kit/text.js';
+import { firstSentence } from '../../util/text.js';
 import { mcpToolName } from './projection.js';
 
 export const GUIDE_PROMPT = 'mc_guide';

@@ -4,17 +4,12 @@
  * gets `notifications/resources/updated` when a new event is recorded (and, for snapshots, when
  * the mod reports a new one); the front-end receives events only while someone watches.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, McpError, ReadResourceRequestSchema, SubscribeRequestSchema,
-  UnsubscribeRequestSchema, type ReadResourceResult, type Resource,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { ReadResourceResult, Resource } from '@modelcontextprotocol/sdk/types.js';
 import type { EventFrame } from '../../api/frames.js';
 import type { Manifest } from '../../host/plugin-api.js';
+import { RPC, RpcError, stringParam } from './jsonrpc.js';
+import type { McpSession } from './protocol.js';
 import type { DaemonUpstream } from './upstream.js';
-
-/** MCP's code for an unknown resource (the spec's -32002). */
-const RESOURCE_NOT_FOUND = -32002;
 
 interface ResourceSpec {
   resource: Resource;
@@ -59,9 +54,9 @@ function available(manifest: Manifest): ResourceSpec[] {
 
 /** Resource handlers for the sessions of one front-end, and who watches what. */
 export class ResourceHub {
-  private readonly watchers = new Map<Server, Set<string>>();
+  private readonly watchers = new Map<McpSession, Set<string>>();
   /** Per session, the URIs with an update not yet sent (one notification per burst of events). */
-  private readonly pending = new Map<Server, Set<string>>();
+  private readonly pending = new Map<McpSession, Set<string>>();
 
   constructor(private readonly upstream: DaemonUpstream) {
     upstream.on('game-event', (frame: EventFrame) => this.changed((spec) => spec.changedBy(frame)));
@@ -70,27 +65,27 @@ export class ResourceHub {
   }
 
   /** Register the resource methods on one session's server. */
-  serve(server: Server): void {
-    server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: available(await this.upstream.surfaceNow()).map((r) => r.resource) }));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [] }));
-    server.setRequestHandler(ReadResourceRequestSchema, (request) => this.read(request.params.uri));
-    server.setRequestHandler(SubscribeRequestSchema, async (request) => {
-      this.find(request.params.uri);
+  serve(server: McpSession): void {
+    server.setRequestHandler('resources/list', async () => ({ resources: available(await this.upstream.surfaceNow()).map((r) => r.resource) }));
+    server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
+    server.setRequestHandler('resources/read', (params) => this.read(stringParam(params, 'uri', 'resources/read')));
+    server.setRequestHandler('resources/subscribe', async (params) => {
+      const uri = this.find(stringParam(params, 'uri', 'resources/subscribe')).resource.uri;
       const uris = this.watchers.get(server) ?? new Set<string>();
-      uris.add(request.params.uri);
+      uris.add(uri);
       this.watchers.set(server, uris);
       await this.upstream.followEvents(true);
       return {};
     });
-    server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
-      this.watchers.get(server)?.delete(request.params.uri);
+    server.setRequestHandler('resources/unsubscribe', async (params) => {
+      this.watchers.get(server)?.delete(stringParam(params, 'uri', 'resources/unsubscribe'));
       await this.sessionEnded(server, false);
       return {};
     });
   }
 
   /** A session closed (or dropped its last subscription): stop receiving events when nobody watches. */
-  async sessionEnded(server: Server, closed = true): Promise<void> {
+  async sessionEnded(server: McpSession, closed = true): Promise<void> {
     if (closed || this.watchers.get(server)?.size === 0) this.watchers.delete(server);
     if (this.watchers.size === 0) await this.upstream.followEvents(false);
   }
@@ -98,7 +93,7 @@ export class ResourceHub {
   private find(uri: string): ResourceSpec {
     const spec = RESOURCES.find((r) => r.resource.uri === uri);
     if (!spec) {
-      throw new McpError(RESOURCE_NOT_FOUND, `unknown resource '${uri}'; resources/list names the ones this server has (${RESOURCES.map((r) => r.resource.uri).join(', ')})`, { uri });
+      throw new RpcError(RPC.resourceNotFound, `unknown resource '${uri}'; resources/list names the ones this server has (${RESOURCES.map((r) => r.resource.uri).join(', ')})`, { uri });
     }
     return spec;
   }
@@ -124,7 +119,7 @@ export class ResourceHub {
     }
   }
 
-  private flush(server: Server): void {
+  private flush(server: McpSession): void {
     const uris = this.pending.get(server);
     this.pending.delete(server);
     if (!uris || !this.watchers.has(server)) return;

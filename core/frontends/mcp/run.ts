@@ -8,6 +8,7 @@ import type { Vantage } from '../../host/link/discovery.js';
 import type { EmbeddedDaemonOptions } from './embedded.js';
 import { McpFrontend } from './frontend.js';
 import type { HttpOptions } from './http.js';
+import { StdioTransport } from './stdio.js';
 import { resolveToken } from './token.js';
 
 // The command takes its logger from here, so that pino comes in the build's bundle with the rest
@@ -78,8 +79,7 @@ export async function runMcp(options: RunMcpOptions): Promise<void> {
       process.stdout.write(JSON.stringify({ transport: 'http', url: server.url, port: server.port, auth: token ? 'bearer' : 'none' }) + '\n');
     } else {
       frontend.start();
-      const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
-      const transport = new StdioServerTransport();
+      const transport = new StdioTransport();
       const server = frontend.createServer();
       // The client going away (stdin closed) ends this process.
       process.stdin.once('end', stop);

@@ -5,7 +5,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { McpSession } from './protocol.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ClientId } from './http-guard.js';
 
@@ -16,7 +16,7 @@ export interface Session {
   readonly id: string;
   readonly client: ClientId;
   readonly transport: StreamableHTTPServerTransport;
-  readonly server: Server;
+  readonly server: McpSession;
   /** When a request last started or ended (for the idle sweep). */
   lastSeen: number;
   /** Requests (and SSE streams) of this session still open: a session with any is busy. */

@@ -1,0 +1,218 @@
+/**
+ * One MCP session's server side: JSON-RPC requests in, results and notifications out, over any
+ * transport shaped like the SDK's (our stdio one, the SDK's streamable HTTP one, its in-memory
+ * pair in the tests). It is ours rather than the SDK's `Server` because that `Server` loads the
+ * SDK's zod schemas for every message type, about half of `mcbridge mcp`'s start before its first
+ * `tools/list` (docs/decisions.md, "The MCP protocol layer is ours"). It does what this server
+ * needs: initialize and version negotiation, ping, request handlers by method, cancellation,
+ * notifications tied to a request (progress) or debounced (list changes).
+ */
+import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  isObject, LATEST_PROTOCOL_VERSION, RPC, RpcError, stringParam, SUPPORTED_PROTOCOL_VERSIONS,
+  type JSONRPCMessage, type Params, type RequestId,
+} from './jsonrpc.js';
+
+export interface ServerInfo {
+  name: string;
+  title?: string;
+  version: string;
+}
+
+export interface SessionOptions {
+  capabilities: Record<string, unknown>;
+  instructions?: string;
+  /** Notifications without params sent at most once per turn of the event loop. */
+  debouncedNotificationMethods?: string[];
+}
+
+export interface Notification {
+  method: string;
+  params?: Params;
+}
+
+/** What a request handler is given beside the request's params. */
+export interface RequestExtra {
+  /** Aborted when the client cancels the request or the session closes. */
+  signal: AbortSignal;
+  sessionId?: string;
+  requestId: RequestId;
+  _meta?: { progressToken?: string | number; [key: string]: unknown };
+  /** A notification about this request (progress): sent on the request's own stream. */
+  sendNotification(notification: Notification): Promise<void>;
+}
+
+export type RequestHandler = (params: Params, extra: RequestExtra) => unknown;
+
+export class McpSession {
+  oninitialized?: () => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private transport: Transport | undefined;
+  private readonly handlers = new Map<string, RequestHandler>();
+  private readonly inFlight = new Map<RequestId, AbortController>();
+  private readonly debounced = new Set<string>();
+  private readonly pending = new Set<string>();
+
+  constructor(private readonly info: ServerInfo, private readonly options: SessionOptions) {
+    for (const method of options.debouncedNotificationMethods ?? []) this.debounced.add(method);
+    this.handlers.set('initialize', (params) => this.initialize(params));
+    this.handlers.set('ping', () => ({}));
+  }
+
+  /** Answer `method` with `handler`'s result (or its error); replaces an earlier handler. */
+  setRequestHandler(method: string, handler: RequestHandler): void {
+    this.handlers.set(method, handler);
+  }
+
+  async connect(transport: Transport): Promise<void> {
+    if (this.transport) throw new Error('this MCP session is already connected; make a session per transport');
+    this.transport = transport;
+    const { onclose, onerror, onmessage } = transport;
+    transport.onclose = () => {
+      onclose?.();
+      // Some transports report their close twice (the SDK's in-memory pair does); it ends the session once.
+      if (this.transport === transport) this.closed();
+    };
+    transport.onerror = (error) => {
+      onerror?.(error);
+      this.onerror?.(error);
+    };
+    transport.onmessage = (message, extra) => {
+      onmessage?.(message, extra);
+      this.receive(message, extra);
+    };
+    await transport.start();
+  }
+
+  async close(): Promise<void> {
+    await this.transport?.close();
+  }
+
+  async notification(notification: Notification, relatedRequestId?: RequestId): Promise<void> {
+    const transport = this.transport;
+    if (!transport) return;
+    const message = { jsonrpc: '2.0' as const, ...notification };
+    if (relatedRequestId !== undefined || notification.params !== undefined || !this.debounced.has(notification.method)) {
+      return transport.send(message, relatedRequestId === undefined ? undefined : { relatedRequestId });
+    }
+    if (this.pending.has(notification.method)) return;
+    this.pending.add(notification.method);
+    await Promise.resolve();
+    this.pending.delete(notification.method);
+    await this.transport?.send(message);
+  }
+
+  sendToolListChanged(): Promise<void> {
+    return this.notification({ method: 'notifications/tools/list_changed' });
+  }
+
+  sendResourceUpdated(params: { uri: string }): Promise<void> {
+    return this.notification({ method: 'notifications/resources/updated', params });
+  }
+
+  private initialize(params: Params): Record<string, unknown> {
+    const requested = stringParam(params, 'protocolVersion', 'initialize');
+    return {
+      protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
+      capabilities: this.options.capabilities,
+      serverInfo: this.info,
+      ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
+    };
+  }
+
+  private receive(message: JSONRPCMessage, _extra?: MessageExtraInfo): void {
+    const m: unknown = message;
+    if (!isObject(m)) {
+      this.refuse(null, RPC.invalidRequest, 'not a JSON-RPC 2.0 message: send one object per message (batches are not part of MCP)');
+      return;
+    }
+    const id = m.id;
+    const hasId = typeof id === 'string' || typeof id === 'number';
+    if (m.jsonrpc !== '2.0') {
+      this.refuse(hasId ? id : null, RPC.invalidRequest, 'not a JSON-RPC 2.0 message: send an object with "jsonrpc": "2.0"');
+      return;
+    }
+    if (typeof m.method !== 'string') {
+      // A response: this server sends no requests, so none is awaited.
+      if (hasId && ('result' in m || 'error' in m)) return;
+      this.refuse(hasId ? id : null, RPC.invalidRequest, 'a request needs a "method" string');
+      return;
+    }
+    if (m.params !== undefined && !isObject(m.params)) {
+      if (hasId) this.refuse(id, RPC.invalidParams, `${m.method}: params must be an object`);
+      return;
+    }
+    const params = (m.params ?? {}) as Params;
+    if (!('id' in m)) return this.onNotification(m.method, params);
+    if (!hasId) {
+      this.refuse(null, RPC.invalidRequest, 'a request id must be a string or a number');
+      return;
+    }
+    this.onRequest(id, m.method, params);
+  }
+
+  private onNotification(method: string, params: Params): void {
+    if (method === 'notifications/initialized') {
+      this.oninitialized?.();
+    } else if (method === 'notifications/cancelled') {
+      const requestId = params.requestId;
+      if (typeof requestId === 'string' || typeof requestId === 'number') this.inFlight.get(requestId)?.abort(params.reason);
+    }
+    // Other notifications (progress for requests this server never sends, roots changes) need nothing.
+  }
+
+  private onRequest(id: RequestId, method: string, params: Params): void {
+    const transport = this.transport;
+    const handler = this.handlers.get(method);
+    if (!handler) {
+      this.refuse(id, RPC.methodNotFound, 'Method not found');
+      return;
+    }
+    const controller = new AbortController();
+    this.inFlight.set(id, controller);
+    const meta = isObject(params._meta) ? (params._meta as RequestExtra['_meta']) : undefined;
+    const extra: RequestExtra = {
+      signal: controller.signal,
+      sessionId: transport?.sessionId,
+      requestId: id,
+      _meta: meta,
+      sendNotification: async (notification) => {
+        if (!controller.signal.aborted) await this.notification(notification, id);
+      },
+    };
+    // A handler that throws at once is answered like one that rejects.
+    new Promise((resolve) => resolve(handler(params, extra)))
+      .then(
+        (result) => (controller.signal.aborted ? undefined : transport?.send({ jsonrpc: '2.0', id, result: (result ?? {}) as Record<string, unknown> })),
+        (error: unknown) => (controller.signal.aborted ? undefined : transport?.send(errorMessage(id, error))),
+      )
+      .catch((error: unknown) => this.onerror?.(new Error(`could not send the answer to request ${String(id)}: ${String(error)}`)))
+      .finally(() => {
+        if (this.inFlight.get(id) === controller) this.inFlight.delete(id);
+      });
+  }
+
+  private refuse(id: RequestId | null, code: number, message: string): void {
+    this.transport
+      ?.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage)
+      .catch((error: unknown) => this.onerror?.(new Error(`could not send an error: ${String(error)}`)));
+  }
+
+  private closed(): void {
+    this.transport = undefined;
+    this.pending.clear();
+    // Handlers still running stop, and nothing more is sent for them.
+    for (const controller of this.inFlight.values()) controller.abort();
+    this.inFlight.clear();
+    this.onclose?.();
+  }
+}
+
+function errorMessage(id: RequestId, error: unknown): JSONRPCMessage {
+  const e = error as { code?: unknown; message?: unknown; data?: unknown } | null;
+  const code = error instanceof RpcError ? error.code : RPC.internalError;
+  const message = typeof e?.message === 'string' && e.message !== '' ? e.message : 'Internal error';
+  return { jsonrpc: '2.0', id, error: { code, message, ...(error instanceof RpcError && error.data !== undefined ? { data: error.data } : {}) } };
+}

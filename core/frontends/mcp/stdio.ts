@@ -1,0 +1,68 @@
+/**
+ * MCP over stdio: one JSON-RPC message per line on stdin, answers on stdout. A line that is not
+ * JSON is answered with a parse error (id null) instead of being dropped without a word; a line
+ * over the bound is discarded and answered the same way, so a runaway client cannot grow memory.
+ */
+import type { Readable, Writable } from 'node:stream';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../../util/lines.js';
+import { RPC, type JSONRPCMessage } from './jsonrpc.js';
+
+export class StdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: Transport['onmessage'];
+  private started = false;
+  private readonly splitter: LineSplitter;
+  private readonly onData = (chunk: Buffer) => this.splitter.push(chunk);
+  private readonly onError = (error: Error) => this.onerror?.(error);
+
+  constructor(
+    private readonly stdin: Readable = process.stdin,
+    private readonly stdout: Writable = process.stdout,
+    maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+  ) {
+    this.splitter = new LineSplitter({
+      maxLineBytes,
+      onLine: (line) => this.receive(line),
+      onOverflow: (bytes) => this.reply(RPC.invalidRequest, `a message of ${bytes} bytes is over the ${maxLineBytes}-byte bound and was dropped`),
+    });
+  }
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error('the stdio transport is already started');
+    this.started = true;
+    this.stdin.on('data', this.onData);
+    this.stdin.on('error', this.onError);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.stdout.write(JSON.stringify(message) + '\n')) resolve();
+      else this.stdout.once('drain', resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.stdin.off('data', this.onData);
+    this.stdin.off('error', this.onError);
+    this.stdin.pause();
+    this.onclose?.();
+  }
+
+  private receive(line: string): void {
+    if (line.trim() === '') return;
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch (err) {
+      this.reply(RPC.parseError, `Parse error: each line must be one JSON-RPC message (${(err as Error).message})`);
+      return;
+    }
+    this.onmessage?.(message as JSONRPCMessage);
+  }
+
+  private reply(code: number, message: string): void {
+    this.send({ jsonrpc: '2.0', id: null, error: { code, message } } as unknown as JSONRPCMessage).catch(() => {});
+  }
+}

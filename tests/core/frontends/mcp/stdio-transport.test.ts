@@ -1,0 +1,59 @@
+/**
+ * The front-end's stdio transport (core/frontends/mcp/stdio.ts) on in-process streams: framing,
+ * a line that is not JSON, a line over the bound, and close.
+ */
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { RPC } from '../../../../core/frontends/mcp/jsonrpc.js';
+import { StdioTransport } from '../../../../core/frontends/mcp/stdio.js';
+import { waitUntil } from '../../../support/helpers.js';
+
+async function started(maxLineBytes?: number) {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const transport = new StdioTransport(stdin, stdout, maxLineBytes);
+  const received: unknown[] = [];
+  transport.onmessage = (message) => received.push(message);
+  let written = '';
+  stdout.setEncoding('utf8').on('data', (s: string) => (written += s));
+  await transport.start();
+  const answers = () => written.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { stdin, transport, received, answers };
+}
+
+describe('the stdio transport', () => {
+  it('frames messages by line, across chunks and with CRLF, and writes one line per message', async () => {
+    const t = await started();
+    t.stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0",');
+    t.stdin.write('"id":2,"method":"ping"}\r\n\n');
+    await waitUntil(() => t.received.length === 2, 2_000, 'two messages');
+    expect(t.received).toEqual([{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'ping' }]);
+    await t.transport.send({ jsonrpc: '2.0', id: 1, result: {} });
+    await waitUntil(() => t.answers().length === 1, 2_000, 'the answer');
+    expect(t.answers()).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
+  });
+
+  it('answers a line that is not JSON, or one over the bound, with an error, and goes on with the next', async () => {
+    const t = await started(64);
+    t.stdin.write('this is not json\n');
+    t.stdin.write(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"pad":"${'a'.repeat(100)}"}}\n`);
+    t.stdin.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+    await waitUntil(() => t.received.length === 1 && t.answers().length === 2, 2_000, 'two errors and a message');
+    const [parse, over] = t.answers();
+    expect(parse).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: RPC.parseError, message: expect.stringMatching(/^Parse error: each line must be one JSON-RPC message/) } });
+    expect(over).toMatchObject({ id: null, error: { code: RPC.invalidRequest, message: expect.stringMatching(/^a message of 1\d\d bytes is over the 64-byte bound and was dropped$/) } });
+    expect(t.received).toEqual([{ jsonrpc: '2.0', id: 3, method: 'ping' }]);
+  });
+
+  it('close stops reading and says so once; it cannot start twice', async () => {
+    const t = await started();
+    await expect(t.transport.start()).rejects.toThrow(/already started/);
+    let closed = 0;
+    t.transport.onclose = () => (closed += 1);
+    await t.transport.close();
+    t.stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(t.received).toEqual([]);
+    expect(closed).toBe(1);
+  });
+});
