@@ -145,12 +145,16 @@ describe('mcbridge run with a config', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ fresh: true });
   });
 
-  it('flags win over the config: --read-only, --deny, --allow; config daemon options apply without flags', async () => {
+  it('flags win over the config: --read-only, --deny, --allow; config daemon options apply without flags', { timeout: 60_000 }, async () => {
     const p = project();
     const configPort = await freePort();
     p.write('mcbridge.config.json', JSON.stringify({ apiPort: configPort, deny: ['mark'], readOnly: false }));
     const viaConfig = processes.start(['run', '--sim'], { cwd: p.dir });
-    await waitUntil(() => /connected to server mod/.test(viaConfig.out.stderr), 15_000, 'the daemon on the config\'s port');
+    // Under a full suite's load a daemon has once taken over 15 s here: a failure shows what it said.
+    await waitUntil(() => /connected to server mod/.test(viaConfig.out.stderr), 30_000, 'the daemon on the config\'s port')
+      .catch((err: Error) => {
+        throw new Error(`${err.message}; its stderr:\n${viaConfig.out.stderr || '(empty)'}`);
+      });
     const tools = await run(['tools', '--json', '--api-port', String(configPort)], p.dir);
     const manifest = JSON.parse(tools.stdout) as { tools: Array<{ name: string; available: boolean }> };
     const available = manifest.tools.filter((t) => t.available).map((t) => t.name);
