@@ -10,7 +10,9 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { McbridgeError } from '../../host/errors.js';
 import type { Logger } from '../../util/log.js';
+import { exceedsJsonDepth } from '../../util/json-depth.js';
 import { isLoopback } from '../../util/net.js';
+import { MAX_MESSAGE_DEPTH, RPC, TOO_DEEP } from './jsonrpc.js';
 import type { McpFrontend } from './frontend.js';
 import { HttpGuard, type ClientId } from './http-guard.js';
 import { SessionTable, shortId, type Session } from './sessions.js';
@@ -63,8 +65,13 @@ async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unkn
     }
     chunks.push(chunk as Buffer);
   }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (exceedsJsonDepth(text, MAX_MESSAGE_DEPTH)) {
+    sendError(res, 400, TOO_DEEP, {}, RPC.invalidRequest);
+    return BODY_FAILED;
+  }
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(text);
   } catch (err) {
     sendError(res, 400, `parse error: ${(err as Error).message}`, {}, -32700);
     return BODY_FAILED;

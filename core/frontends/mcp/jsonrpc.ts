@@ -12,6 +12,15 @@ export type { JSONRPCMessage };
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
 export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]!;
 
+/**
+ * How deep a client's message may nest. The daemon takes tool params 64 levels deep at most
+ * (MAX_REQUEST_DEPTH), and a deeper message would only fail later, as a stack overflow in
+ * JSON.stringify: it is refused as it arrives, before it is parsed.
+ */
+export const MAX_MESSAGE_DEPTH = 64;
+
+export const TOO_DEEP = `a message nesting deeper than ${MAX_MESSAGE_DEPTH} levels was dropped: tool arguments nest a few levels at most`;
+
 export const RPC = {
   parseError: -32700,
   invalidRequest: -32600,

@@ -1,12 +1,14 @@
 /**
  * MCP over stdio: one JSON-RPC message per line on stdin, answers on stdout. A line that is not
  * JSON is answered with a parse error (id null) instead of being dropped without a word; a line
- * over the bound is discarded and answered the same way, so a runaway client cannot grow memory.
+ * over the size bound (so a runaway client cannot grow memory) or nesting past the depth bound
+ * is dropped and answered the same way.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { exceedsJsonDepth } from '../../util/json-depth.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../../util/lines.js';
-import { RPC, type JSONRPCMessage } from './jsonrpc.js';
+import { MAX_MESSAGE_DEPTH, RPC, TOO_DEEP, type JSONRPCMessage } from './jsonrpc.js';
 
 export class StdioTransport implements Transport {
   onclose?: () => void;
@@ -52,6 +54,10 @@ export class StdioTransport implements Transport {
 
   private receive(line: string): void {
     if (line.trim() === '') return;
+    if (exceedsJsonDepth(line, MAX_MESSAGE_DEPTH)) {
+      this.reply(RPC.invalidRequest, TOO_DEEP);
+      return;
+    }
     let message: unknown;
     try {
       message = JSON.parse(line);

@@ -45,6 +45,16 @@ describe('the stdio transport', () => {
     expect(t.received).toEqual([{ jsonrpc: '2.0', id: 3, method: 'ping' }]);
   });
 
+  it('drops a message nesting deeper than 64 levels before parsing it, and says so', async () => {
+    const t = await started();
+    const nested = (depth: number): string => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    t.stdin.write(`{"jsonrpc":"2.0","id":1,"method":"x","params":${nested(64)}}\n`);
+    t.stdin.write(`{"jsonrpc":"2.0","id":2,"method":"x","params":${nested(63)}}\n`);
+    await waitUntil(() => t.received.length === 1 && t.answers().length === 1, 2_000, 'an error and a message');
+    expect(t.answers()).toEqual([{ jsonrpc: '2.0', id: null, error: { code: RPC.invalidRequest, message: 'a message nesting deeper than 64 levels was dropped: tool arguments nest a few levels at most' } }]);
+    expect((t.received[0] as { id: number }).id).toBe(2);
+  });
+
   it('close stops reading and says so once; it cannot start twice', async () => {
     const t = await started();
     await expect(t.transport.start()).rejects.toThrow(/already started/);
