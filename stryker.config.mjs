@@ -13,6 +13,9 @@ export default {
     'core/host/registry/**/*.ts',
     'core/daemon/config/runtime.ts',
     'core/frontends/mcp/projection.ts',
+    'core/frontends/mcp/protocol.ts',
+    'core/frontends/mcp/stdio.ts',
+    'core/frontends/mcp/jsonrpc.ts',
   ],
   coverageAnalysis: 'perTest',
   // Two cores shared with other work: one mutant at a time.

@@ -3,9 +3,10 @@ import base from './vitest.config.js';
 
 /**
  * The tests Stryker runs against each mutant of the kernel (stryker.config.mjs): the ones that
- * exercise the mod link, the event log, the registry and policy, config reload and the MCP
- * projection, all in-process (no spawned CLI, nothing read from dist/), so a run stays bounded and
- * works in Stryker's sandbox copy of the project. `npm test` never reads this file.
+ * exercise the mod link, the event log, the registry and policy, config reload, the MCP
+ * projection and the MCP protocol layer, all in-process (no spawned CLI, nothing read from
+ * dist/), so a run stays bounded and works in Stryker's sandbox copy of the project. `npm test`
+ * never reads this file.
  */
 export default defineConfig({
   ...base,
@@ -30,6 +31,9 @@ export default defineConfig({
       'tests/core/daemon/config/policy.test.ts',
       'tests/core/daemon/config/composite-annotations.test.ts',
       'tests/core/frontends/mcp/projection.test.ts',
+      // The MCP protocol layer and its stdio transport, on in-process transports.
+      'tests/core/frontends/mcp/protocol.test.ts',
+      'tests/core/frontends/mcp/stdio-transport.test.ts',
     ],
     // Reads the kernel's source text, which Stryker has rewritten with every mutant in it.
     exclude: [...(base.test?.exclude ?? []), 'tests/core/host/no-plugin-knowledge.test.ts'],

@@ -81,7 +81,8 @@ export class McpSession {
     };
     transport.onmessage = (message, extra) => {
       onmessage?.(message, extra);
-      this.receive(message, extra);
+      // A closed session handles nothing more, whatever its transport still delivers.
+      if (this.transport === transport) this.receive(transport, message, extra);
     };
     await transport.start();
   }
@@ -122,35 +123,35 @@ export class McpSession {
     };
   }
 
-  private receive(message: JSONRPCMessage, _extra?: MessageExtraInfo): void {
+  private receive(transport: Transport, message: JSONRPCMessage, _extra?: MessageExtraInfo): void {
     const m: unknown = message;
     if (!isObject(m)) {
-      this.refuse(null, RPC.invalidRequest, 'not a JSON-RPC 2.0 message: send one object per message (batches are not part of MCP)');
+      this.refuse(transport, null, RPC.invalidRequest, 'not a JSON-RPC 2.0 message: send one object per message (batches are not part of MCP)');
       return;
     }
     const id = m.id;
     const hasId = typeof id === 'string' || typeof id === 'number';
     if (m.jsonrpc !== '2.0') {
-      this.refuse(hasId ? id : null, RPC.invalidRequest, 'not a JSON-RPC 2.0 message: send an object with "jsonrpc": "2.0"');
+      this.refuse(transport, hasId ? id : null, RPC.invalidRequest, 'not a JSON-RPC 2.0 message: send an object with "jsonrpc": "2.0"');
       return;
     }
     if (typeof m.method !== 'string') {
       // A response: this server sends no requests, so none is awaited.
       if (hasId && ('result' in m || 'error' in m)) return;
-      this.refuse(hasId ? id : null, RPC.invalidRequest, 'a request needs a "method" string');
+      this.refuse(transport, hasId ? id : null, RPC.invalidRequest, 'a request needs a "method" string');
       return;
     }
     if (m.params !== undefined && !isObject(m.params)) {
-      if (hasId) this.refuse(id, RPC.invalidParams, `${m.method}: params must be an object`);
+      if (hasId) this.refuse(transport, id, RPC.invalidParams, `${m.method}: params must be an object`);
       return;
     }
     const params = (m.params ?? {}) as Params;
     if (!('id' in m)) return this.onNotification(m.method, params);
     if (!hasId) {
-      this.refuse(null, RPC.invalidRequest, 'a request id must be a string or a number');
+      this.refuse(transport, null, RPC.invalidRequest, 'a request id must be a string or a number');
       return;
     }
-    this.onRequest(id, m.method, params);
+    this.onRequest(transport, id, m.method, params);
   }
 
   private onNotification(method: string, params: Params): void {
@@ -163,11 +164,10 @@ export class McpSession {
     // Other notifications (progress for requests this server never sends, roots changes) need nothing.
   }
 
-  private onRequest(id: RequestId, method: string, params: Params): void {
-    const transport = this.transport;
+  private onRequest(transport: Transport, id: RequestId, method: string, params: Params): void {
     const handler = this.handlers.get(method);
     if (!handler) {
-      this.refuse(id, RPC.methodNotFound, 'Method not found');
+      this.refuse(transport, id, RPC.methodNotFound, 'Method not found');
       return;
     }
     const controller = new AbortController();
@@ -175,28 +175,31 @@ export class McpSession {
     const meta = isObject(params._meta) ? (params._meta as RequestExtra['_meta']) : undefined;
     const extra: RequestExtra = {
       signal: controller.signal,
-      sessionId: transport?.sessionId,
+      sessionId: transport.sessionId,
       requestId: id,
       _meta: meta,
       sendNotification: async (notification) => {
         if (!controller.signal.aborted) await this.notification(notification, id);
       },
     };
+    // Out of the table before the answer goes, so a cancel that follows the answer finds nothing;
+    // a later request reusing the id keeps its own entry.
+    const ended = () => {
+      if (this.inFlight.get(id) === controller) this.inFlight.delete(id);
+      return !controller.signal.aborted;
+    };
     // A handler that throws at once is answered like one that rejects.
     new Promise((resolve) => resolve(handler(params, extra)))
       .then(
-        (result) => (controller.signal.aborted ? undefined : transport?.send({ jsonrpc: '2.0', id, result: (result ?? {}) as Record<string, unknown> })),
-        (error: unknown) => (controller.signal.aborted ? undefined : transport?.send(errorMessage(id, error))),
+        (result) => (ended() ? transport.send({ jsonrpc: '2.0', id, result: (result ?? {}) as Record<string, unknown> }) : undefined),
+        (error: unknown) => (ended() ? transport.send(errorMessage(id, error)) : undefined),
       )
-      .catch((error: unknown) => this.onerror?.(new Error(`could not send the answer to request ${String(id)}: ${String(error)}`)))
-      .finally(() => {
-        if (this.inFlight.get(id) === controller) this.inFlight.delete(id);
-      });
+      .catch((error: unknown) => this.onerror?.(new Error(`could not send the answer to request ${String(id)}: ${String(error)}`)));
   }
 
-  private refuse(id: RequestId | null, code: number, message: string): void {
-    this.transport
-      ?.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage)
+  private refuse(transport: Transport, id: RequestId | null, code: number, message: string): void {
+    transport
+      .send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage)
       .catch((error: unknown) => this.onerror?.(new Error(`could not send an error: ${String(error)}`)));
   }
 

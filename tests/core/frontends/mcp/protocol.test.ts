@@ -5,10 +5,12 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { LATEST_PROTOCOL_VERSION as SDK_LATEST, SUPPORTED_PROTOCOL_VERSIONS as SDK_SUPPORTED, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LATEST_PROTOCOL_VERSION, RPC, RpcError, SUPPORTED_PROTOCOL_VERSIONS } from '../../../../core/frontends/mcp/jsonrpc.js';
+import {
+  isObject, LATEST_PROTOCOL_VERSION, objectParam, RPC, RpcError, stringParam, SUPPORTED_PROTOCOL_VERSIONS,
+} from '../../../../core/frontends/mcp/jsonrpc.js';
 import { McpSession, type RequestExtra } from '../../../../core/frontends/mcp/protocol.js';
 import { waitUntil } from '../../../support/helpers.js';
 
@@ -190,5 +192,207 @@ describe('the MCP protocol layer', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('a request id in use again: the earlier one ending leaves the later one cancellable; a finished one is not cancelled', async () => {
+    const started: RequestExtra[] = [];
+    let releaseFirst!: () => void;
+    const w = await wire((s) => {
+      s.setRequestHandler('first', (_params, extra) => {
+        started.push(extra);
+        return new Promise((resolve) => (releaseFirst = () => resolve({ first: true })));
+      });
+      s.setRequestHandler('second', (_params, extra) => {
+        started.push(extra);
+        return new Promise((resolve) => extra.signal.addEventListener('abort', () => resolve({})));
+      });
+      s.setRequestHandler('quick', (_params, extra) => {
+        started.push(extra);
+        return { quick: true };
+      });
+    });
+    await w.send({ jsonrpc: '2.0', id: 'x', method: 'first' });
+    await w.send({ jsonrpc: '2.0', id: 'x', method: 'second' });
+    await waitUntil(() => started.length === 2, 2_000, 'both handlers');
+    releaseFirst();
+    expect(await w.next()).toEqual({ jsonrpc: '2.0', id: 'x', result: { first: true } });
+    await w.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'x' } });
+    await waitUntil(() => started[1]!.signal.aborted, 2_000, 'the second to be cancelled');
+
+    await w.send({ jsonrpc: '2.0', id: 3, method: 'quick' });
+    expect(await w.next()).toEqual({ jsonrpc: '2.0', id: 3, result: { quick: true } });
+    await w.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3 } });
+    await w.send({ jsonrpc: '2.0', id: 4, method: 'ping' });
+    expect(await w.next()).toMatchObject({ id: 4 });
+    expect(started[2]!.signal.aborted).toBe(false);
+  });
+
+  it('only notifications/cancelled cancels; a cancelled handler sends no progress; an error response from the client is ignored', async () => {
+    let extra: RequestExtra | undefined;
+    const w = await wire((s) => {
+      s.setRequestHandler('slow', (_params, e) => {
+        extra = e;
+        return new Promise(() => {});
+      });
+    });
+    await w.send({ jsonrpc: '2.0', id: 'slow-1', method: 'slow' });
+    await waitUntil(() => extra !== undefined, 2_000, 'the handler');
+    await w.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { requestId: 'slow-1', progressToken: 1, progress: 1 } });
+    await w.send({ jsonrpc: '2.0', method: 'notifications/initialized' }); // no oninitialized set: nothing happens
+    await w.send({ jsonrpc: '2.0', method: 'notifications/other', params: [1] }); // bad params on a notification: no answer
+    await w.send({ jsonrpc: '2.0', id: 77, error: { code: -1, message: 'from the client' } });
+    await w.send({ jsonrpc: '2.0', id: 'p', method: 'ping' });
+    expect(await w.next()).toEqual({ jsonrpc: '2.0', id: 'p', result: {} });
+    expect(extra!.signal.aborted).toBe(false);
+    await w.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow-1' } });
+    await waitUntil(() => extra!.signal.aborted, 2_000, 'the cancel');
+    await extra!.sendNotification({ method: 'notifications/progress', params: { progressToken: 1, progress: 2 } });
+    await w.send({ jsonrpc: '2.0', id: 'q', method: 'ping' });
+    expect(await w.next()).toEqual({ jsonrpc: '2.0', id: 'q', result: {} });
+    expect(w.out).toHaveLength(2);
+  });
+
+  it('debounces only the methods it was told, only without params or a request; a notification about a request goes with it', async () => {
+    let extra: RequestExtra | undefined;
+    const w = await wire((s) => {
+      s.setRequestHandler('hold', (_params, e) => {
+        extra = e;
+        return new Promise(() => {});
+      });
+    });
+    await Promise.all([1, 2, 3].map(() => w.session.notification({ method: 'notifications/prompts/list_changed' })));
+    await Promise.all([1, 2].map(() => w.session.sendResourceUpdated({ uri: 'mcbridge://events' })));
+    await Promise.all([1, 2].map((n) => w.session.notification({ method: 'notifications/tools/list_changed', params: { n } })));
+    await w.send({ jsonrpc: '2.0', id: 'h', method: 'hold' });
+    await waitUntil(() => extra !== undefined, 2_000, 'the handler');
+    await Promise.all([1, 2].map(() => extra!.sendNotification({ method: 'notifications/tools/list_changed' })));
+    await waitUntil(() => w.out.length === 9, 2_000, 'nine notifications');
+    expect(w.out.map((o) => [o.message.method, o.options])).toEqual([
+      ['notifications/prompts/list_changed', undefined],
+      ['notifications/prompts/list_changed', undefined],
+      ['notifications/prompts/list_changed', undefined],
+      ['notifications/resources/updated', undefined],
+      ['notifications/resources/updated', undefined],
+      ['notifications/tools/list_changed', undefined],
+      ['notifications/tools/list_changed', undefined],
+      ['notifications/tools/list_changed', { relatedRequestId: 'h' }],
+      ['notifications/tools/list_changed', { relatedRequestId: 'h' }],
+    ]);
+  });
+
+  it('says nothing before it is connected or once closed, and handles nothing its transport delivers after', async () => {
+    const session = new McpSession({ name: 'test', version: '1' }, { capabilities: {}, debouncedNotificationMethods: ['notifications/tools/list_changed'] });
+    await session.sendToolListChanged();
+    await session.close();
+    // A transport that goes on delivering after it closed.
+    const sent: unknown[] = [];
+    const transport: Transport = {
+      start: async () => {},
+      send: async (message) => void sent.push(message),
+      close: async () => transport.onclose?.(),
+    };
+    await session.connect(transport);
+    transport.onmessage!({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    await waitUntil(() => sent.length === 1, 2_000, 'the pong');
+    // No onerror set: a transport's error is not a throw.
+    transport.onerror!(new Error('trouble'));
+    // A list change on its way when the session closes is not sent.
+    const onItsWay = session.sendToolListChanged();
+    await session.close();
+    await expect(onItsWay).resolves.toBeUndefined();
+    transport.onmessage!({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    await session.sendToolListChanged();
+    await session.sendResourceUpdated({ uri: 'mcbridge://events' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(sent).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
+  });
+
+  it('an answer the transport cannot send is reported through onerror, as is an error it cannot send', async () => {
+    const session = new McpSession({ name: 'test', version: '1' }, { capabilities: {} });
+    session.setRequestHandler('fine', () => ({ ok: true }));
+    const errors: string[] = [];
+    session.onerror = (error) => errors.push(error.message);
+    const [client, server] = InMemoryTransport.createLinkedPair();
+    server.send = () => Promise.reject(new Error('pipe gone'));
+    await session.connect(server);
+    await client.start();
+    await client.send({ jsonrpc: '2.0', id: 1, method: 'fine' } as JSONRPCMessage);
+    await client.send({ jsonrpc: '2.0', id: 2, method: 'nope' } as JSONRPCMessage);
+    await waitUntil(() => errors.length === 2, 2_000, 'two reports');
+    expect(errors.sort()).toEqual(['could not send an error: Error: pipe gone', 'could not send the answer to request 1: Error: pipe gone']);
+    server.onerror?.(new Error('transport trouble'));
+    expect(errors).toContain('transport trouble');
+    await client.close();
+
+    // With no onerror set, a send that fails is dropped without an unhandled rejection.
+    const quiet = new McpSession({ name: 'test', version: '1' }, { capabilities: {} });
+    const [c2, s2] = InMemoryTransport.createLinkedPair();
+    let attempts = 0;
+    s2.send = () => {
+      attempts += 1;
+      return Promise.reject(new Error('pipe gone'));
+    };
+    await quiet.connect(s2);
+    await c2.start();
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      await c2.send({ jsonrpc: '2.0', id: 1, method: 'ping' } as JSONRPCMessage);
+      await c2.send({ jsonrpc: '2.0', id: 2, method: 'nope' } as JSONRPCMessage);
+      await waitUntil(() => attempts === 2, 2_000, 'two attempts');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+    expect(rejections).toEqual([]);
+    await c2.close();
+  });
+
+  it('words a thrown value that is no Error as an internal error, and sends data only from an RpcError', async () => {
+    const thrown: unknown[] = ['a string', null, { message: '' }, Object.assign(new Error('with data'), { data: { secret: 1 } }), new RpcError(RPC.invalidParams, 'no data here')];
+    const w = await wire((s) => {
+      s.setRequestHandler('throw', (params) => {
+        throw thrown[params.i as number];
+      });
+    });
+    const answers = [];
+    for (let i = 0; i < thrown.length; i++) {
+      await w.send({ jsonrpc: '2.0', id: i, method: 'throw', params: { i } });
+      answers.push((await w.next()).error);
+    }
+    expect(answers).toEqual([
+      { code: RPC.internalError, message: 'Internal error' },
+      { code: RPC.internalError, message: 'Internal error' },
+      { code: RPC.internalError, message: 'Internal error' },
+      { code: RPC.internalError, message: 'with data' },
+      { code: RPC.invalidParams, message: 'no data here' },
+    ]);
+    expect(answers[4]).not.toHaveProperty('data');
+  });
+});
+
+describe('the JSON-RPC helpers', () => {
+  it('objectParam: absent is {}, an object is itself, anything else names what it got', () => {
+    expect(objectParam({}, 'arguments', 'tools/call')).toEqual({});
+    const given = { a: 1 };
+    expect(objectParam({ arguments: given }, 'arguments', 'tools/call')).toBe(given);
+    for (const [value, got] of [[[1], 'an array'], [null, 'null'], ['x', 'a string'], [3, 'a number']] as const) {
+      expect(() => objectParam({ arguments: value }, 'arguments', 'tools/call')).toThrow(`tools/call: params.arguments must be an object, got ${got}`);
+    }
+    try {
+      objectParam({ arguments: 1 }, 'arguments', 'tools/call');
+    } catch (err) {
+      expect(err).toBeInstanceOf(RpcError);
+      expect(err).toMatchObject({ name: 'RpcError', code: RPC.invalidParams });
+    }
+  });
+
+  it('stringParam names a missing value as nothing; isObject takes plain objects only', () => {
+    expect(stringParam({ name: 'x' }, 'name', 'm')).toBe('x');
+    expect(() => stringParam({}, 'name', 'prompts/get')).toThrow('prompts/get: params.name must be a string, got nothing');
+    expect(() => stringParam({ name: null }, 'name', 'prompts/get')).toThrow('got null');
+    expect([{}, { a: 1 }].map(isObject)).toEqual([true, true]);
+    expect([null, [], 'x', 1, undefined].map(isObject)).toEqual([false, false, false, false, false]);
   });
 });

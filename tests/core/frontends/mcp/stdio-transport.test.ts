@@ -55,15 +55,41 @@ describe('the stdio transport', () => {
     expect((t.received[0] as { id: number }).id).toBe(2);
   });
 
-  it('close stops reading and says so once; it cannot start twice', async () => {
+  it('close stops reading and says so once; it cannot start twice; stdin errors are reported until then', async () => {
     const t = await started();
     await expect(t.transport.start()).rejects.toThrow(/already started/);
+    t.stdin.emit('error', new Error('nobody listens yet')); // no onerror: not a throw
+    const errors: string[] = [];
+    t.transport.onerror = (error) => errors.push(error.message);
+    t.stdin.emit('error', new Error('read failed'));
+    expect(errors).toEqual(['read failed']);
     let closed = 0;
     t.transport.onclose = () => (closed += 1);
     await t.transport.close();
+    // Even with the stream flowing again, nothing reaches the closed transport.
+    t.stdin.resume();
     t.stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(t.received).toEqual([]);
     expect(closed).toBe(1);
+    expect(t.stdin.listenerCount('error')).toBe(0);
+  });
+
+  it('skips blank lines, copes without handlers, and waits for a slow stdout to drain', async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough({ highWaterMark: 16 });
+    const transport = new StdioTransport(stdin, stdout);
+    await transport.start();
+    stdin.write('   \n\t\n{"jsonrpc":"2.0","id":1,"method":"ping"}\n'); // no onmessage yet: dropped quietly
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(stdout.read()).toBeNull();
+    let drained = false;
+    const sending = transport.send({ jsonrpc: '2.0', id: 1, result: { pad: 'x'.repeat(64) } }).then(() => (drained = true));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(drained).toBe(false);
+    expect(JSON.parse(String(stdout.read()))).toEqual({ jsonrpc: '2.0', id: 1, result: { pad: 'x'.repeat(64) } });
+    await sending;
+    expect(drained).toBe(true);
+    await transport.close();
   });
 });
