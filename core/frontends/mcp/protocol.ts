@@ -7,7 +7,6 @@
  * needs: initialize and version negotiation, ping, request handlers by method, cancellation,
  * notifications tied to a request (progress) or debounced (list changes).
  */
-import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   isObject, LATEST_PROTOCOL_VERSION, RPC, RpcError, stringParam, SUPPORTED_PROTOCOL_VERSIONS,
@@ -82,7 +81,7 @@ export class McpSession {
     transport.onmessage = (message, extra) => {
       onmessage?.(message, extra);
       // A closed session handles nothing more, whatever its transport still delivers.
-      if (this.transport === transport) this.receive(transport, message, extra);
+      if (this.transport === transport) this.receive(transport, message);
     };
     await transport.start();
   }
@@ -123,7 +122,7 @@ export class McpSession {
     };
   }
 
-  private receive(transport: Transport, message: JSONRPCMessage, _extra?: MessageExtraInfo): void {
+  private receive(transport: Transport, message: JSONRPCMessage): void {
     const m: unknown = message;
     if (!isObject(m)) {
       this.refuse(transport, null, RPC.invalidRequest, 'not a JSON-RPC 2.0 message: send one object per message (batches are not part of MCP)');
