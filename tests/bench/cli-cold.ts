@@ -2,8 +2,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startSim, type SimulatedMod } from '../../core/sim/index.js';
-import { delay, freePort, oneCall, readMemory, repoRoot, spawnChild, stopChild, type Child } from './children.js';
+import { delay, freePort, guard, oneCall, readMemory, repoRoot, spawnChild, stopChild, withTimeout, type Child } from './children.js';
 import { fmtNum, keepRows, median, round, table } from './stats.js';
 
 /**
@@ -13,7 +14,9 @@ import { fmtNum, keepRows, median, round, table } from './stats.js';
  *    wall time from spawn to exit and peak RSS, BENCH_CLI_ROUNDS rounds (default 15) alternating
  *    which goes first; medians count. Targets: <= 1.5x node's wall time, <= 50 MB peak.
  *  - idle RSS of a daemon a few seconds after it connected (`run --mod-port P`, no config, no
- *    sim; and `run --sim`), next to an idle node process. Target: <= 50 MB without the sim.
+ *    sim; and `run --sim`), next to an idle node process. Target: <= 50 MB without the sim. For
+ *    scale: node after importing zod, and the floor of any daemon of ours (idle-floor.ts: pino,
+ *    the event log and the link, connected; no plugin, no zod).
  *
  * Peak memory is read by `/usr/bin/time -f %M` where it exists, else by a preload that writes
  * `process.resourceUsage().maxRSS` at exit; either way both sides are measured the same way.
@@ -26,6 +29,7 @@ const SETTLE_MS = 3_000;
 const MB = 1024 * 1024;
 
 const BIN = path.join(repoRoot, 'bin', 'mcbridge.js');
+const FLOOR_JS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'idle-floor.js');
 const TIME = '/usr/bin/time';
 
 interface Sample {
@@ -140,8 +144,14 @@ export async function cliColdPart(rounds: number): Promise<Record<string, unknow
     // daemon holds it; no lazy loading takes it out.
     const idleZod = spawnChild('idle node + zod', ['--input-type=module', '-e', ZOD_IDLE]);
     started.push(idleZod);
-    const [daemonRss, simRss, nodeRss, zodRss] = await Promise.all([
+    const floor = spawnChild('daemon floor', [FLOOR_JS, String(sim.port)]);
+    started.push(floor);
+    await guard(floor, withTimeout(new Promise<void>((resolve) => {
+      floor.proc.stdout!.setEncoding('utf8').on('data', (s: string) => s.includes('"ready"') && resolve());
+    }), 10_000, 'the daemon floor connecting to the sim'));
+    const [daemonRss, simRss, nodeRss, zodRss, floorRss] = await Promise.all([
       idleRss('daemon', daemon.child), idleRss('daemon --sim', withSim.child), idleRss('idle node', idleNode), idleRss('idle node + zod', idleZod),
+      idleRss('daemon floor', floor),
     ]);
     const loadAfter = os.loadavg()[0]!;
 
@@ -162,6 +172,7 @@ export async function cliColdPart(rounds: number): Promise<Record<string, unknow
         ['daemon: run --sim', fmtNum(simRss / MB, 1), `${fmtNum(simRss / nodeRss, 2)}x`, '', ''],
         ['node -e "setInterval(...)"', fmtNum(nodeRss / MB, 1), '1.00x', '', ''],
         ['the same after importing zod and parsing with one schema', fmtNum(zodRss / MB, 1), `${fmtNum(zodRss / nodeRss, 2)}x`, '', ''],
+        ['floor of any daemon: pino, event log, link connected; no plugin, no zod', fmtNum(floorRss / MB, 1), `${fmtNum(floorRss / nodeRss, 2)}x`, '', ''],
       ],
     ));
     console.log(`load average after: ${fmtNum(loadAfter, 2)}`);
@@ -174,13 +185,14 @@ export async function cliColdPart(rounds: number): Promise<Record<string, unknow
     keepRows('idle node', [
       ['daemon RSS idle after start, MB', fmtNum(daemonRss / MB, 1), fmtNum(nodeRss / MB, 1), fmtNum(daemonRss / nodeRss, 2), `<= ${IDLE_RSS_TARGET_MB} MB`, verdict(daemonRss / MB <= IDLE_RSS_TARGET_MB)],
       ['for scale: idle node after importing zod, MB', fmtNum(zodRss / MB, 1), fmtNum(nodeRss / MB, 1), fmtNum(zodRss / nodeRss, 2), 'info', ''],
+      ['for scale: a daemon with no plugin and no zod, MB', fmtNum(floorRss / MB, 1), fmtNum(nodeRss / MB, 1), fmtNum(floorRss / nodeRss, 2), 'info', ''],
     ]);
     return {
       rounds,
       callMs: call.map((s) => round(s.ms, 1)), nodeMs: node.map((s) => round(s.ms, 1)),
       callPeakBytes: call.map((s) => s.peakBytes), nodePeakBytes: node.map((s) => s.peakBytes),
       wallRatio: round(wall, 3), peakMb: round(peakMb, 1),
-      idleRssBytes: { daemon: daemonRss, daemonSim: simRss, node: nodeRss, nodeWithZod: zodRss },
+      idleRssBytes: { daemon: daemonRss, daemonSim: simRss, node: nodeRss, nodeWithZod: zodRss, daemonFloor: floorRss },
       pass: { wall: wall <= CLI_WALL_TARGET, peak: peakMb <= CLI_PEAK_TARGET_MB, idle: daemonRss / MB <= IDLE_RSS_TARGET_MB },
       loadAvg: round(os.loadavg()[0]!, 2),
     };
