@@ -36,6 +36,8 @@ export class StdioTransport implements Transport {
     this.started = true;
     this.stdin.on('data', this.onData);
     this.stdin.on('error', this.onError);
+    // A client that goes away mid-answer makes stdout fail (EPIPE): reported, never a crash.
+    this.stdout.on('error', this.onError);
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -48,6 +50,7 @@ export class StdioTransport implements Transport {
   async close(): Promise<void> {
     this.stdin.off('data', this.onData);
     this.stdin.off('error', this.onError);
+    this.stdout.off('error', this.onError);
     this.stdin.pause();
     this.onclose?.();
   }

@@ -18,7 +18,7 @@ async function started(maxLineBytes?: number) {
   stdout.setEncoding('utf8').on('data', (s: string) => (written += s));
   await transport.start();
   const answers = () => written.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-  return { stdin, transport, received, answers };
+  return { stdin, stdout, transport, received, answers };
 }
 
 describe('the stdio transport', () => {
@@ -62,7 +62,8 @@ describe('the stdio transport', () => {
     const errors: string[] = [];
     t.transport.onerror = (error) => errors.push(error.message);
     t.stdin.emit('error', new Error('read failed'));
-    expect(errors).toEqual(['read failed']);
+    t.stdout.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    expect(errors).toEqual(['read failed', 'write EPIPE']);
     let closed = 0;
     t.transport.onclose = () => (closed += 1);
     await t.transport.close();
@@ -73,6 +74,7 @@ describe('the stdio transport', () => {
     expect(t.received).toEqual([]);
     expect(closed).toBe(1);
     expect(t.stdin.listenerCount('error')).toBe(0);
+    expect(t.stdout.listenerCount('error')).toBe(0);
   });
 
   it('skips blank lines, copes without handlers, and waits for a slow stdout to drain', async () => {
