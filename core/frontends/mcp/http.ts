@@ -12,7 +12,7 @@ import { McbridgeError } from '../../host/errors.js';
 import type { Logger } from '../../util/log.js';
 import { exceedsJsonDepth } from '../../util/json-depth.js';
 import { isLoopback } from '../../util/net.js';
-import { MAX_MESSAGE_DEPTH, RPC, TOO_DEEP } from './jsonrpc.js';
+import { errorResponse, MAX_MESSAGE_DEPTH, RPC, TOO_DEEP } from './jsonrpc.js';
 import type { McpFrontend } from './frontend.js';
 import { HttpGuard, type ClientId } from './http-guard.js';
 import { SessionTable, shortId, type Session } from './sessions.js';
@@ -48,7 +48,7 @@ function sendError(res: ServerResponse, status: number, message: string, headers
     return;
   }
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  res.end(JSON.stringify(errorResponse(null, code, message)));
 }
 
 const BODY_FAILED = Symbol('body failed');
@@ -73,7 +73,7 @@ async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unkn
   try {
     return JSON.parse(text);
   } catch (err) {
-    sendError(res, 400, `parse error: ${(err as Error).message}`, {}, -32700);
+    sendError(res, 400, `parse error: ${(err as Error).message}`, {}, RPC.parseError);
     return BODY_FAILED;
   }
 }

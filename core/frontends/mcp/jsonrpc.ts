@@ -5,6 +5,8 @@
  * SDK's.
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { isObject } from '../../kit/values.js';
+import { MAX_REQUEST_DEPTH } from '../../util/json-depth.js';
 
 export type { JSONRPCMessage };
 
@@ -13,11 +15,11 @@ export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '20
 export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]!;
 
 /**
- * How deep a client's message may nest. The daemon takes tool params 64 levels deep at most
- * (MAX_REQUEST_DEPTH), and a deeper message would only fail later, as a stack overflow in
+ * How deep a client's message may nest: as deep as the daemon takes a request
+ * (MAX_REQUEST_DEPTH). A deeper message would only fail later, as a stack overflow in
  * JSON.stringify: it is refused as it arrives, before it is parsed.
  */
-export const MAX_MESSAGE_DEPTH = 64;
+export const MAX_MESSAGE_DEPTH = MAX_REQUEST_DEPTH;
 
 export const TOO_DEEP = `a message nesting deeper than ${MAX_MESSAGE_DEPTH} levels was dropped: tool arguments nest a few levels at most`;
 
@@ -43,8 +45,9 @@ export type RequestId = string | number;
 
 export type Params = Record<string, unknown>;
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A JSON-RPC error response; `id` null when the request's own id could not be read. */
+export function errorResponse(id: RequestId | null, code: number, message: string, data?: unknown): JSONRPCMessage {
+  return { jsonrpc: '2.0', id, error: { code, message, ...(data !== undefined ? { data } : {}) } } as unknown as JSONRPCMessage;
 }
 
 /** `params[key]` as a string, or an invalid-params error naming it. */

@@ -6,6 +6,7 @@
 import type { CallToolResult, Tool, ToolAnnotations as McpToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { McbridgeError, toMcbridgeError } from '../../host/errors.js';
 import type { Manifest, ManifestTool, ToolAnnotations } from '../../host/plugin-api.js';
+import { isObject } from '../../kit/values.js';
 
 /** Every registry tool appears to MCP clients as mc_<name> (the predecessor's names). */
 export const MCP_TOOL_PREFIX = 'mc_';
@@ -90,15 +91,11 @@ export function renderText(value: unknown): string {
   return value === undefined ? 'null' : JSON.stringify(value);
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A successful answer: the JSON text, and the same as structuredContent (under `result` when not an object: mcpOutputSchema). */
 export function successResult(result: unknown, tool: Pick<ManifestTool, 'outputSchema'>): CallToolResult {
   const out: CallToolResult = { content: [{ type: 'text', text: renderText(result ?? null) }] };
   if (!isObjectSchema(tool.outputSchema)) out.structuredContent = { result: result ?? null };
-  else if (isPlainObject(result)) out.structuredContent = result;
+  else if (isObject(result)) out.structuredContent = result;
   return out;
 }
 

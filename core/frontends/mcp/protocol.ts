@@ -8,8 +8,9 @@
  * notifications tied to a request (progress) or debounced (list changes).
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { isObject } from '../../kit/values.js';
 import {
-  isObject, LATEST_PROTOCOL_VERSION, RPC, RpcError, stringParam, SUPPORTED_PROTOCOL_VERSIONS,
+  errorResponse, LATEST_PROTOCOL_VERSION, RPC, RpcError, stringParam, SUPPORTED_PROTOCOL_VERSIONS,
   type JSONRPCMessage, type Params, type RequestId,
 } from './jsonrpc.js';
 
@@ -198,7 +199,7 @@ export class McpSession {
 
   private refuse(transport: Transport, id: RequestId | null, code: number, message: string): void {
     transport
-      .send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage)
+      .send(errorResponse(id, code, message))
       .catch((error: unknown) => this.onerror?.(new Error(`could not send an error: ${String(error)}`)));
   }
 
@@ -213,8 +214,7 @@ export class McpSession {
 }
 
 function errorMessage(id: RequestId, error: unknown): JSONRPCMessage {
-  const e = error as { code?: unknown; message?: unknown; data?: unknown } | null;
-  const code = error instanceof RpcError ? error.code : RPC.internalError;
-  const message = typeof e?.message === 'string' && e.message !== '' ? e.message : 'Internal error';
-  return { jsonrpc: '2.0', id, error: { code, message, ...(error instanceof RpcError && error.data !== undefined ? { data: error.data } : {}) } };
+  if (error instanceof RpcError) return errorResponse(id, error.code, error.message || 'Internal error', error.data);
+  const message = (error as { message?: unknown } | null)?.message;
+  return errorResponse(id, RPC.internalError, typeof message === 'string' && message !== '' ? message : 'Internal error');
 }

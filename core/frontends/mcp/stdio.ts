@@ -8,7 +8,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { exceedsJsonDepth } from '../../util/json-depth.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../../util/lines.js';
-import { MAX_MESSAGE_DEPTH, RPC, TOO_DEEP, type JSONRPCMessage } from './jsonrpc.js';
+import { errorResponse, MAX_MESSAGE_DEPTH, RPC, TOO_DEEP, type JSONRPCMessage } from './jsonrpc.js';
 
 export class StdioTransport implements Transport {
   onclose?: () => void;
@@ -72,6 +72,6 @@ export class StdioTransport implements Transport {
   }
 
   private reply(code: number, message: string): void {
-    this.send({ jsonrpc: '2.0', id: null, error: { code, message } } as unknown as JSONRPCMessage).catch(() => {});
+    this.send(errorResponse(null, code, message)).catch(() => {});
   }
 }

@@ -9,8 +9,9 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import { LATEST_PROTOCOL_VERSION as SDK_LATEST, SUPPORTED_PROTOCOL_VERSIONS as SDK_SUPPORTED, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  isObject, LATEST_PROTOCOL_VERSION, objectParam, RPC, RpcError, stringParam, SUPPORTED_PROTOCOL_VERSIONS,
+  LATEST_PROTOCOL_VERSION, objectParam, RPC, RpcError, stringParam, SUPPORTED_PROTOCOL_VERSIONS,
 } from '../../../../core/frontends/mcp/jsonrpc.js';
+import { isObject } from '../../../../core/kit/values.js';
 import { McpSession, type RequestExtra } from '../../../../core/frontends/mcp/protocol.js';
 import { waitUntil } from '../../../support/helpers.js';
 
@@ -350,7 +351,7 @@ describe('the MCP protocol layer', () => {
   });
 
   it('words a thrown value that is no Error as an internal error, and sends data only from an RpcError', async () => {
-    const thrown: unknown[] = ['a string', null, { message: '' }, Object.assign(new Error('with data'), { data: { secret: 1 } }), new RpcError(RPC.invalidParams, 'no data here')];
+    const thrown: unknown[] = ['a string', null, { message: '' }, Object.assign(new Error('with data'), { data: { secret: 1 } }), new RpcError(RPC.invalidParams, 'no data here'), new RpcError(RPC.invalidParams, '')];
     const w = await wire((s) => {
       s.setRequestHandler('throw', (params) => {
         throw thrown[params.i as number];
@@ -367,6 +368,7 @@ describe('the MCP protocol layer', () => {
       { code: RPC.internalError, message: 'Internal error' },
       { code: RPC.internalError, message: 'with data' },
       { code: RPC.invalidParams, message: 'no data here' },
+      { code: RPC.invalidParams, message: 'Internal error' },
     ]);
     expect(answers[4]).not.toHaveProperty('data');
   });
