@@ -151,6 +151,14 @@ describe('mcbridge mcp over streamable HTTP', { timeout: 60_000 }, () => {
       expect(garbage).toBe(400);
     });
 
+    it('refuses a body over 4 MiB (413) and goes on serving', async () => {
+      const { server } = await serve(await freePort());
+      const big = await raw(server.port, { body: { ...INITIALIZE, params: { ...INITIALIZE.params, capabilities: { pad: 'x'.repeat(4 * 1024 * 1024) } } } });
+      expect(big.status).toBe(413);
+      expect(JSON.parse(big.body)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `request body over ${4 * 1024 * 1024} bytes` } });
+      expect((await raw(server.port, { body: INITIALIZE })).status).toBe(200);
+    });
+
     it('refuses a message nesting deeper than 64 levels before parsing it (400), and takes one at the bound', async () => {
       const { server } = await serve(await freePort());
       const nested = (depth: number): unknown => (depth === 0 ? 1 : { a: nested(depth - 1) });
