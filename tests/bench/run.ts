@@ -385,7 +385,7 @@ async function main(): Promise<void> {
   if (PARTS.has('fork')) summary.forkCopy = await forkCopyPart(envInt('BENCH_WORLD_BYTES', 1.1e9), envInt('BENCH_FORK_ROUNDS', 5));
   const seconds = (performance.now() - started) / 1000;
   console.log(`finished in ${fmtNum(seconds, 1)} s, load average now ${os.loadavg()[0]!.toFixed(2)}`);
-  console.log(`\nEvery figure with a target (README, Performance), node ${process.version}:\n${markdownSummary()}\n`);
+  console.log(`\nEvery figure with a target (docs/performance.md), node ${process.version}:\n${markdownSummary()}\n`);
   console.log(JSON.stringify({ ...summary, node: process.version, cpus: os.cpus().length, platform: `${process.platform}-${process.arch}`, seconds: round(seconds, 1) }));
 }
 

@@ -52,7 +52,7 @@ export function table(header: readonly string[], rows: ReadonlyArray<readonly st
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
 
-/** Every table the run printed, for the Markdown summary at its end (README's performance table). */
+/** Every table the run printed, for the Markdown summary at its end (docs/performance.md's table). */
 const printed: Array<{ header: readonly string[]; rows: ReadonlyArray<readonly string[]> }> = [];
 
 /** Print a table of [metric, ours, baseline, ratio, target, verdict] rows and keep it for the summary. */
@@ -68,7 +68,7 @@ export function keepRows(baseline: string, rows: ReadonlyArray<readonly string[]
 
 /**
  * The rows that have a target, from every table printed, as one Markdown table: `| metric | ours |
- * baseline (what it is) | ratio | target | verdict |`. The README's table is pasted from this.
+ * baseline (what it is) | ratio | target | verdict |`. docs/performance.md's table is pasted from this.
  */
 export function markdownSummary(): string {
   const lines = ['| metric | mcbridge | baseline | ratio | target | verdict |', '| --- | --- | --- | --- | --- | --- |'];

@@ -1,6 +1,6 @@
 /**
  * The bench's fast loopback webhook receiver, a child process of its own (so its CPU is not the
- * sender's): verifies each signature as the README's receiver does, checks that sequence numbers
+ * sender's): verifies each signature as the receiver of docs/webhooks.md does, checks that sequence numbers
  * (the `<stream>:<seq>` event id header) arrive in order, answers 204 at once.
  *
  * stdout: `{"port":n}` once listening, then `done <received> <outOfOrder> <badSignatures>` when

@@ -51,7 +51,8 @@ describe('the packed package', () => {
   it('ships the CLI, the build, the docs and the examples the README links to, and no tests or bench build', () => {
     const files = packedFiles();
     for (const file of ['bin/mcbridge.js', 'dist/core/frontends/cli/main.js', 'dist/core/index.d.ts', 'docs/plugins.md', 'docs/protocol.md',
-      'examples/webhook-receiver.mjs', 'examples/mcbridge-plugin-sky/src/index.ts', 'mcbridge.config.ts', 'README.md']) {
+      'examples/webhook-receiver.mjs', 'examples/mcbridge-plugin-sky/src/index.ts', 'mcbridge.config.ts', 'README.md', 'LICENSE',
+      'CHANGELOG.md', 'CONTRIBUTING.md', 'docs/architecture.md']) {
       expect(files, file).toContain(file);
     }
     expect(files.filter((f) => f.startsWith('tests/') || f.startsWith('dist/tests/') || f.includes('node_modules/'))).toEqual([]);

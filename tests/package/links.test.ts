@@ -47,6 +47,11 @@ describe('links in the shipped markdown', () => {
     expect(markdown).toEqual(expect.arrayContaining(['README.md', 'docs/plugins.md', 'docs/protocol.md', 'docs/decisions.md', 'core/sim/README.md']));
   });
 
+  it('covers every page in docs/, and the changelog and the contributor guide the README links to', () => {
+    const pages = fs.readdirSync(path.join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+    expect(markdown).toEqual(expect.arrayContaining([...pages, 'CHANGELOG.md', 'CONTRIBUTING.md']));
+  });
+
   for (const file of markdown) {
     it(`${file}: every relative link reaches a shipped file and heading`, () => {
       const broken: string[] = [];

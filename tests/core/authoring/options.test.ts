@@ -120,13 +120,13 @@ describe('the docs list every option', () => {
     for (const key of OPTION_KEYS) expect(keys, `docs/plugins.md config table lacks \`${key}\``).toContain(key);
   });
 
-  it('README names each flag and each environment variable', () => {
-    const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
+  it('docs/cli.md names each flag and each environment variable', () => {
+    const page = fs.readFileSync(path.join(REPO, 'docs/cli.md'), 'utf8');
     for (const key of OPTION_KEYS) {
       const spec: OptionSpec = DAEMON_OPTIONS[key];
       const flag = spec.flag.split(' ')[0]!;
-      expect(readme, `README lacks ${flag}`).toMatch(new RegExp(`${flag}(?![\\w-])`));
-      if (spec.env) expect(readme, `README lacks ${spec.env}`).toContain(spec.env);
+      expect(page, `docs/cli.md lacks ${flag}`).toMatch(new RegExp(`${flag}(?![\\w-])`));
+      if (spec.env) expect(page, `docs/cli.md lacks ${spec.env}`).toContain(spec.env);
     }
   });
 });

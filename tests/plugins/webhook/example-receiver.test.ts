@@ -31,10 +31,10 @@ function sender(url: string, secret: string) {
 
 const event = (seq: number, text: string) => ({ type: 'chat', category: 'chat', seq, streamId: 's1', eventId: `s1:${seq}`, receivedAt: 1, sender: 'Alex', text });
 
-describe('the README webhook receiver (examples/webhook-receiver.mjs)', () => {
-  it('is printed in the README exactly as the file runs it', () => {
+describe('the webhook receiver of docs/webhooks.md (examples/webhook-receiver.mjs)', () => {
+  it('is printed in docs/webhooks.md exactly as the file runs it', () => {
     const file = readFileSync(path.join(ROOT, 'examples/webhook-receiver.mjs'), 'utf8');
-    expect(readFileSync(path.join(ROOT, 'README.md'), 'utf8')).toContain('```js\n' + file + '```');
+    expect(readFileSync(path.join(ROOT, 'docs/webhooks.md'), 'utf8')).toContain('```js\n' + file + '```');
   });
 
   it('accepts what the forwarder signs, once per eventId', async () => {

@@ -1,5 +1,5 @@
 /**
- * README "Client commands and the config": `call`, `tools`, `plugins`, `watch`, `mcp` and `forward`
+ * docs/cli.md "Global options and the config": `call`, `tools`, `plugins`, `watch`, `mcp` and `forward`
  * reach the daemon the config names (apiHost, apiPort, apiToken), unless MCBRIDGE_API_* (or the
  * predecessor's MC_AGENT_API_*) or a flag says otherwise.
  */

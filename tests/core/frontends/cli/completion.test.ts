@@ -1,4 +1,4 @@
-/** README "Shell completion": the bash script, sourced in a real bash, completes commands, options and the daemon's tool names. */
+/** docs/cli.md "Shell completion": the bash script, sourced in a real bash, completes commands, options and the daemon's tool names. */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

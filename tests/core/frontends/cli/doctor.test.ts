@@ -1,4 +1,4 @@
-/** README "mcbridge status and doctor": one line per check, advice under each failure, exit 1 when one fails. */
+/** docs/cli.md, `status` and `doctor` in "Commands": one line per check, advice under each failure, exit 1 when one fails. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-/** README "Logs": pretty on a terminal (coloured), JSON when piped, --log-format either way, debug shows the link's traffic. */
+/** docs/cli.md "Logs": pretty on a terminal (coloured), JSON when piped, --log-format either way, debug shows the link's traffic. */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

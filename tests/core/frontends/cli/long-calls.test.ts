@@ -1,4 +1,4 @@
-/** README "Long calls": a spinner on a terminal, and Ctrl-C says in words what it cancelled. */
+/** docs/cli.md "Long calls": a spinner on a terminal, and Ctrl-C says in words what it cancelled. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { describeCall } from '../../../../core/frontends/cli/spinner.js';
 import { CliProcesses } from '../../../support/cli-process.js';

@@ -1,4 +1,4 @@
-/** README: "first match wins: --mod-port; --port-file or MC_AGENT_PORT_FILE; <dir>/mc-agent-server/port.txt ...". */
+/** docs/cli.md "Finding the mod": "first match wins: --mod-port; --port-file or MC_AGENT_PORT_FILE; <dir>/mc-agent-server/port.txt ...". */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-/** README "Exit codes": a usage mistake exits 2, whatever the command, with a line that says what was wrong. */
+/** docs/cli.md "Exit codes": a usage mistake exits 2, whatever the command, with a line that says what was wrong. */
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../support/cli-process.js';
 

@@ -7,19 +7,19 @@ import { freePort } from '../support/helpers.js';
 import { useTemps } from '../support/restore.js';
 
 /**
- * The README's "Fork live → restore into a lab server → verify" block, run as written by bash,
+ * docs/fork-and-restore.md's "Fork live → restore into a lab server → verify" block, run as written by bash,
  * with three changes a person typing it does not need: `npx mcbridge` is the built CLI, the API
  * ports are free ones (so parallel test runs do not collide), and after starting a daemon the
  * script waits until it is connected, as a person would before typing the next command.
  */
-const tmp = useTemps('mcbridge-readme-');
-const README = path.resolve(import.meta.dirname, '../../README.md');
+const tmp = useTemps('mcbridge-doc-workflow-');
+const PAGE = path.resolve(import.meta.dirname, '../../docs/fork-and-restore.md');
 
 function workflowBlock(): string[] {
-  const text = fs.readFileSync(README, 'utf8');
+  const text = fs.readFileSync(PAGE, 'utf8');
   const section = text.slice(text.indexOf('## Fork live → restore into a lab server → verify'));
   const block = /```sh\n([\s\S]*?)```/.exec(section);
-  if (!block) throw new Error('no sh block in the README workflow section');
+  if (!block) throw new Error('no sh block in the workflow section of docs/fork-and-restore.md');
   return block[1]!.trim().split('\n');
 }
 
@@ -61,7 +61,7 @@ async function stopGroup(pgid: number): Promise<void> {
   while (groupAlive(pgid)) await new Promise((r) => setTimeout(r, 25));
 }
 
-describe('README workflow', () => {
+describe('the fork and restore workflow of docs/fork-and-restore.md', () => {
   it('the fork → restore → verify commands work as written', async () => {
     const cwd = tmp();
     const [livePort, labPort] = [await freePort(), await freePort()];
