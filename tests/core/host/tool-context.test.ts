@@ -125,8 +125,9 @@ describe('ctx.defer', () => {
     const events = new EventLog();
     const scope = new CallScope(events, 'stuck', silentLogger(), 50);
     const ran: string[] = [];
-    scope.defer(() => ran.push('older, synchronous'));
-    scope.defer(() => new Promise(() => undefined));
+    const own = () => ({}) as ToolContext;
+    scope.defer(() => ran.push('older, synchronous'), own);
+    scope.defer(() => new Promise(() => undefined), own);
     // A clean-up that never settles would otherwise keep this await, and the test, forever.
     const err = await failure(scope.close(() => ({}) as ToolContext, new AbortController().signal, false));
     expect(err.code).toBe('timeout');
