@@ -6,7 +6,7 @@
  */
 export { sortedCounts } from './counts.js';
 export {
-  compactEvent, cursorInput, EventCounter, eventFilterFields, eventMatcher, eventSender, eventText, hasEventFilter, scanEvents,
+  compactEvent, cursorInput, EventCounter, eventFilterFields, eventMatcher, eventSender, eventText, hasEventFilter,
   type EventFilterInput,
 } from './event-filter.js';
 export { commandText, firstSentence, javaDouble, lineText } from './text.js';
