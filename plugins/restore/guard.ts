@@ -5,7 +5,7 @@
  */
 import type { ToolContext } from 'mcbridge';
 import { outputLines } from 'mcbridge/kit';
-import { setTickState, setTickStateWithRetry, TickFreeze, type SendLine, type TickState, type WorldJournal } from '../snapshot/kit.js';
+import { setTickState, setTickStateWithRetry, TickFreeze, type SendLine, type JournalChange, type TickState, type WorldJournal } from '../snapshot/kit.js';
 import { forceloadCommand, type Box } from './plan.js';
 import { FreezeWatchdog } from './watchdog.js';
 
@@ -105,7 +105,8 @@ export class RestoreGuard {
     this.box = box;
     const command = forceloadCommand('add', box);
     this.forceload = { command, added: false, output: [], released: null };
-    if (this.opts.releaseForceload) await this.journal.update({ forceloads: [forceloadCommand('remove', box)] });
+    // Journaled even when it is kept: a restore killed before it ended did not mean to leave it.
+    await this.journal.update({ forceloads: [forceloadCommand('remove', box)] });
     const reply = await ctx.request(`CMD ${command}`);
     Object.assign(this.forceload, { added: true, output: outputLines(reply) });
   }
@@ -137,7 +138,7 @@ export class RestoreGuard {
       try {
         await setTickStateWithRetry(ctx, 'frozen');
         t.refrozen = true;
-        await this.journal.update({ tick: null });
+        this.forget({ tick: null });
       } catch (err) {
         t.refrozen = false;
         t.refreezeError = (err as Error).message;
@@ -159,13 +160,21 @@ export class RestoreGuard {
       try {
         await ctx.request(`CMD ${forceloadCommand('remove', this.box)}`);
         this.forceload.released = true;
-        await this.journal.update({ forceloads: [] });
+        this.forget({ forceloads: [] });
       } catch (err) {
         this.forceload.released = false;
         this.forceload.releaseError = (err as Error).message;
       }
-    }
+    } else if (this.forceload) this.forget({ forceloads: [] }); // kept, as asked (release_forceload: false)
     t.preserved = !this.opts.freeze ? null : t.prior === 'frozen' ? !(t.clearedWhileRunning && t.refrozen === false) : t.restored === true;
+  }
+
+  /**
+   * An undo done: the journal may drop it. Not worth failing the restore over: if the write
+   * fails, a recovery later repeats an undo that is already done (unfreeze a running game).
+   */
+  private forget(change: JournalChange): void {
+    this.journal.update(change).catch(() => undefined);
   }
 
   /** For an error message: what became of the tick state and the forceload. */

@@ -15,7 +15,7 @@ export const JOURNAL_DIR = '.mcbridge';
 /** A journal is a few hundred bytes; anything much larger is not one. */
 const MAX_JOURNAL_BYTES = 64 * 1024;
 /** `forceload remove <x1> <z1> <x2> <z2>`, block coordinates: nothing else is ever sent from a journal. */
-export const FORCELOAD_REMOVE = /^forceload remove -?\d{1,8} -?\d{1,8} -?\d{1,8} -?\d{1,8}$/;
+const FORCELOAD_REMOVE = /^forceload remove -?\d{1,8} -?\d{1,8} -?\d{1,8} -?\d{1,8}$/;
 
 const journalSchema = z
   .object({

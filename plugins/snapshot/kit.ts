@@ -16,5 +16,5 @@ export {
   type SendLine, type TickState,
 } from './tick-state.js';
 export { TickFreeze, type FreezeOptions } from './freeze.js';
-export { FORCELOAD_REMOVE, journalFile, readJournal, WorldJournal, type JournalRecord } from './journal.js';
+export { journalFile, readJournal, WorldJournal, type JournalChange, type JournalRecord } from './journal.js';
 export { gameOf, worldOperation } from './world-op.js';
