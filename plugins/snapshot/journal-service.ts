@@ -8,8 +8,11 @@ import { journalFile } from './journal.js';
 import { recoverJournal, type RecoveryReport } from './recovery.js';
 import { gameOf, isRunning } from './world-op.js';
 
-/** How often the link is looked at for a new connection; cheap (a status read). */
-const LOOK_MS = 250;
+/**
+ * How often the link is looked at for a new connection. A status read builds the manifest, so
+ * not too often; a second is soon enough after a daemon start or a reconnect.
+ */
+const LOOK_MS = 1_000;
 /** Reports kept for `status`. */
 const KEEP = 8;
 
