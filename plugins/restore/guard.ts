@@ -146,7 +146,7 @@ export class RestoreGuard {
     }
     if (t.prior === 'running' && this.freezeSent && this.current === 'running') {
       t.restored = true; // a clear's unfreeze, or the watchdog's
-      await this.tickFreeze!.disarm();
+      this.tickFreeze!.disarm();
     } else if (t.prior === 'running' && this.freezeSent) {
       try {
         await this.tickFreeze!.release();

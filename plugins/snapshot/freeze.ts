@@ -68,9 +68,9 @@ export class TickFreeze {
   }
 
   /** The game runs again by other means (a watchdog's unfreeze): nothing left to undo. */
-  async disarm(): Promise<void> {
+  disarm(): void {
     this.undo?.cancel();
-    await this.options.journal?.update({ tick: null });
+    this.options.journal?.update({ tick: null }).catch(() => undefined); // as in unfreeze()
   }
 
   private async unfreeze(ctx: ToolContext): Promise<void> {

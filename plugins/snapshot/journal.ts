@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { McbridgeError } from 'mcbridge';
 
 /** The folder beside the config (ctx.configDir) that holds journals. */
-export const JOURNAL_DIR = '.mcbridge';
+const JOURNAL_DIR = '.mcbridge';
 /** A journal is a few hundred bytes; anything much larger is not one. */
 const MAX_JOURNAL_BYTES = 64 * 1024;
 /** `forceload remove <x1> <z1> <x2> <z2>`, block coordinates: nothing else is ever sent from a journal. */

@@ -68,13 +68,14 @@ async function recovered(client: ApiClient): Promise<Record<string, any>[]> {
   }
 }
 
-describe('a daemon killed mid-operation: the next one undoes what it left', () => {
+// Two daemon starts, a kill and a world copy each: slow on a loaded machine.
+describe('a daemon killed mid-operation: the next one undoes what it left', { timeout: 60_000 }, () => {
   it('fork killed during the copy: the game is unfrozen and the half-written world/ removed', async () => {
     const { sim, project } = await game();
     // Many small files, so the copy is still under way when the daemon dies.
     const filler = path.join(sim.dir, 'world', 'data', 'filler');
     fs.mkdirSync(filler, { recursive: true });
-    for (let i = 0; i < 3000; i++) fs.writeFileSync(path.join(filler, `f${i}.dat`), 'x'.repeat(512));
+    for (let i = 0; i < 2000; i++) fs.writeFileSync(path.join(filler, `f${i}.dat`), 'x'.repeat(512));
     const first = await daemonOn(sim);
     let copying = false;
     const forking = first.client.call('fork', { name: 'killed' }, { onProgress: (p: { progress: number }) => (copying ||= p.progress > 0) });
@@ -133,7 +134,7 @@ describe('a daemon killed mid-operation: the next one undoes what it left', () =
   });
 });
 
-describe('world-changing operations on one game run one at a time', () => {
+describe('world-changing operations on one game run one at a time', { timeout: 60_000 }, () => {
   it('a second fork while one runs is refused with busy, naming the first; nothing of it reaches the game', async () => {
     const { sim } = await game();
     sim.fault('SNAPSHOT', { delayMs: 1_500 }, { times: 1 });
