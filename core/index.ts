@@ -5,7 +5,7 @@
 export { definePlugin, defineTool, TOOL_NAME, RESERVED_NAMES } from './host/define.js';
 export { HOST_API_VERSION } from './host/plugin-api.js';
 export type {
-  Plugin, PluginContext, PluginInfo, PluginSource, Service, ServiceContext, ToolAnnotations, ToolContext, ToolSpec,
+  Plugin, PluginContext, PluginInfo, PluginSource, Service, ServiceContext, ServiceStop, ToolAnnotations, ToolContext, ToolSpec, DeferredCleanup,
   EventsView, HostView, HostStatus, Manifest, ManifestTool, Surface, ToolAvailability, ToolDependency, CapsSource, HiddenBy,
 } from './host/plugin-api.js';
 export type { ToolPolicy } from './host/registry/policy.js';

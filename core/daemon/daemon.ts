@@ -26,6 +26,8 @@ export interface DaemonOptions {
    * command-line flags, which win). With a file and `watch`, edits are applied while running.
    */
   config?: { loaded: LoadedConfig; watch?: boolean };
+  /** What plugins resolve their paths against (`ctx.configDir`); default: the config's folder, else the working directory. */
+  configDir?: string;
   /** Leave the built-in plugins out (tests of a plugin on its own). */
   builtins?: boolean;
   log: Logger;
@@ -61,6 +63,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const host = new Host({
     vantage,
     link,
+    configDir: options.configDir ?? options.config?.loaded.dir,
     buffer: options.buffer,
     bufferBytes: options.bufferBytes,
     log: options.log,

@@ -3,7 +3,7 @@ import { signalOf, type Cancellation } from './cancel.js';
 import type { Vantage } from './link/discovery.js';
 import type { ModLink, ModReply, RequestOptions } from './link/mod-link.js';
 import type { Cursor, RecordedEvent } from './events/event-log.js';
-import type { EventsView, HostView, ToolContext } from './plugin-api.js';
+import type { DeferredCleanup, EventsView, HostView, ToolContext } from './plugin-api.js';
 import type { RegisteredTool, ToolRegistry } from './registry/registry.js';
 import type { CallScope } from './tool-context.js';
 import type { Logger } from '../util/log.js';
@@ -14,6 +14,7 @@ export interface CallHost {
   readonly registry: ToolRegistry;
   readonly vantage: Vantage;
   readonly log: Logger;
+  readonly configDir: string;
   call(name: string, args: unknown, options: CallContextOptions): Promise<unknown>;
   eventsView(signal: AbortSignal, scope?: CallScope): EventsView;
   view(): HostView;
@@ -46,7 +47,7 @@ export class CallContext implements ToolContext {
   private progressFn: ToolContext['progress'] | undefined;
   private waitForFn: ToolContext['waitFor'] | undefined;
   private sleepFn: ToolContext['sleep'] | undefined;
-  private deferFn: ((cleanup: (ctx: this) => unknown) => void) | undefined;
+  private deferFn: ((cleanup: (ctx: this) => unknown) => DeferredCleanup) | undefined;
 
   constructor(
     private readonly owner: CallHost,
@@ -58,6 +59,10 @@ export class CallContext implements ToolContext {
   ) {
     this.caps = owner.link.caps;
     this.config = config;
+  }
+
+  get configDir(): string {
+    return this.owner.configDir;
   }
 
   get vantage(): Vantage {
@@ -115,7 +120,8 @@ export class CallContext implements ToolContext {
     return (this.sleepFn ??= (ms) => sleep(ms, this.signal));
   }
 
-  get defer(): (cleanup: (ctx: this) => unknown) => void {
-    return (this.deferFn ??= (cleanup) => this.scope.defer(cleanup as (ctx: ToolContext) => unknown));
+  get defer(): (cleanup: (ctx: this) => unknown) => DeferredCleanup {
+    return (this.deferFn ??= (cleanup) =>
+      this.scope.defer(cleanup as (ctx: ToolContext) => unknown, (own) => new CallContext(this.owner, this.tool, own, this.options, this.scope, this.config)));
   }
 }

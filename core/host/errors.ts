@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   'cancelled', // the caller cancelled the request
   'mod_error', // the mod answered with an error reply
   'unavailable', // the daemon cannot serve this now (e.g. shutting down)
+  'busy', // another operation holds what this one needs (a fork running on this game); retry when it ends
   'internal', // a bug: a handler threw something unexpected
 ] as const;
 

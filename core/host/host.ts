@@ -1,4 +1,5 @@
 import { EventEmitter, setMaxListeners } from 'node:events';
+import path from 'node:path';
 import { McbridgeError, toMcbridgeError } from './errors.js';
 import { EventLog, type RecordedEvent } from './events/event-log.js';
 import { followEvents } from './events/follow.js';
@@ -15,7 +16,7 @@ import type { ToolPolicy } from './registry/policy.js';
 import { ToolRegistry, type CapsView, type RegisteredTool } from './registry/registry.js';
 import { applyParamAliases, describeZodError, parseParams } from './params.js';
 import type {
-  EventsView, HostStatus, HostView, Manifest, Plugin, PluginContext, PluginInfo, PluginSource, Service, Surface, ToolContext,
+  EventsView, HostStatus, HostView, Manifest, Plugin, PluginContext, PluginInfo, PluginSource, Service, ServiceStop, Surface, ToolContext,
 } from './plugin-api.js';
 import { VERSION } from '../util/version.js';
 import { UsableTools } from './usable-tools.js';
@@ -44,6 +45,8 @@ export interface HostOptions {
   setupTimeoutMs?: number;
   /** How long a cancelled tool may take to stop before its call is answered `cancelled` anyway; default 10 s. */
   cancelGraceMs?: number;
+  /** The config file's folder, which plugins resolve their paths against (`ctx.configDir`); default: the working directory. */
+  configDir?: string;
 }
 
 export const DEFAULT_SETUP_TIMEOUT_MS = 10_000;
@@ -60,7 +63,8 @@ interface PluginRecord {
   state: 'loaded' | 'failed';
   error?: string;
   stopController: AbortController;
-  started: Service[];
+  /** Started services and the stop each `start` returned, if any. */
+  started: Array<{ service: Service; stop: ServiceStop | null }>;
 }
 
 export { describeZodError };
@@ -71,6 +75,7 @@ export { describeZodError };
  */
 export class Host extends EventEmitter {
   readonly vantage: Vantage;
+  readonly configDir: string;
   private readonly setupTimeoutMs: number;
   private readonly cancelGraceMs: number;
   readonly log: Logger;
@@ -89,6 +94,7 @@ export class Host extends EventEmitter {
   constructor(options: HostOptions = {}) {
     super();
     this.vantage = options.vantage ?? 'server';
+    this.configDir = path.resolve(options.configDir ?? process.cwd());
     this.log = options.log ?? silentLogger();
     this.setupTimeoutMs = options.setupTimeoutMs ?? DEFAULT_SETUP_TIMEOUT_MS;
     this.cancelGraceMs = options.cancelGraceMs ?? DEFAULT_SETUP_TIMEOUT_MS;
@@ -103,7 +109,7 @@ export class Host extends EventEmitter {
     });
     // CAPS and connection changes change what is available: a new surface revision.
     this.callHost = {
-      link: this.link, registry: this.registry, vantage: this.vantage, log: this.log,
+      link: this.link, registry: this.registry, vantage: this.vantage, log: this.log, configDir: this.configDir,
       call: (name, args, opts) => this.call(name, args, opts),
       eventsView: (signal, scope) => this.eventsView(signal, scope),
       view: () => this.view(),
@@ -174,8 +180,9 @@ export class Host extends EventEmitter {
   /** Stop the services a plugin started (newest first), then dispose it. */
   private async stopPlugin(record: PluginRecord): Promise<void> {
     record.stopController.abort();
-    for (const service of record.started.splice(0).reverse()) {
+    for (const { service, stop } of record.started.splice(0).reverse()) {
       try {
+        await stop?.();
         await service.stop?.();
       } catch (err) {
         this.log.warn({ plugin: record.plugin.name, service: service.name, err: (err as Error).message }, 'service failed to stop');
@@ -195,8 +202,8 @@ export class Host extends EventEmitter {
     try {
       await this.bounded(record, 'setup', () => plugin.setup?.(ctx));
       for (const service of plugin.services ?? []) {
-        await this.bounded(record, `service '${service.name}' start`, () => service.start(ctx));
-        record.started.push(service);
+        const stop = await this.bounded(record, `service '${service.name}' start`, () => service.start(ctx));
+        record.started.push({ service, stop: typeof stop === 'function' ? (stop as ServiceStop) : null });
       }
     } catch (err) {
       record.state = 'failed';
@@ -233,6 +240,7 @@ export class Host extends EventEmitter {
     return {
       log: this.log.child({ plugin: record.plugin.name }),
       config: record.config,
+      configDir: this.configDir,
       events: this.eventsView(record.stopController.signal),
       host: this.view(),
       call: (tool, args) => this.call(tool, args ?? {}, { signal: record.stopController.signal }),
@@ -366,6 +374,13 @@ export class Host extends EventEmitter {
       waitFor: (match: (e: RecordedEvent) => boolean, options = {}) => log.waitFor(match, { ...options, signal }),
       stats: () => log.stats(),
       follow: (options) => followEvents(log, options, scope ? [signal, scope.endSignal] : [signal]),
+      scan: (since, visit) => {
+        let going = true;
+        return log.query({ since, limit: 1, filter: (e) => {
+          if (going && visit(e) === false) going = false;
+          return false;
+        } });
+      },
     };
   }
 

@@ -51,6 +51,12 @@ export interface EventsView {
    * (a tool's call, a service's plugin stopping).
    */
   follow(options?: FollowOptions): EventFollower;
+  /**
+   * Visit the buffered events after `since`, oldest first, without copying them into a page (a
+   * read bounded by the ring); `visit` returning `false` stops it. The page it returns holds no
+   * events but says what the ring lost (`evicted`) and where to go on from (`next`).
+   */
+  scan(since: Cursor, visit: (event: RecordedEvent) => boolean | void): EventPage;
 }
 
 /** What `status` reports; the daemon adds sections (e.g. `config`, `api`), services theirs as `plugin:service`. */
@@ -101,6 +107,8 @@ export interface ToolContext<C = unknown> {
   log: Logger;
   /** This plugin's validated options. */
   config: C;
+  /** The config file's folder (the working directory without one): resolve a plugin's own relative paths against it. */
+  readonly configDir: string;
   host: HostView;
   /** The event cursor when this call began: `events.query({ since: ctx.startCursor })` is what happened since. */
   readonly startCursor: Cursor;
@@ -116,9 +124,21 @@ export interface ToolContext<C = unknown> {
    * Run `cleanup` when the call ends: success, failure or cancel, newest first. It gets a context
    * of its own that is not cancelled with the call (10 s in all), so it can undo what the call
    * started (`defer((ctx) => ctx.call('command', { command: 'tick unfreeze' }))`). A failing
-   * clean-up fails the call, with its message.
+   * clean-up fails the call, with its message. The handle runs it early (`now()`: e.g. unfreeze
+   * on the success path and report) or disarms it (`cancel()`); either way it runs at most once.
    */
-  defer(cleanup: (ctx: this) => unknown): void;
+  defer(cleanup: (ctx: this) => unknown): DeferredCleanup;
+}
+
+/** What `ctx.defer` returns: run the clean-up now, or never. */
+export interface DeferredCleanup {
+  /**
+   * Run it now, off the queue, with a context not cancelled with the call (10 s bound); rejects
+   * with its failure, which then does not fail the call. Later calls get the same outcome.
+   */
+  now(): Promise<void>;
+  /** Take it off the queue unrun; does nothing once it ran. */
+  cancel(): void;
 }
 
 export interface ToolSpec<I extends AnyObjectSchema = AnyObjectSchema, O extends z.ZodType | undefined = z.ZodType | undefined, C = unknown> {
@@ -156,6 +176,8 @@ export interface ToolSpec<I extends AnyObjectSchema = AnyObjectSchema, O extends
 export interface ServiceContext<C = unknown> {
   log: Logger;
   config: C;
+  /** The config file's folder (the working directory without one): resolve a plugin's own relative paths against it. */
+  readonly configDir: string;
   events: EventsView;
   host: HostView;
   call(tool: string, args?: Record<string, unknown>): Promise<unknown>;
@@ -163,9 +185,16 @@ export interface ServiceContext<C = unknown> {
   signal: AbortSignal;
 }
 
+/** How a service stops: returned by its `start`, or its `stop` method. */
+export type ServiceStop = () => void | Promise<void>;
+
 export interface Service<C = unknown> {
   name: string;
-  start(ctx: ServiceContext<C>): void | Promise<void>;
+  /**
+   * Start it. It may return its own stop, which keeps what it started in one place (no state
+   * kept between `start` and `stop`); the host calls that, then `stop` if both are given.
+   */
+  start(ctx: ServiceContext<C>): void | ServiceStop | Promise<void | ServiceStop>;
   stop?(): void | Promise<void>;
   /** Shown in `status` under the plugin's name. */
   status?(): Record<string, unknown>;

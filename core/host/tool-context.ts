@@ -6,7 +6,7 @@
 import type { AbortLike } from './cancel.js';
 import { McbridgeError, toMcbridgeError } from './errors.js';
 import type { Cursor, EventLog, RecordedEvent } from './events/event-log.js';
-import type { ToolContext } from './plugin-api.js';
+import type { DeferredCleanup, ToolContext } from './plugin-api.js';
 import type { Logger } from '../util/log.js';
 
 /** `ctx.waitFor`'s timeout when the tool gives none. */
@@ -18,8 +18,14 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const EXPIRED = Symbol('expired');
 
+interface Deferred {
+  cleanup: (ctx: ToolContext) => unknown;
+  /** Its run, once started (early by `now()`, or at the end of the call). */
+  ran: Promise<void> | null;
+}
+
 export class CallScope {
-  private deferred: Array<(ctx: ToolContext) => unknown> | undefined;
+  private deferred: Deferred[] | undefined;
   private readonly startSeq: number;
   /** Just after the previous `waitFor` match, or the start of the call. */
   private cursor: number;
@@ -44,11 +50,29 @@ export class CallScope {
     return (this.ended ??= new AbortController()).signal;
   }
 
-  defer(cleanup: (ctx: ToolContext) => unknown): void {
+  /**
+   * Queue `cleanup` for the end of the call. The handle runs it early (`now()`, once, with a
+   * context of its own and the same 10 s bound) or disarms it (`cancel()`); either takes it off
+   * the queue, so it never runs twice.
+   */
+  defer(cleanup: (ctx: ToolContext) => unknown, contextFor: (signal: AbortSignal) => ToolContext): DeferredCleanup {
     if (typeof cleanup !== 'function') {
       throw new McbridgeError('invalid_params', `tool '${this.tool}': defer() needs a function, e.g. defer((ctx) => ctx.call('command', { command: 'tick unfreeze' }))`);
     }
-    (this.deferred ??= []).push(cleanup);
+    const entry: Deferred = { cleanup, ran: null };
+    (this.deferred ??= []).push(entry);
+    const takeOff = () => {
+      const at = this.deferred?.indexOf(entry) ?? -1;
+      if (at >= 0) this.deferred!.splice(at, 1);
+      return at >= 0;
+    };
+    return {
+      now: () => {
+        if (takeOff()) entry.ran = this.runBounded([entry], contextFor).then((errors) => { if (errors[0]) throw errors[0]; });
+        return entry.ran ?? Promise.resolve();
+      },
+      cancel: () => void takeOff(),
+    };
   }
 
   async waitFor(match: (event: RecordedEvent) => boolean, options: { timeoutMs?: number; since?: number | Cursor } = {}, signal: AbortSignal): Promise<RecordedEvent> {
@@ -85,7 +109,7 @@ export class CallScope {
   async close(contextFor: (signal: AbortSignal) => ToolContext, signal: AbortLike, failed: boolean, failure?: unknown): Promise<void> {
     let errors: McbridgeError[] = [];
     try {
-      if (this.deferred !== undefined && this.deferred.length > 0) errors = await this.cleanUp(this.deferred, contextFor);
+      if (this.deferred !== undefined && this.deferred.length > 0) errors = await this.runBounded(this.deferred, contextFor);
     } finally {
       this.ended?.abort();
     }
@@ -103,17 +127,19 @@ export class CallScope {
     throw new McbridgeError(first.code, `tool '${this.tool}' finished, but its clean-up failed: ${first.message}`, { tool: this.tool });
   }
 
-  private async cleanUp(deferred: Array<(ctx: ToolContext) => unknown>, contextFor: (signal: AbortSignal) => ToolContext): Promise<McbridgeError[]> {
+  /** Run and empty `queue` (newest first; one queued by a clean-up runs next), all within the bound. */
+  private async runBounded(queue: Deferred[], contextFor: (signal: AbortSignal) => ToolContext): Promise<McbridgeError[]> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.cleanupMs);
     const expired = new Promise<typeof EXPIRED>((resolve) => controller.signal.addEventListener('abort', () => resolve(EXPIRED), { once: true }));
     const ctx = contextFor(controller.signal);
     const errors: McbridgeError[] = [];
     try {
-      // pop(): newest first, and one deferred by a clean-up runs next.
-      for (let cleanup = deferred.pop(); cleanup !== undefined; cleanup = deferred.pop()) {
+      for (let entry = queue.pop(); entry !== undefined; entry = queue.pop()) {
+        let settle: (() => void) | undefined;
+        entry.ran ??= new Promise<void>((resolve) => (settle = resolve));
         try {
-          const pending = cleanup(ctx);
+          const pending = entry.cleanup(ctx);
           if (isThenable(pending)) {
             const done = Promise.resolve(pending);
             // A clean-up cut off by the bound may still fail later; nobody is left to hear it.
@@ -126,6 +152,8 @@ export class CallScope {
           const e = toMcbridgeError(err);
           errors.push(e);
           this.log.error({ tool: this.tool, err: e.message }, `tool '${this.tool}': a deferred clean-up failed`);
+        } finally {
+          settle?.();
         }
       }
     } finally {

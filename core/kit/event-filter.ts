@@ -3,7 +3,7 @@
  * by category, type, sender and a text pattern. Pure functions over recorded events.
  */
 import { z } from 'zod';
-import { EVENT_CATEGORIES, type Cursor, type EventCategory, type EventPage, type EventsView, type RecordedEvent } from '../index.js';
+import { EVENT_CATEGORIES, type EventCategory, type RecordedEvent } from '../index.js';
 import { sortedCounts } from './counts.js';
 
 const MAX_PATTERN = 500;
@@ -116,21 +116,6 @@ export function eventMatcher(f: EventFilterInput): (event: RecordedEvent) => boo
     }
     return true;
   };
-}
-
-/**
- * Visit every buffered event after `since`, oldest first, without copying any into a page.
- * The returned page has no events but says what the ring lost (`evicted`) and the stream.
- */
-export function scanEvents(events: EventsView, since: Cursor, visit: (event: RecordedEvent) => void): EventPage {
-  return events.query({
-    since,
-    limit: 1,
-    filter: (e) => {
-      visit(e);
-      return false;
-    },
-  });
 }
 
 /** Counts by category and by type (largest first), for summaries. */

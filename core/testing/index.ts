@@ -115,6 +115,7 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
       },
       link: { modPort: sim.port, reconnectMinMs: 20, reconnectMaxMs: 200 },
       api: { port: 0 },
+      configDir: loaded?.dir ?? sim.dir,
       config: loaded ? { loaded, watch: options.watch ?? false } : undefined,
       log: options.log ?? silentLogger(),
     });

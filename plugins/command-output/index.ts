@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { definePlugin, defineTool, McbridgeError, type RecordedEvent, type ToolContext } from 'mcbridge';
-import { commandText } from 'mcbridge/kit';
+import { CMD_VERB, commandText } from 'mcbridge/kit';
 
 export const DEFAULT_OUTPUT_WAIT_SECONDS = 2;
 export const MIN_OUTPUT_WAIT_SECONDS = 0.1;
@@ -62,7 +62,7 @@ export const commandOutputPlugin = definePlugin({
   version: '1.0.0',
   apiVersion: 1,
   requires: { caps: ['command'] },
-  verbs: { CMD: { replies: ['cmd_ack'], requires: ['command'] } },
+  verbs: CMD_VERB,
   tools: [
     defineTool({
       name: 'command_output',

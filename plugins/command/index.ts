@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { definePlugin, defineTool } from 'mcbridge';
-import { commandText, modReply } from 'mcbridge/kit';
+import { CMD_VERB, commandText, modReply } from 'mcbridge/kit';
 
 export const commandPlugin = definePlugin({
   name: 'command',
   version: '1.0.0',
   apiVersion: 1,
   requires: { caps: ['command'] },
-  verbs: { CMD: { replies: ['cmd_ack'], requires: ['command'] } },
+  verbs: CMD_VERB,
   tools: [
     defineTool({
       name: 'command',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import {
   definePlugin, defineTool, DEFAULT_EVENT_LIMIT, parseCursor, type EventPage, type RecordedEvent,
 } from 'mcbridge';
-import { cursorInput, EventCounter, eventFilterFields, eventMatcher, hasEventFilter, scanEvents } from 'mcbridge/kit';
+import { cursorInput, EventCounter, eventFilterFields, eventMatcher, hasEventFilter } from 'mcbridge/kit';
 
 export const MAX_EVENT_LIMIT = 10_000;
 /** Default response budget: enough for the default 200 ordinary events, small enough for a model's context. */
@@ -139,7 +139,7 @@ export const eventsPlugin = definePlugin({
         const counter = new EventCounter();
         let firstSeq: number | null = null;
         let lastSeq: number | null = null;
-        const page = scanEvents(ctx.events, since === undefined ? { seq: 0 } : parseCursor(since), (e) => {
+        const page = ctx.events.scan(since === undefined ? { seq: 0 } : parseCursor(since), (e) => {
           counter.add(e);
           firstSeq ??= e.seq;
           lastSeq = e.seq;

@@ -1,11 +1,10 @@
 import { definePlugin, defineTool } from 'mcbridge';
-import { SNAPSHOT_WORKFLOW_VERBS } from 'mcbridge/kit';
+import { SNAPSHOT_WORKFLOW_VERBS } from '../snapshot/kit.js';
 import { runFork } from './run.js';
 import { forkInput, forkResult } from './schema.js';
 
 export { copyWorld, SKIPPED_NAMES, type WorldManifest } from './copy-world.js';
 export { FORK_MANIFEST } from './run.js';
-export { tickStateOf } from './tick.js';
 
 export const forkPlugin = definePlugin({
   name: 'fork',

@@ -6,21 +6,14 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { McbridgeError, type ToolContext } from 'mcbridge';
-import { checkSnapshotFiles, setTickStateWithRetry, snapshotAck, snapshotLine, str, withinCleanupBudget } from 'mcbridge/kit';
+import { outputLines, str } from 'mcbridge/kit';
+import {
+  checkSnapshotFiles, FORK_MANIFEST, savedTheGame, snapshotAck, snapshotLine, TickFreeze, worldOperation, type TickState, type WorldJournal,
+} from '../snapshot/kit.js';
 import { copyWorld, type WorldManifest } from './copy-world.js';
-import { outputLines, queryTickState, savedTheGame, setTickState, type TickState } from './tick.js';
 import type { ForkArgs, ForkResult } from './schema.js';
 
-/** The file beside `world/` that describes the copy; written last, so it marks a complete fork. */
-export const FORK_MANIFEST = 'fork-manifest.json';
-
-/**
- * Unfreeze, waiting out a dropped link: a fork must not leave a running game frozen. Once the
- * freeze was acknowledged, nothing this fork still has out (a cancelled SNAPSHOT the mod may never
- * answer) must hold the unfreeze back, so it goes on a connection of its own; before that, it
- * queues behind the freeze, in order.
- */
-const unfreezeWithRetry = (ctx: ToolContext, ownConnection: boolean) => setTickStateWithRetry(ctx, 'running', { ownConnection });
+export { FORK_MANIFEST };
 
 /** Where the world is: the caller's world_dir, else what STATE reports (this host must see it). */
 async function worldDirOf(args: ForkArgs, ctx: ToolContext): Promise<string> {
@@ -39,40 +32,36 @@ async function worldDirOf(args: ForkArgs, ctx: ToolContext): Promise<string> {
 }
 
 /** Say what happened to the tick state in the error itself; a cancel is left to the deferred unfreeze. */
-async function failed(err: unknown, ctx: ToolContext, tick: { before: TickState | null }, claimUnfreeze: () => boolean): Promise<unknown> {
+async function failed(err: unknown, ctx: ToolContext, freeze: TickFreeze | null): Promise<unknown> {
   if (ctx.signal.aborted) return err;
   const e = err instanceof McbridgeError ? err : new McbridgeError('unavailable', `fork failed: ${(err as Error).message}`);
   let outcome: string;
-  if (tick.before === 'frozen') outcome = 'the game stays frozen, as it was before';
-  else if (tick.before === null) outcome = 'the tick state was not touched (freeze: false)';
-  else if (!claimUnfreeze()) outcome = 'the game was unfrozen again';
+  if (freeze === null) outcome = 'the tick state was not touched (freeze: false)';
+  else if (!freeze.froze) outcome = 'the game stays frozen, as it was before';
   else {
     try {
-      await unfreezeWithRetry(ctx, true);
+      await freeze.release(true);
       outcome = 'the game was unfrozen again, as it was running before';
     } catch (u) {
       outcome = `and unfreezing failed, so the game is still frozen: ${(u as Error).message}; run \`tick unfreeze\``;
     }
   }
-  return new McbridgeError(e.code, `${e.message} (${outcome})`, { ...e.details, tickBefore: tick.before, outcome });
+  return new McbridgeError(e.code, `${e.message} (${outcome})`, { ...e.details, tickBefore: freeze?.before ?? null, outcome });
 }
 
-export async function runFork(args: ForkArgs, ctx: ToolContext): Promise<ForkResult> {
-  const send = (line: string) => ctx.request(line);
-  const tick = { before: null as TickState | null, froze: false, after: null as TickState | null, restored: true, problem: null as string | null };
-  let undone = false;
+export function runFork(args: ForkArgs, ctx: ToolContext): Promise<ForkResult> {
+  return worldOperation(ctx, 'fork', (journal) => fork(args, ctx, journal));
+}
 
-  if (args.freeze) {
-    tick.before = await queryTickState(send);
-    if (tick.before === 'running') {
-      // Registered before the freeze is sent: if that request dies half-way the game may be frozen.
-      ctx.defer(async (clean) => {
-        if (!undone) await withinCleanupBudget(unfreezeWithRetry(clean, tick.froze));
-      });
-      await setTickState(send, 'frozen');
-      tick.froze = true;
-    }
-  }
+async function fork(args: ForkArgs, ctx: ToolContext, journal: WorldJournal): Promise<ForkResult> {
+  const send = (line: string) => ctx.request(line);
+  const freeze = args.freeze
+    ? await TickFreeze.begin(ctx, { prior: 'auto', what: 'forked', instead: 'Pass freeze: false to fork without freezing.', cleanupOwnConnection: true, journal })
+    : null;
+  await freeze?.freeze();
+  const tick = {
+    before: (freeze?.before ?? null) as TickState | null, froze: freeze?.froze ?? false, after: null as TickState | null, restored: true, problem: null as string | null,
+  };
 
   let worldDir: string | null = null;
   let forkDir: string | null = null;
@@ -95,32 +84,30 @@ export async function runFork(args: ForkArgs, ctx: ToolContext): Promise<ForkRes
       worldDir = await worldDirOf(args, ctx);
       forkDir = path.join(ack.dir, 'world');
       await fsp.rm(path.join(ack.dir, FORK_MANIFEST), { force: true }); // a replaced fork's manifest no longer applies
+      await journal.update({ forkDir }); // a killed copy is removed by the next daemon
       manifest = await copyWorld(worldDir, forkDir, {
         signal: ctx.signal,
         onProgress: (done, total) => ctx.progress(done.bytes, total.bytes, `copied ${done.files}/${total.files} files`),
       });
       const record = { protocol: 1, createdAt: Date.now(), source: worldDir, world: 'world', snapshot: ack.name, orderHash: ack.orderHash, ...manifest };
       await fsp.writeFile(path.join(ack.dir, FORK_MANIFEST), `${JSON.stringify(record, null, 2)}\n`);
+      await journal.update({ forkDir: null });
     }
   } catch (err) {
-    throw await failed(err, ctx, tick, () => {
-      const first = !undone && tick.froze;
-      undone = true;
-      return first;
-    });
+    // copyWorld removes its partial copy on failure; the journal need not keep it then.
+    if (forkDir !== null && !(await fsp.stat(forkDir).then(() => true, () => false))) await journal.update({ forkDir: null }).catch(() => undefined);
+    throw await failed(err, ctx, freeze);
   }
 
-  if (tick.froze) {
-    undone = true; // from here the success path unfreezes, and reports instead of failing (§10.12)
+  if (freeze?.froze) {
     try {
-      await unfreezeWithRetry(ctx, false); // nothing is owed on success
+      await freeze.release(false); // nothing is owed on success; reported instead of failing (§10.12)
     } catch (err) {
       tick.restored = false;
       tick.problem = `the fork is complete, but the game is still frozen: ${(err as Error).message}; run \`tick unfreeze\``;
     }
   }
   tick.after = tick.before === null ? null : tick.restored ? tick.before : 'frozen';
-
   return {
     name: ack.name,
     snapshotDir: ack.dir,

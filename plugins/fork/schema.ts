@@ -1,6 +1,6 @@
 /** The fork tool's input and result: the predecessor's names, plus what was requested vs verified. */
 import { z } from 'zod';
-import { snapshotDimension, snapshotFileCheck, snapshotName, snapshotRadius } from 'mcbridge/kit';
+import { snapshotDimension, snapshotFileCheck, snapshotName, snapshotRadius } from '../snapshot/kit.js';
 
 export const forkInput = z
   .object({

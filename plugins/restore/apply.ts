@@ -5,7 +5,8 @@
  * tick state is back as it was.
  */
 import { McbridgeError, type ToolContext } from 'mcbridge';
-import { outputLines, withinCleanupBudget, type SnapshotFiles } from 'mcbridge/kit';
+import { outputLines } from 'mcbridge/kit';
+import { withinCleanupBudget, worldOperation, type SnapshotFiles, type WorldJournal } from '../snapshot/kit.js';
 import { compareSnapshots, type CompareReport } from './compare.js';
 import { dimensionCheck } from './endpoint.js';
 import { checkExisting } from './existing.js';
@@ -42,15 +43,21 @@ function undoText(guard: RestoreGuard, args: RestoreArgs): string {
   return undo.length > 0 ? `the clean-up ${undo.join(' and ')}` : 'nothing to undo: the tick state was not changed';
 }
 
-export async function applyRestore(args: RestoreArgs, ctx: ToolContext, recording: SnapshotFiles, plan: Plan, box: Box | null, checks: Checks) {
+export function applyRestore(args: RestoreArgs, ctx: ToolContext, recording: SnapshotFiles, plan: Plan, box: Box | null, checks: Checks) {
+  return worldOperation(ctx, 'restore', (journal) => apply(args, ctx, recording, plan, box, checks, journal));
+}
+
+async function apply(args: RestoreArgs, ctx: ToolContext, recording: SnapshotFiles, plan: Plan, box: Box | null, checks: Checks, journal: WorldJournal) {
   const send = (line: string) => ctx.request(line);
   const guard = new RestoreGuard({
     freeze: args.freeze, priorTickState: args.prior_tick_state, releaseForceload: args.release_forceload, freezeTimeoutSeconds: args.freeze_timeout_seconds,
-  });
-  // Registered before anything changes: a cancel at any point still puts the game back.
-  ctx.defer(async (clean) => {
-    if (!guard.isSettled) await withinCleanupBudget(guard.settle(clean));
-  });
+  }, journal);
+  // Registered before anything changes: a cancel at any point still puts the game back; run early below.
+  const undo = ctx.defer((clean) => withinCleanupBudget(guard.settle(clean)));
+  const settle = () => {
+    undo.cancel();
+    return guard.settle(ctx);
+  };
   checks.tick = guard.tick;
   const total = plan.items.length;
   const cancelled = (where: string) =>
@@ -75,7 +82,7 @@ export async function applyRestore(args: RestoreArgs, ctx: ToolContext, recordin
     checks.existing = await checkExisting(send, guard, args, recording.entities, baseline.files.entities);
   } catch (err) {
     if (ctx.signal.aborted) throw cancelled('before any summon was sent');
-    await guard.settle(ctx);
+    await settle();
     const e = asError(err);
     throw new McbridgeError(e.code, `${e.message} (${guard.outcome()})`, { ...e.details, tick: guard.tick, forceload: guard.forceload });
   }
@@ -121,6 +128,6 @@ export async function applyRestore(args: RestoreArgs, ctx: ToolContext, recordin
     }
   }
 
-  await guard.settle(ctx);
+  await settle();
   return { baselineSnapshotDir, failed, issued, notAttempted, verification, guard };
 }

@@ -3,7 +3,7 @@
  * uuid, or of a recorded type within `collision_radius` of its recorded position. Clearing is
  * narrow: one kill per colliding entity's spot and type, then the drops there; never a box.
  */
-import type { SnapshotEntity } from 'mcbridge/kit';
+import type { SnapshotEntity } from '../snapshot/kit.js';
 import { coordinateText, pythonFloat } from './float-text.js';
 import { isVec3, type Vec3 } from './plan.js';
 

@@ -3,7 +3,7 @@
  * of `verify` and of restore's verdict: uuid order and orderHash, counts by type, and per entity
  * its type, position, velocity and NBT.
  */
-import { orderHash, type SnapshotEntity, type SnapshotMeta } from 'mcbridge/kit';
+import { orderHash, type SnapshotEntity, type SnapshotMeta } from '../snapshot/kit.js';
 import { itemsFragment, stripTopLevelKeys, topLevelEntries } from './snbt-top.js';
 import { isVec3, type Vec3 } from './plan.js';
 

@@ -4,7 +4,8 @@
  * killed with the game running, the world saved and refrozen, and everything checked again.
  */
 import { McbridgeError, type ToolContext } from 'mcbridge';
-import { outputLines, savedTheGame, type SnapshotEntity } from 'mcbridge/kit';
+import { outputLines } from 'mcbridge/kit';
+import { savedTheGame, type SnapshotEntity } from '../snapshot/kit.js';
 import { clearCommands, findCollisions, nearRecorded } from './collisions.js';
 import type { RestoreGuard } from './guard.js';
 import type { RestoreArgs } from './input.js';

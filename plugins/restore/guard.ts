@@ -3,8 +3,9 @@
  * (predecessor §7.4 steps 10, 11, 15, 18, 19): the tick state, read before anything changes
  * and put back; the forceload, released when asked; the freeze watchdog.
  */
-import { McbridgeError, type ToolContext } from 'mcbridge';
-import { outputLines, setTickState, setTickStateWithRetry, tickStateOf, type SendLine, type TickState } from 'mcbridge/kit';
+import type { ToolContext } from 'mcbridge';
+import { outputLines } from 'mcbridge/kit';
+import { setTickState, setTickStateWithRetry, TickFreeze, type SendLine, type JournalChange, type TickState, type WorldJournal } from '../snapshot/kit.js';
 import { forceloadCommand, type Box } from './plan.js';
 import { FreezeWatchdog } from './watchdog.js';
 
@@ -38,34 +39,37 @@ export class RestoreGuard {
   readonly tick: TickReport = { prior: 'unknown', priorSource: null, frozenByBridge: false, clearedWhileRunning: false, restored: null };
   forceload: ForceloadReport | null = null;
   readonly watchdog = new FreezeWatchdog();
-  private freezeSent = false;
+  private tickFreeze: TickFreeze | null = null;
   /** The tick state this restore last set (null: not changed, or a change whose outcome is unknown). */
   private current: TickState | null = null;
   private box: Box | null = null;
   private settled = false;
 
-  constructor(private readonly opts: { freeze: boolean; priorTickState: 'auto' | TickState; releaseForceload: boolean; freezeTimeoutSeconds: number }) {}
+  constructor(
+    private readonly opts: { freeze: boolean; priorTickState: 'auto' | TickState; releaseForceload: boolean; freezeTimeoutSeconds: number },
+    private readonly journal: WorldJournal,
+  ) {}
+
+  /** A freeze was sent (if the request died half-way the game may be frozen: settle() unfreezes anyway). */
+  private get freezeSent(): boolean {
+    return this.tickFreeze?.froze ?? false;
+  }
 
   /** Step 10: the prior state (the caller's word, or `tick query`), then freeze if it runs. */
-  async freeze(ctx: Ctx): Promise<void> {
+  async freeze(ctx: ToolContext): Promise<void> {
     if (!this.opts.freeze) return;
-    if (this.opts.priorTickState === 'auto') {
-      const lines = outputLines(await ctx.request('CMD tick query'));
-      const state = tickStateOf(lines);
-      if (state === null) {
-        throw new McbridgeError(
-          'mod_error',
-          `cannot determine whether the destination tick is frozen: \`tick query\` answered ${JSON.stringify(lines)}, a format this bridge ` +
-            "cannot read. Nothing was restored and nothing was changed. Pass prior_tick_state='frozen' or 'running' if you know it, " +
-            'or freeze=false to skip tick control.',
-          { step: 'tick query', output: lines },
-        );
-      }
-      Object.assign(this.tick, { prior: state, priorSource: 'query' });
-    } else Object.assign(this.tick, { prior: this.opts.priorTickState, priorSource: 'caller' });
+    const freeze = await TickFreeze.begin(ctx, {
+      prior: this.opts.priorTickState,
+      what: 'restored',
+      instead: "Pass prior_tick_state='frozen' or 'running' if you know it, or freeze=false to skip tick control.",
+      journal: this.journal,
+    });
+    this.tickFreeze = freeze;
+    Object.assign(this.tick, { prior: freeze.before, priorSource: this.opts.priorTickState === 'auto' ? 'query' : 'caller' });
     if (this.tick.prior !== 'running') return;
-    this.freezeSent = true; // if the request dies half-way the game may be frozen: settle() unfreezes anyway
-    await this.set((line) => ctx.request(line), 'frozen');
+    this.current = null;
+    await freeze.freeze();
+    this.current = 'frozen';
     this.tick.frozenByBridge = true;
     this.watchdog.start(this.opts.freezeTimeoutSeconds, () => this.watchdogFired(ctx));
   }
@@ -101,6 +105,8 @@ export class RestoreGuard {
     this.box = box;
     const command = forceloadCommand('add', box);
     this.forceload = { command, added: false, output: [], released: null };
+    // Journaled even when it is kept: a restore killed before it ended did not mean to leave it.
+    await this.journal.update({ forceloads: [forceloadCommand('remove', box)] });
     const reply = await ctx.request(`CMD ${command}`);
     Object.assign(this.forceload, { added: true, output: outputLines(reply) });
   }
@@ -108,6 +114,7 @@ export class RestoreGuard {
   /** Kills while frozen leave dying bodies and drops behind, so a clear runs the game. */
   async runForClear(send: SendLine): Promise<void> {
     if (!this.frozenNow) return;
+    if (this.tick.prior === 'frozen') await this.journal.update({ tick: { before: 'frozen', changed: true } });
     this.tick.clearedWhileRunning = true;
     await this.set(send, 'running');
   }
@@ -117,10 +124,7 @@ export class RestoreGuard {
     if (!this.tick.clearedWhileRunning || this.tick.refrozen || this.watchdog.fired) return;
     await this.set(send, 'frozen');
     this.tick.refrozen = true;
-  }
-
-  get isSettled(): boolean {
-    return this.settled;
+    if (this.tick.prior === 'frozen') await this.journal.update({ tick: null });
   }
 
   /** Put everything back, once: refreeze a frozen world a clear ran, unfreeze what this froze, release forceload if asked. */
@@ -134,15 +138,18 @@ export class RestoreGuard {
       try {
         await setTickStateWithRetry(ctx, 'frozen');
         t.refrozen = true;
+        this.forget({ tick: null });
       } catch (err) {
         t.refrozen = false;
         t.refreezeError = (err as Error).message;
       }
     }
-    if (t.prior === 'running' && this.freezeSent && this.current === 'running') t.restored = true; // a clear's unfreeze, or the watchdog's
-    else if (t.prior === 'running' && this.freezeSent) {
+    if (t.prior === 'running' && this.freezeSent && this.current === 'running') {
+      t.restored = true; // a clear's unfreeze, or the watchdog's
+      this.tickFreeze!.disarm();
+    } else if (t.prior === 'running' && this.freezeSent) {
       try {
-        await setTickStateWithRetry(ctx, 'running');
+        await this.tickFreeze!.release();
         t.restored = true;
       } catch (err) {
         t.restored = false;
@@ -153,12 +160,21 @@ export class RestoreGuard {
       try {
         await ctx.request(`CMD ${forceloadCommand('remove', this.box)}`);
         this.forceload.released = true;
+        this.forget({ forceloads: [] });
       } catch (err) {
         this.forceload.released = false;
         this.forceload.releaseError = (err as Error).message;
       }
-    }
+    } else if (this.forceload) this.forget({ forceloads: [] }); // kept, as asked (release_forceload: false)
     t.preserved = !this.opts.freeze ? null : t.prior === 'frozen' ? !(t.clearedWhileRunning && t.refrozen === false) : t.restored === true;
+  }
+
+  /**
+   * An undo done: the journal may drop it. Not worth failing the restore over: if the write
+   * fails, a recovery later repeats an undo that is already done (unfreeze a running game).
+   */
+  private forget(change: JournalChange): void {
+    this.journal.update(change).catch(() => undefined);
   }
 
   /** For an error message: what became of the tick state and the forceload. */

@@ -1,5 +1,5 @@
 import { definePlugin, defineTool } from 'mcbridge';
-import { SNAPSHOT_WORKFLOW_VERBS } from 'mcbridge/kit';
+import { SNAPSHOT_WORKFLOW_VERBS } from '../snapshot/kit.js';
 import { orderInput, restoreInput, verifyInput } from './input.js';
 import { orderResult, restoreResult, verifyResult } from './output.js';
 import { runRestore } from './restore.js';

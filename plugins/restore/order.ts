@@ -1,7 +1,7 @@
 /** `order`: only the tick order of the game against a recording, by orderHash. */
 import path from 'node:path';
 import { McbridgeError, type ToolContext } from 'mcbridge';
-import { readSnapshot } from 'mcbridge/kit';
+import { readSnapshot } from '../snapshot/kit.js';
 import type { OrderArgs } from './input.js';
 import { orderSnapshotName } from './names.js';
 import { takeSnapshot } from './recording.js';

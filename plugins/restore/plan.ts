@@ -3,7 +3,7 @@
  * file (tick) order, passengers left to their vehicle's NBT, and the chunk box to keep loaded.
  */
 import { McbridgeError } from 'mcbridge';
-import type { SnapshotEntity } from 'mcbridge/kit';
+import type { SnapshotEntity } from '../snapshot/kit.js';
 import { coordinateText } from './float-text.js';
 import { isEntityType } from './validate.js';
 

@@ -1,6 +1,6 @@
 /** Reading snapshot folders for restore and verify: the recording (validated) and fresh ones taken on the destination. */
 import { McbridgeError, type ToolContext } from 'mcbridge';
-import { readSnapshot, snapshotAck, SnapshotFileError, snapshotLine, type SnapshotFiles } from 'mcbridge/kit';
+import { readSnapshot, snapshotAck, SnapshotFileError, snapshotLine, type SnapshotFiles } from '../snapshot/kit.js';
 import { describeBlockers, validateRecording, type Issue } from './validate.js';
 
 /** The reader's issues under the validation codes the predecessor used for them. */

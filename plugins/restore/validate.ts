@@ -2,7 +2,8 @@
  * The checks a recording must pass before anything is sent to a game (predecessor §7.5.1):
  * blocking issues refuse the restore, the rest are warnings in the result.
  */
-import { isObject, type SnapshotEntity, type SnapshotMeta } from 'mcbridge/kit';
+import { isObject } from 'mcbridge/kit';
+import type { SnapshotEntity, SnapshotMeta } from '../snapshot/kit.js';
 
 export interface Issue {
   code: string;

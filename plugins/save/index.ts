@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { definePlugin, defineTool, type ModReply } from 'mcbridge';
-import { num } from 'mcbridge/kit';
+import { num, STATE_VERB } from 'mcbridge/kit';
 
 /**
  * The mod reports the world root unnormalised (vanilla resolves it as ".", so it ends in `/.`
@@ -71,7 +71,7 @@ export const savePlugin = definePlugin({
   version: '1.0.0',
   apiVersion: 1,
   requires: { caps: ['state'] },
-  verbs: { STATE: { replies: ['state'], requires: ['state'] } },
+  verbs: STATE_VERB,
   tools: [
     defineTool({
       name: 'save',

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { definePlugin, defineTool } from 'mcbridge';
-import { checkSnapshotFiles, isObject, SNAPSHOT_VERBS, snapshotAck, snapshotDimension, snapshotLine, snapshotName, snapshotRadius, snapshotResult } from 'mcbridge/kit';
-
-export { checkSnapshotFiles, snapshotAck, snapshotResult };
+import { isObject } from 'mcbridge/kit';
+import { checkSnapshotFiles, snapshotAck, snapshotDimension, snapshotName, snapshotRadius, snapshotResult } from './ack.js';
+import { SNAPSHOT_VERBS, snapshotLine } from './files.js';
+import { journalService } from './journal-service.js';
 
 const listed = z.looseObject({
   id: z.string(),
@@ -19,9 +20,10 @@ export const snapshotPlugin = definePlugin({
   name: 'snapshot',
   version: '1.0.0',
   apiVersion: 1,
-  description: "The mod's entity snapshots: take one, list them",
+  description: "The mod's entity snapshots: take one, list them; undoes what a killed fork or restore left",
   requires: { caps: ['snapshot'] },
   verbs: SNAPSHOT_VERBS,
+  services: [journalService()],
   tools: [
     defineTool({
       name: 'snapshot',

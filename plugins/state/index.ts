@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { definePlugin, defineTool } from 'mcbridge';
-import { modReply } from 'mcbridge/kit';
+import { modReply, STATE_VERB } from 'mcbridge/kit';
 
 export const statePlugin = definePlugin({
   name: 'state',
   version: '1.0.0',
   apiVersion: 1,
   requires: { caps: ['state'] },
-  verbs: { STATE: { replies: ['state'], requires: ['state'] } },
+  verbs: STATE_VERB,
   tools: [
     defineTool({
       name: 'state',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import {
   definePlugin, defineTool, McbridgeError, parseCursor, sleep, type Cursor, type RecordedEvent, type ToolContext,
 } from 'mcbridge';
-import { compactEvent, cursorInput, EventCounter, eventFilterFields, eventMatcher, hasEventFilter, scanEvents } from 'mcbridge/kit';
+import { compactEvent, cursorInput, EventCounter, eventFilterFields, eventMatcher, hasEventFilter } from 'mcbridge/kit';
 
 export const DEFAULT_WAIT_FOR_MS = 30_000;
 /** Ten minutes: longer waits should be a loop of calls, each reporting what happened. */
@@ -90,7 +90,7 @@ function isSubset(part: unknown, whole: object): boolean {
 function seenSince(ctx: ToolContext, start: Cursor): Record<string, unknown> {
   const counter = new EventCounter();
   const recent: RecordedEvent[] = [];
-  const page = scanEvents(ctx.events, start, (e) => {
+  const page = ctx.events.scan(start, (e) => {
     counter.add(e);
     recent.push(e);
     if (recent.length > RECENT_ON_TIMEOUT) recent.shift();

@@ -35,6 +35,9 @@ describe('dependencies run one way: front-ends -> daemon -> plugins -> public AP
     ['core/frontends/mcp/frontend.ts', "import { Host } from '../../host/host.js';", 'front-ends never construct a Host'],
     ['plugins/state/index.ts', "import { Host } from '../../core/host/host.js';", "a plugin reaches into core/host/host.ts: import it from 'mcbridge' or 'mcbridge/kit'"],
     ['plugins/state/index.ts', "import { sortedCounts } from '../entities/index.js';", 'a plugin reaches into plugins/entities/index.ts'],
+    ['plugins/restore/index.ts', "import { fork } from '../fork/index.js';", "a plugin reaches into plugins/fork/index.ts: import it from 'mcbridge' or 'mcbridge/kit'"],
+    ['plugins/fork/index.ts', "import { readJournal } from '../snapshot/journal.js';", 'import its declared dependency through plugins/snapshot/index.ts or kit.ts'],
+    ['plugins/snapshot/index.ts', "import { runFork } from '../fork/run.js';", "a plugin reaches into plugins/fork/run.ts: import it from 'mcbridge' or 'mcbridge/kit'"],
     ['plugins/state/index.ts', "import { Command } from 'commander';", "a plugin may import only 'mcbridge', 'mcbridge/kit', zod and node:*"],
     ['core/daemon/daemon.ts', "import { z } from 'mcbridge';", 'core imports its own modules by relative path'],
   ])('a planted import in %s is named: %s', (file, line, rule) => {

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readSnapshot } from 'mcbridge/kit';
-import { copyWorld, FORK_MANIFEST, tickStateOf } from '../../plugins/fork/index.js';
+import { readSnapshot, tickStateOf } from '../../plugins/snapshot/kit.js';
+import { copyWorld, FORK_MANIFEST } from '../../plugins/fork/index.js';
 import { failure, sentSince, useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { orderHash, readSnapshot, tickStateOf } from 'mcbridge/kit';
+import { orderHash, readSnapshot, tickStateOf } from '../../plugins/snapshot/kit.js';
 import { clearCommands, findCollisions, nearRecorded } from '../../plugins/restore/collisions.js';
 import { dimensionCheck, endpointChecks, normalizePath, type EndpointReport } from '../../plugins/restore/endpoint.js';
 import { coordinateText, pythonFloat } from '../../plugins/restore/float-text.js';

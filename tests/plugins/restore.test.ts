@@ -155,7 +155,7 @@ describe('restore: applying', () => {
     stack.sim.fault('tick query', { output: ['游戏已冻结'] }, { times: 1 });
     const before = stack.sim.received.length;
     const err = await failure(stack.call('restore', { dir, dry_run: false, ...proof }));
-    expect(err.message).toMatch(/cannot determine whether the destination tick is frozen.*prior_tick_state='frozen' or 'running'/);
+    expect(err.message).toMatch(/cannot tell from `tick query` whether the game is frozen.*nothing was restored.*prior_tick_state='frozen' or 'running'/);
     expect(sentSince(stack, before)).toEqual(['STATE', 'CMD tick query']);
     expect(uuidsIn(stack)).toEqual([]);
   });
@@ -164,7 +164,7 @@ describe('restore: applying', () => {
     const { stack, dir, proof } = await recordedCarts(stacks.start);
     stack.sim.fault('tick query', { output: ['The game is not frozen'] }, { times: 1 });
     const err = await failure(stack.call('restore', { dir, dry_run: false, ...proof }));
-    expect(err.message).toMatch(/cannot determine/);
+    expect(err.message).toMatch(/cannot tell from `tick query`/);
   });
 
   it('a silently failed summon (game text, no entity) is caught by verification, with the game output', async () => {

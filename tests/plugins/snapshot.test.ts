@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { orderHash, readSnapshot, SnapshotFileError, snapshotLine } from 'mcbridge/kit';
+import { orderHash, readSnapshot, SnapshotFileError, snapshotLine } from '../../plugins/snapshot/kit.js';
 import { failure, sentSince, useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();
@@ -107,7 +107,7 @@ describe('snapshot tool', () => {
   it('says when the files on disk do not match what the mod reported', async () => {
     const stack = await stacks.start({ sim: { autoTick: false } });
     const result = (await stack.call('snapshot', { name: 'base' })) as Record<string, any>;
-    const { checkSnapshotFiles } = await import('../../plugins/snapshot/index.js');
+    const { checkSnapshotFiles } = await import('../../plugins/snapshot/kit.js');
     expect(await checkSnapshotFiles({ dir: result.dir, orderHash: '0000000000000000' })).toMatchObject({ read: true, orderHashMatches: false });
     fs.appendFileSync(path.join(result.dir, 'entities.jsonl'), 'oops\n');
     expect(await checkSnapshotFiles(result as any)).toMatchObject({ read: false, issue: 'not_json', problem: expect.stringMatching(/line 6/) });

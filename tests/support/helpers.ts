@@ -23,6 +23,7 @@ export async function startStack(
   const sim = await startSim({ port: 0, ...options.sim });
   const daemon = await startDaemon({
     log: silentLogger(),
+    configDir: sim.dir, // world journals (plugins/snapshot/journal.ts) go beside the sim, not into the repository
     ...options.daemon,
     vantage: options.sim?.vantage ?? options.daemon?.vantage ?? 'server',
     link: { modPort: sim.port, reconnectMinMs: 20, reconnectMaxMs: 200, ...options.daemon?.link },

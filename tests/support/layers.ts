@@ -43,6 +43,17 @@ const PACKAGE_HOMES: Record<string, readonly Layer[]> = {
   jiti: ['daemon'],
 };
 
+/**
+ * The plugins a built-in plugin depends on, as a published one would list them in its package.json
+ * `dependencies` (docs/plugins.md, "Depending on another plugin"). It may import their entries
+ * only: `index.ts` (the package's `.`) and `kit.ts` (its `./kit`), never their internals.
+ */
+export const PLUGIN_DEPENDENCIES: Record<string, readonly string[]> = {
+  fork: ['snapshot'],
+  restore: ['snapshot'],
+};
+const PLUGIN_ENTRIES = ['index.ts', 'kit.ts'];
+
 /** The only file that knows the built-in plugin list. */
 export const COMPOSITION_ROOT = 'core/daemon/builtins.ts';
 
@@ -120,7 +131,13 @@ function check(file: string, layer: Layer, ref: ImportRef, files: ReadonlySet<st
   const to = layerOf(target);
   if (layer === 'plugin') {
     const home = file.split('/').slice(0, 2).join('/');
-    return target.startsWith(home + '/') ? null : `a plugin reaches into ${target}: import it from 'mcbridge' or 'mcbridge/kit'`;
+    if (target.startsWith(home + '/')) return null;
+    const [, other, entry] = target.split('/');
+    const declared = PLUGIN_DEPENDENCIES[file.split('/')[1]!]?.includes(other!) === true;
+    if (declared && target.split('/').length === 3 && PLUGIN_ENTRIES.includes(entry!)) return null;
+    return declared
+      ? `a plugin reaches into ${target}: import its declared dependency through plugins/${other}/index.ts or kit.ts`
+      : `a plugin reaches into ${target}: import it from 'mcbridge' or 'mcbridge/kit'`;
   }
   if (to === 'plugin') {
     return file === COMPOSITION_ROOT ? null : `only ${COMPOSITION_ROOT} knows the built-in plugins`;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
-import { orderHash } from 'mcbridge/kit';
+import { orderHash } from '../../plugins/snapshot/kit.js';
 import type { EntitySpec } from 'mcbridge/testing';
 import type { Stack, StackOptions } from './plugins.js';
 

@@ -7,7 +7,8 @@ import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import {
   defineComposite, definePlugin, defineTool,
-  type CompositeContext, type Cursor, type EventStats, type FollowItem, type HostStatus, type ModReply, type RecordedEvent, type ToolContext,
+  type CompositeContext, type Cursor, type DeferredCleanup, type EventPage, type EventStats, type FollowItem, type HostStatus, type ModReply,
+  type RecordedEvent, type Service, type ServiceStop, type ToolContext,
 } from 'mcbridge';
 
 const base = { description: 'a tool', input: z.object({}) };
@@ -61,6 +62,37 @@ describe('defineTool', () => {
         return null;
       },
     });
+  });
+});
+
+describe('the primitives of issue 23: defer handles, configDir, a service\'s own stop, events.scan', () => {
+  it('types each of them', () => {
+    defineTool({
+      ...base,
+      name: 'primitives',
+      run: async (_args, ctx) => {
+        const undo = ctx.defer(() => undefined);
+        expectTypeOf(undo).toEqualTypeOf<DeferredCleanup>();
+        expectTypeOf(undo.now()).toEqualTypeOf<Promise<void>>();
+        expectTypeOf(undo.cancel()).toBeVoid();
+        expectTypeOf(ctx.configDir).toBeString();
+        // @ts-expect-error: read-only
+        ctx.configDir = '/elsewhere';
+        expectTypeOf(ctx.events.scan(ctx.startCursor, (e) => expectTypeOf(e).toEqualTypeOf<RecordedEvent>())).toEqualTypeOf<EventPage>();
+        ctx.events.scan(ctx.startCursor, () => false);
+        // @ts-expect-error: a cursor, not a number
+        ctx.events.scan(5, () => undefined);
+        return null;
+      },
+    });
+    const returnsStop: Service = { name: 'own_stop', start: (ctx) => { expectTypeOf(ctx.configDir).toBeString(); return () => undefined; } };
+    const asyncStop: Service = { name: 'async_stop', start: async () => async () => undefined };
+    const noStop: Service = { name: 'no_stop', start: () => undefined };
+    void [returnsStop, asyncStop, noStop];
+    expectTypeOf<ServiceStop>().toEqualTypeOf<() => void | Promise<void>>();
+    // @ts-expect-error: a stop is a function
+    const notAStop: Service = { name: 'bad', start: () => 'stop' };
+    void notAStop;
   });
 });
 

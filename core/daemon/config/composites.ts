@@ -156,6 +156,7 @@ function compositeContext(spec: CompositeSpec, args: Record<string, unknown>, to
       return tool.host;
     },
     caps: tool.caps,
+    configDir: tool.configDir,
     vantage: tool.vantage,
     signal: tool.signal,
     progress: tool.progress,

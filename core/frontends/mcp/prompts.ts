@@ -46,7 +46,7 @@ export function guideText(manifest: Manifest): string {
     lines.push(`4. ${waits.join('; ')}. Long waits report progress, and cancelling the request stops the wait in the daemon.`);
   }
   lines.push(
-    '5. A refusal is a tool result with isError and a JSON body `{code, error}`: `unsupported_capability` (the connected mod lacks it; there is no fallback, nothing was sent), `not_connected` (the game is down: check status), `invalid_params` (fix the arguments as the message says), `timeout`, `cancelled`, `mod_error`, `unavailable` (no daemon answers: the message says how to start one).',
+    '5. A refusal is a tool result with isError and a JSON body `{code, error}`: `unsupported_capability` (the connected mod lacks it; there is no fallback, nothing was sent), `not_connected` (the game is down: check status), `invalid_params` (fix the arguments as the message says), `timeout`, `cancelled`, `mod_error`, `busy` (another operation is changing the game: retry when it ends), `unavailable` (no daemon answers: the message says how to start one).',
     '',
     'Tools available now:',
     ...manifest.tools.filter((tool) => tool.available).map((tool) => `- ${t(tool.name)}: ${firstSentence(tool.description)}`),

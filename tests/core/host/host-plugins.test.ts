@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import path from 'node:path';
 import { z } from 'zod';
 import { McbridgeError } from '../../../core/host/errors.js';
 import { callError, closedPort, makeHost, plugin, stopHostsAfterEach, tool } from '../../support/host.js';
@@ -112,6 +113,32 @@ describe('plugin loading', () => {
     await host.start();
     expect(host.plugins()[0]).toMatchObject({ state: 'failed', error: 'port in use' });
     expect(host.registry.get('svc_tool')).toBeUndefined();
+  });
+
+  it('calls the stop a service start returned, then its stop(), when the plugin stops; and gives services configDir', async () => {
+    const order: string[] = [];
+    let dir: string | undefined;
+    const host = makeHost([
+      plugin('svc', [], {
+        services: [{
+          name: 'ticker',
+          start: (ctx) => {
+            dir = ctx.configDir;
+            order.push('started');
+            return async () => {
+              order.push('returned stop');
+            };
+          },
+          stop: () => {
+            order.push('stop()');
+          },
+        }],
+      }),
+    ], { configDir: '/srv/project' });
+    await host.start();
+    expect(dir).toBe(path.resolve('/srv/project'));
+    expect(await host.remove('svc')).toBe(true);
+    expect(order).toEqual(['started', 'returned stop', 'stop()']);
   });
 
   it('gives setup its validated config', async () => {

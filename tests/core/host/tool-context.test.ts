@@ -1,4 +1,5 @@
 import { getEventListeners } from 'node:events';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { McbridgeError } from '../../../core/host/errors.js';
@@ -125,13 +126,88 @@ describe('ctx.defer', () => {
     const events = new EventLog();
     const scope = new CallScope(events, 'stuck', silentLogger(), 50);
     const ran: string[] = [];
-    scope.defer(() => ran.push('older, synchronous'));
-    scope.defer(() => new Promise(() => undefined));
+    const own = () => ({}) as ToolContext;
+    scope.defer(() => ran.push('older, synchronous'), own);
+    scope.defer(() => new Promise(() => undefined), own);
     // A clean-up that never settles would otherwise keep this await, and the test, forever.
     const err = await failure(scope.close(() => ({}) as ToolContext, new AbortController().signal, false));
     expect(err.code).toBe('timeout');
     expect(err.message).toBe("tool 'stuck' finished, but its clean-up failed: a clean-up did not finish within 50 ms after the call ended");
     expect(ran).toEqual(['older, synchronous']);
+  });
+});
+
+describe('the handle ctx.defer returns', () => {
+  it('now() runs the clean-up at once, off the queue, with a context not cancelled with the call; it never runs again', async () => {
+    let own: AbortSignal | undefined;
+    const { host, notes } = hostWith([tool('early', async (ctx) => {
+      const undo = ctx.defer((c) => {
+        own = c.signal;
+        return c.call('note', { text: 'undone' });
+      });
+      await undo.now();
+      await undo.now(); // the same outcome, not a second run
+      await ctx.call('note', { text: 'after' });
+      expect(own).not.toBe(ctx.signal);
+      return null;
+    })]);
+    await host.call('early', {});
+    expect(notes).toEqual(['undone', 'after']);
+  });
+
+  it('now() rejects with the clean-up failure, which the tool reports instead of failing the call', async () => {
+    const { host } = hostWith([tool('reports', async (ctx) => {
+      const undo = ctx.defer(() => {
+        throw new McbridgeError('mod_error', 'the game said no');
+      });
+      return { problem: await undo.now().then(() => null, (err: Error) => err.message) };
+    })]);
+    expect(await host.call('reports', {})).toEqual({ problem: 'the game said no' });
+  });
+
+  it('cancel() disarms it on every exit path, a failure included; the others still run', async () => {
+    const { host, notes } = hostWith([tool('disarmed', async (ctx) => {
+      ctx.defer((c) => c.call('note', { text: 'kept' }));
+      ctx.defer((c) => c.call('note', { text: 'disarmed' })).cancel();
+      throw new McbridgeError('invalid_params', 'step broke');
+    })]);
+    expect((await failure(host.call('disarmed', {}))).message).toBe('step broke');
+    expect(notes).toEqual(['kept']);
+  });
+
+  it('cancel() after now() changes nothing, and now() after the call ended resolves', async () => {
+    let late: { now(): Promise<void> } | undefined;
+    const { host, notes } = hostWith([tool('late', async (ctx) => {
+      late = ctx.defer((c) => c.call('note', { text: 'at the end' }));
+      return null;
+    })]);
+    await host.call('late', {});
+    await late!.now();
+    expect(notes).toEqual(['at the end']);
+  });
+});
+
+describe('ctx.configDir and ctx.events.scan', () => {
+  it('gives tools the folder the host was given, resolved', async () => {
+    const host = new Host({
+      log: silentLogger(), link: { modPort: 1 }, configDir: 'some/project',
+      plugins: [{ plugin: definePlugin({ name: 'p', version: '1.0.0', apiVersion: HOST_API_VERSION, tools: [tool('where', async (ctx) => ctx.configDir)] }) }],
+    });
+    hosts.push(host);
+    expect(await host.call('where', {})).toBe(path.resolve('some/project'));
+  });
+
+  it('visits buffered events after the cursor without a page of them, and stops when visit says false', async () => {
+    const { host } = hostWith([tool('count', async (ctx) => {
+      const seen: number[] = [];
+      const page = ctx.events.scan({ seq: 1 }, (e) => {
+        seen.push(e.seq);
+        return seen.length < 2;
+      });
+      return { seen, events: page.events.length, next: page.next };
+    })]);
+    for (let i = 0; i < 4; i++) host.events.record({ type: 'chat', text: `m${i}` });
+    expect(await host.call('count', {})).toEqual({ seen: [2, 3], events: 0, next: 4 });
   });
 });
 

@@ -1,22 +1,15 @@
 /**
- * The game's tick state through vanilla `tick` and `save-all` commands (mod-protocol §6.4), for
- * any plugin that freezes the game (fork, restore). The feedback is vanilla's English text, not
- * a mod contract: anything not recognised is "unknown", never guessed (the predecessor read
- * "not frozen" as frozen).
+ * The game's tick state through vanilla `tick` and `save-all` commands, for the plugins that
+ * freeze the game (fork, restore). The feedback is vanilla's English text, not a mod contract:
+ * anything not recognised is "unknown", never guessed (the predecessor read "not frozen" as frozen).
  */
-import { McbridgeError, type ModReply, type ToolContext } from '../index.js';
+import { McbridgeError, type ModReply, type ToolContext } from 'mcbridge';
+import { outputLines } from 'mcbridge/kit';
 
 export type TickState = 'frozen' | 'running';
 
 /** One line to the mod and its reply: `ctx.request` or a clean-up context's. */
 export type SendLine = (line: string) => Promise<ModReply>;
-
-/** A cmd_ack's feedback lines (a multi-line entry split). */
-export function outputLines(reply: ModReply): string[] {
-  const output = reply.output;
-  if (!Array.isArray(output)) return [];
-  return output.flatMap((line) => String(line).split('\n'));
-}
 
 /** `The game is frozen` / `The game is running normally` (or sprinting, or lagging); else null. */
 export function tickStateOf(lines: readonly string[]): TickState | null {
@@ -31,6 +24,24 @@ export function tickStateOf(lines: readonly string[]): TickState | null {
 /** `save-all flush` answers `Saved the game`; its failure is a cmd_ack too, with another line. */
 export function savedTheGame(lines: readonly string[]): boolean {
   return lines.some((line) => /^Saved the game\b/i.test(line.trim()));
+}
+
+/**
+ * The state before anything changes (`tick query`); refuses, changing nothing, when it cannot
+ * tell. `what` names the tool in the message and `instead` says how to go on without freezing.
+ */
+export async function queryTickState(send: SendLine, what: string, instead: string): Promise<TickState> {
+  const lines = outputLines(await send('CMD tick query'));
+  const state = tickStateOf(lines);
+  if (state === null) {
+    throw new McbridgeError(
+      'mod_error',
+      `cannot tell from \`tick query\` whether the game is frozen (it answered ${JSON.stringify(lines)}), a format this bridge cannot read; ` +
+        `nothing was ${what} and nothing was changed. ${instead}`,
+      { step: 'tick query', output: lines },
+    );
+  }
+  return state;
 }
 
 /** Send `tick freeze|unfreeze` and check the game says it is in that state now. */

@@ -3,9 +3,9 @@
  * (requested) versus what reading the files back here showed (verified).
  */
 import { z } from 'zod';
-import { McbridgeError, type ModReply } from '../index.js';
-import { readSnapshot, SnapshotFileError, snapshotNameProblem } from './snapshot-files.js';
-import { num, str } from './values.js';
+import { McbridgeError, type ModReply } from 'mcbridge';
+import { num, str } from 'mcbridge/kit';
+import { readSnapshot, SnapshotFileError, snapshotNameProblem } from './files.js';
 
 /** A snapshot name the mod accepts (§2.14), checked here so a bad one never reaches the game. */
 export const snapshotName = z

@@ -1,11 +1,12 @@
 /**
  * The mod's snapshot protocol v1 (mod-protocol §2.14, §6.3): the SNAPSHOT request line, name
  * rules, orderHash, and a reader for `meta.json` + `entities.jsonl` that names what is wrong.
- * Shared by the snapshot, fork and (later) restore plugins, so each reads the files one way.
+ * Shared by the snapshot, fork and restore plugins (through ./kit.ts), so each reads the files one way.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { CMD_VERB, STATE_VERB } from 'mcbridge/kit';
 
 /** The protocol this reader speaks; a meta.json declaring another is refused. */
 export const SNAPSHOT_PROTOCOL = 1;
@@ -20,11 +21,10 @@ export const SNAPSHOT_VERBS = {
 };
 
 /** The verbs of a tool that freezes, saves and snapshots (fork, restore): SNAPSHOT(S), CMD and STATE, declared alike. */
-export const SNAPSHOT_WORKFLOW_VERBS = {
-  ...SNAPSHOT_VERBS,
-  CMD: { replies: ['cmd_ack'], requires: ['command'] },
-  STATE: { replies: ['state'], requires: ['state'] },
-};
+export const SNAPSHOT_WORKFLOW_VERBS = { ...SNAPSHOT_VERBS, ...CMD_VERB, ...STATE_VERB };
+
+/** The file beside a fork's `world/` that describes the copy; written last, so it marks a complete fork. */
+export const FORK_MANIFEST = 'fork-manifest.json';
 
 const DEVICE_NAMES = new Set(['con', 'prn', 'aux', 'nul', ...[1, 2, 3, 4, 5, 6, 7, 8, 9].flatMap((n) => [`com${n}`, `lpt${n}`])]);
 
