@@ -187,8 +187,7 @@ export interface Plugin<C = unknown> {
   };
   /** Validates this plugin's slice of the config. */
   options?: z.ZodType<C>;
-  // Tools keep their own input types; the registry only needs the common shape.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: tools keep their own input types; the registry needs only the common shape
   tools?: ToolSpec<any, any, C>[];
   services?: Service<C>[];
   setup?(ctx: PluginContext<C>): void | Promise<void>;

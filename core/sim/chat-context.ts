@@ -213,7 +213,7 @@ export class ChatContexts {
     const player = this.world.findPlayerByName(playerName, true) ?? null;
     const key = this.nextKey++;
     if (player) this.receipts.add(key, this.capture(player, 'receipt', this.options.now() - ageMillis));
-    return { key, text, senderUuid: player?.uuid ?? null, senderName: player?.player!.name ?? null };
+    return { key, text, senderUuid: player?.uuid ?? null, senderName: player?.player?.name ?? null };
   }
 
   /** Broadcast: consumes the receipt (or captures now), fills the cache, builds the chat event. */
@@ -248,11 +248,11 @@ export class ChatContexts {
       case 'receipt':
         return this.broadcast(this.receive(playerName, text));
       case 'broadcast':
-        return this.broadcast({ key: this.nextKey++, text, senderUuid: online?.uuid ?? null, senderName: online?.player!.name ?? null });
+        return this.broadcast({ key: this.nextKey++, text, senderUuid: online?.uuid ?? null, senderName: online?.player?.name ?? null });
       case 'receipt_expired':
         return this.broadcast(this.receive(playerName, text, receiptAgeMillis));
       case 'sender_unavailable':
-        return this.unavailable(text, online?.player!.name);
+        return this.unavailable(text, online?.player?.name);
     }
   }
 

@@ -91,7 +91,7 @@ function checkSets(entities: readonly SnapshotEntity[], out: Validation): void {
 export function validateRecording(meta: SnapshotMeta, entities: readonly SnapshotEntity[], recomputedHash: string): Validation {
   const out: Validation = { blockers: [], warnings: [] };
   checkMeta(meta, entities.length, recomputedHash, out);
-  entities.forEach((record, index) => checkRecord(record, index, out));
+  for (const [index, record] of entities.entries()) checkRecord(record, index, out);
   checkSets(entities, out);
   return out;
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { orderHash, STEVE_UUID, type SimOptions, type SimulatedMod } from '../../../core/sim/index.js';
-import { LineClient, until, useSims, type Json } from '../../support/line-client.js';
+import { type LineClient, until, useSims, type Json } from '../../support/line-client.js';
 
 const sims = useSims();
 let sim: SimulatedMod;
