@@ -5,7 +5,7 @@ import type { ModLink, ModReply, RequestOptions } from './link/mod-link.js';
 import type { Cursor, RecordedEvent } from './events/event-log.js';
 import type { EventsView, HostView, ToolContext } from './plugin-api.js';
 import type { RegisteredTool, ToolRegistry } from './registry/registry.js';
-import type { CallScope } from './tool-context.js';
+import type { CallScope } from './call-scope.js';
 import type { Logger } from '../util/log.js';
 
 /** What a call's context needs of its host. */

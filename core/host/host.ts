@@ -2,7 +2,7 @@ import { EventEmitter, setMaxListeners } from 'node:events';
 import { McbridgeError, toMcbridgeError } from './errors.js';
 import { EventLog, type RecordedEvent } from './events/event-log.js';
 import { followEvents } from './events/follow.js';
-import { CallScope } from './tool-context.js';
+import { CallScope } from './call-scope.js';
 import { settleOnCancel } from './abort.js';
 import { CallContext, type CallContextOptions, type CallHost } from './call-context.js';
 import { Cancellation } from './cancel.js';
