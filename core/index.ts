@@ -13,7 +13,7 @@ export type { ToolScope, VerbRule, VerbSpec } from './host/plugin-api.js';
 export { defineConfig, defineComposite } from './authoring/config.js';
 export type { McbridgeConfig, PluginConfigEntry, CompositeSpec, CompositeContext, WebhookConfig, WebhookReceiverConfig } from './authoring/config.js';
 export { McbridgeError, ERROR_CODES, type ErrorCode } from './host/errors.js';
-export { sleep } from './host/abort.js';
+export { sleep } from './host/cancel.js';
 export type { RecordedEvent, Cursor, EventPage, EventStats } from './host/events/event-log.js';
 export type { EventFollower, FollowItem, FollowOptions } from './host/events/follow.js';
 export { parseCursor, DEFAULT_EVENT_LIMIT } from './host/events/event-log.js';

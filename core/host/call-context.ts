@@ -1,5 +1,4 @@
-import { sleep } from './abort.js';
-import { signalOf, type Cancellation } from './cancel.js';
+import { signalOf, sleep, type Cancellation } from './cancel.js';
 import type { Vantage } from './link/discovery.js';
 import type { ModLink, ModReply, RequestOptions } from './link/mod-link.js';
 import type { Cursor, RecordedEvent } from './events/event-log.js';
