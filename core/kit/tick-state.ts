@@ -1,5 +1,5 @@
 /**
- * The game's tick state through vanilla `tick` and `save-all` commands (mod-protocol §6.4), for
+ * The game's tick state through vanilla `tick` and `save-all` commands (not mod verbs), for
  * any plugin that freezes the game (fork, restore). The feedback is vanilla's English text, not
  * a mod contract: anything not recognised is "unknown", never guessed (the predecessor read
  * "not frozen" as frozen).

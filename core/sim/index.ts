@@ -434,7 +434,7 @@ export class SimulatedMod {
   private accept(socket: net.Socket): void {
     socket.setNoDelay(true);
     const conn = new Connection(socket, () => this.lineEnding);
-    // The mod adds the client to the broadcast list before writing the greeting (the race of §1.4).
+    // The mod adds the client to the broadcast list before writing the greeting (the race docs/protocol.md#the-greeting warns of).
     this.clients.add(conn);
     if (this.eventBeforeHello) {
       const early = this.eventBeforeHello === true ? textEvent('hello', this.millis(), this.startupEventText()) : this.eventBeforeHello;

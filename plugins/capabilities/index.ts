@@ -90,7 +90,7 @@ export const capabilitiesPlugin = definePlugin({
   name: 'capabilities',
   version: '1.0.0',
   apiVersion: 1,
-  // The protocol's own verb: every mod answers it, whatever it advertises (mod-protocol.md §2.6).
+  // The protocol's own verb: every mod answers it, whatever it advertises (docs/protocol.md#capabilities-caps).
   verbs: { CAPS: { replies: ['capabilities'], immediate: true } },
   tools: [
     defineTool({

@@ -1,5 +1,5 @@
 /**
- * The client-vantage verbs (mod-protocol.md §4): chat as the local player, the screen, joining
+ * The client-vantage verbs (docs/protocol.md#client-vantage-verbs): chat as the local player, the screen, joining
  * servers and worlds, LAN, and per-tick recording. Each tool needs its own CAPS token, so a
  * server-vantage mod hides all of them with the reason.
  */

@@ -29,7 +29,7 @@ export const contextBundleResult = z.object({
 export type ContextBundle = z.infer<typeof contextBundleResult>;
 
 /**
- * One CONTEXT reply, normalised as the predecessor did (predecessor-python.md §4.5) with one
+ * One CONTEXT reply, normalised as the predecessor did with one
  * guard more: a bundle whose own id is not the one asked for is never returned.
  */
 export function normalizeContextReply(reply: ModReply, id: string): ContextBundle {
@@ -70,7 +70,7 @@ export function normalizeContextReply(reply: ModReply, id: string): ContextBundl
 
 /**
  * `CONTEXT <id>` answers with the bundle on the server thread, a bare `CONTEXT` with the cache
- * statistics at once on the reader thread (mod-protocol.md §2.1, §2.3).
+ * statistics at once on the reader thread (docs/protocol.md#replies-and-errors).
  */
 function contextVerb(arg: string): VerbSpec {
   return arg ? { replies: ['context'], requires: ['context'] } : { replies: ['context_stats'], requires: ['context'], immediate: true };

@@ -1,5 +1,5 @@
 /**
- * The fork (predecessor §7.2, its bugs fixed): read the tick state, freeze if it runs, save-all
+ * The fork (as the predecessor forked, its bugs fixed): read the tick state, freeze if it runs, save-all
  * flush, SNAPSHOT, copy the world folder beside the snapshot, and put the tick state back as it
  * was on every exit path, cancel and a dropped link included.
  */
@@ -111,7 +111,7 @@ export async function runFork(args: ForkArgs, ctx: ToolContext): Promise<ForkRes
   }
 
   if (tick.froze) {
-    undone = true; // from here the success path unfreezes, and reports instead of failing (§10.12)
+    undone = true; // from here the success path unfreezes, and reports instead of failing (the predecessor left a frozen game when the report failed)
     try {
       await unfreezeWithRetry(ctx, false); // nothing is owed on success
     } catch (err) {

@@ -7,7 +7,7 @@ export const markPlugin = definePlugin({
   version: '1.0.0',
   apiVersion: 1,
   requires: { caps: ['mark'] },
-  // The mod answers MARK on its reader thread (mod-protocol.md §2.1): it need not wait behind a slow STATE.
+  // The mod answers MARK on its reader thread (docs/protocol.md#replies-and-errors): it need not wait behind a slow STATE.
   verbs: { MARK: { replies: ['mark_ack'], requires: ['mark'], immediate: true } },
   tools: [
     defineTool({

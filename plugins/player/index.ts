@@ -22,8 +22,8 @@ export const playerContextResult = z.object({
 export type PlayerContext = z.infer<typeof playerContextResult>;
 
 /**
- * One PLAYER reply, normalised the way the predecessor's adapter did (predecessor-python.md
- * §4.5): the nested `player` object (or the flat fields an older mod sent), a top-level `view`
+ * One PLAYER reply, normalised the way the predecessor's adapter did:
+ * the nested `player` object (or the flat fields an older mod sent), a top-level `view`
  * merged into it when it has none of its own, `found` true unless the mod says otherwise.
  */
 export function normalizePlayerReply(reply: ModReply, requested: string): PlayerContext {

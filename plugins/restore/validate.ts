@@ -1,5 +1,5 @@
 /**
- * The checks a recording must pass before anything is sent to a game (predecessor §7.5.1):
+ * The checks a recording must pass before anything is sent to a game:
  * blocking issues refuse the restore, the rest are warnings in the result.
  */
 import { isObject, type SnapshotEntity, type SnapshotMeta } from 'mcbridge/kit';

@@ -11,9 +11,9 @@ const WAIT_SLACK_MS = 20_000;
 const JAVA_INT = /^[+-]?\d{1,10}$/;
 
 /**
- * `WAIT n` answers after n ticks (mod-protocol.md §2.3): its timeout grows with n, and with n > 0
+ * `WAIT n` answers after n ticks (docs/protocol.md#server-vantage-verbs): its timeout grows with n, and with n > 0
  * it runs on a connection of its own so it holds up no other call. With n <= 0 the reader thread
- * acks at once (§2.11), so it is immediate, but only for an argument the mod parses: an
+ * acks at once, so it is immediate, but only for an argument the mod parses: an
  * immediate verb must not fail with anything but `unknown command`.
  */
 function waitVerb(arg: string): VerbSpec {

@@ -180,7 +180,7 @@ describe('fork', () => {
     expect(Object.keys(await bare.hidden())).toContain('fork');
   });
 
-  it('passes dimension to SNAPSHOT (§2.14); refuses a malformed one before sending; an unknown one fails unfrozen', async () => {
+  it('passes dimension to SNAPSHOT; refuses a malformed one before sending; an unknown one fails unfrozen', async () => {
     const stack = await live();
     const before = stack.sim.received.length;
     const result = (await stack.call('fork', { name: 'hot', dimension: 'the_nether', regions: false })) as Record<string, any>;

@@ -38,7 +38,7 @@ export function overlaps(a: readonly string[], b: readonly string[]): boolean {
   return a.some((t) => b.includes(t));
 }
 
-/** The mod's own text for a line no verb matched (mod-protocol.md §2.2); it repeats the line. */
+/** The mod's own text for a line no verb matched (docs/protocol.md#replies-and-errors); it repeats the line. */
 const UNKNOWN_COMMAND = /^unknown command: ([\s\S]*)$/;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The vanilla commands a fork and a restore send through CMD (predecessor-python.md §7), with
+ * The vanilla commands a fork and a restore send through CMD, with
  * their feedback texts and effects: tick freeze/unfreeze/query, summon with recorded NBT, kill
  * with narrow selectors, dying bodies and drops, forceload, data get entity.
  */
