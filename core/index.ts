@@ -6,7 +6,7 @@ export { definePlugin, defineTool, TOOL_NAME, RESERVED_NAMES } from './host/defi
 export { HOST_API_VERSION } from './host/plugin-api.js';
 export type {
   Plugin, PluginContext, PluginInfo, PluginSource, Service, ServiceContext, ToolAnnotations, ToolContext, ToolSpec,
-  EventsView, HostView, HostStatus, Manifest, ManifestTool, Surface, ToolAvailability, ToolDependency, CapsSource, HiddenBy,
+  EventsView, HostView, HostStatus, Manifest, ManifestTool, PluginGuide, Surface, ToolAvailability, ToolDependency, CapsSource, HiddenBy,
 } from './host/plugin-api.js';
 export type { ToolPolicy } from './host/registry/policy.js';
 export type { ToolScope, VerbRule, VerbSpec } from './host/plugin-api.js';

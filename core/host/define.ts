@@ -102,6 +102,7 @@ const pluginShape = z.object({
   version: z.string().trim().min(1, 'must be a version string, e.g. "1.0.0"'),
   apiVersion: z.number().int().positive(),
   description: z.string().optional(),
+  guide: z.string().trim().min(1, 'must say how to use the tools, or be left out').max(2000, 'must be a short guide (2000 characters at most)').optional(),
   requires: z.object({
     caps: z.array(z.string().trim().min(1)).optional(),
     mcbridge: z.string().refine(validRange, 'must be a semver range, e.g. ">=0.1.0" or "^1.0.0"').optional(),

@@ -281,12 +281,16 @@ export class Host extends EventEmitter {
 
   manifest(): Manifest {
     const view = this.capsView();
+    const tools = this.registry.manifestTools(view);
+    const shown = new Set(tools.filter((t) => t.available).map((t) => t.plugin));
+    const guides = [...this.records.values()].flatMap(({ plugin }) => (plugin.guide && shown.has(plugin.name) ? [{ plugin: plugin.name, text: plugin.guide }] : []));
     return {
       revision: this.registry.revision,
       vantage: this.vantage,
       capsSource: view.source,
       connected: this.link.connected,
-      tools: this.registry.manifestTools(view),
+      tools,
+      guides,
     };
   }
 

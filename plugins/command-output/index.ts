@@ -61,6 +61,8 @@ export const commandOutputPlugin = definePlugin({
   name: 'command-output',
   version: '1.0.0',
   apiVersion: 1,
+  guide:
+    'To run a Minecraft command, prefer `command_output` over `command` whenever the answer matters: it collects what the command printed, where `command` only acknowledges that it ran.',
   requires: { caps: ['command'] },
   verbs: { CMD: { replies: ['cmd_ack'], requires: ['command'] } },
   tools: [

@@ -86,6 +86,8 @@ export const eventsPlugin = definePlugin({
   name: 'events',
   version: '1.0.0',
   apiVersion: 1,
+  guide:
+    '`events` replays buffered game events with a cursor: pass the `next` of one answer as `since` in the next call and you see each event exactly once. `dropped` tells you when some are missing (evicted from the buffer, or cut by `limit`: call again).',
   tools: [
     defineTool({
       name: 'events',

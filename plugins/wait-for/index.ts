@@ -177,6 +177,8 @@ export const waitForPlugin = definePlugin({
   name: 'wait-for',
   version: '1.0.0',
   apiVersion: 1,
+  guide:
+    '`wait_for` waits until a matching event happens (or a state value holds); it reports progress, and cancelling the request stops the wait in the daemon.',
   tools: [
     defineTool({
       name: 'wait_for',

@@ -30,6 +30,8 @@ export const waitPlugin = definePlugin({
   name: 'wait',
   version: '1.0.0',
   apiVersion: 1,
+  guide:
+    '`wait` lets game time pass (20 ticks = 1 second); a long wait reports progress, and cancelling the request stops it in the daemon.',
   requires: { caps: ['wait'] },
   verbs: { WAIT: waitVerb },
   tools: [
