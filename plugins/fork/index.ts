@@ -3,10 +3,6 @@ import { SNAPSHOT_WORKFLOW_VERBS } from 'mcbridge/kit';
 import { runFork } from './run.js';
 import { forkInput, forkResult } from './schema.js';
 
-export { copyWorld, SKIPPED_NAMES, type WorldManifest } from './copy-world.js';
-export { FORK_MANIFEST } from './run.js';
-export { tickStateOf } from './tick.js';
-
 export const forkPlugin = definePlugin({
   name: 'fork',
   version: '1.0.0',

@@ -3,7 +3,7 @@ import { definePlugin, defineTool, TICK_MS, type VerbSpec } from 'mcbridge';
 import { modReply } from 'mcbridge/kit';
 
 /** One hour of game time: the cap the mod's control protocol also uses. */
-export const MAX_WAIT_TICKS = 72_000;
+const MAX_WAIT_TICKS = 72_000;
 /** Beyond the ticks themselves: a busy server ticks slower than 20 times a second. */
 const WAIT_SLACK_MS = 20_000;
 

@@ -3,7 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readSnapshot } from 'mcbridge/kit';
-import { copyWorld, FORK_MANIFEST, tickStateOf } from '../../plugins/fork/index.js';
+import { copyWorld } from '../../plugins/fork/copy-world.js';
+import { FORK_MANIFEST } from '../../plugins/fork/run.js';
+import { tickStateOf } from '../../plugins/fork/tick.js';
 import { failure, sentSince, useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();
