@@ -6,14 +6,14 @@ export { definePlugin, defineTool, TOOL_NAME, RESERVED_NAMES } from './host/defi
 export { HOST_API_VERSION } from './host/plugin-api.js';
 export type {
   Plugin, PluginContext, PluginInfo, PluginSource, Service, ServiceContext, ServiceStop, ToolAnnotations, ToolContext, ToolSpec, DeferredCleanup,
-  EventsView, HostView, HostStatus, Manifest, ManifestTool, Surface, ToolAvailability, ToolDependency, CapsSource, HiddenBy,
+  EventsView, HostView, HostStatus, Manifest, ManifestTool, PluginGuide, Surface, ToolAvailability, ToolDependency, CapsSource, HiddenBy,
 } from './host/plugin-api.js';
 export type { ToolPolicy } from './host/registry/policy.js';
 export type { ToolScope, VerbRule, VerbSpec } from './host/plugin-api.js';
 export { defineConfig, defineComposite } from './authoring/config.js';
 export type { McbridgeConfig, PluginConfigEntry, CompositeSpec, CompositeContext, WebhookConfig, WebhookReceiverConfig } from './authoring/config.js';
 export { McbridgeError, ERROR_CODES, type ErrorCode } from './host/errors.js';
-export { sleep } from './host/abort.js';
+export { sleep } from './host/cancel.js';
 export type { RecordedEvent, Cursor, EventPage, EventStats } from './host/events/event-log.js';
 export type { EventFollower, FollowItem, FollowOptions } from './host/events/follow.js';
 export { parseCursor, DEFAULT_EVENT_LIMIT } from './host/events/event-log.js';

@@ -3,7 +3,7 @@
  * tool policy, plugins and composite tools. `defineConfig()` gives the types; the daemon checks
  * what a config file actually exported (core/daemon/config/schema.ts).
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ModReply } from '../host/link/mod-link.js';
 import type { AnyObjectSchema, Plugin, ToolAnnotations, ToolContext, ToolScope } from '../host/plugin-api.js';
 import type { DaemonOptionValues } from './options.js';
@@ -58,7 +58,7 @@ export interface McbridgeConfig extends DaemonOptionValues {
   /** Plugins beyond the built-ins, with their options: `[plugin, options]`. */
   plugins?: PluginConfigEntry[];
   /** Tools defined right here, chaining other tools and waits. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: each composite keeps its own input and output types; the list needs only the common shape
   composites?: CompositeSpec<any, any>[];
 }
 

@@ -1,11 +1,10 @@
-import { sleep } from './abort.js';
-import { signalOf, type Cancellation } from './cancel.js';
+import { signalOf, sleep, type Cancellation } from './cancel.js';
 import type { Vantage } from './link/discovery.js';
 import type { ModLink, ModReply, RequestOptions } from './link/mod-link.js';
 import type { Cursor, RecordedEvent } from './events/event-log.js';
 import type { DeferredCleanup, EventsView, HostView, ToolContext } from './plugin-api.js';
 import type { RegisteredTool, ToolRegistry } from './registry/registry.js';
-import type { CallScope } from './tool-context.js';
+import type { CallScope } from './call-scope.js';
 import type { Logger } from '../util/log.js';
 
 /** What a call's context needs of its host. */

@@ -76,7 +76,7 @@ const toolShape = z.object({
   run: z.custom<ToolSpec['run']>((v) => typeof v === 'function', { message: 'expected a function (args, ctx) => result' }),
 });
 
-// Plugin.verbs: upper-case verb names (mod-protocol.md §1.3), each a spec or a function of the
+// Plugin.verbs: upper-case verb names (docs/protocol.md#server-vantage-verbs), each a spec or a function of the
 // argument; what such a function returns is checked when it runs (registry/verb-table.ts).
 export const verbSpecShape = z.object({
   replies: z.array(z.string().trim().min(1, 'must be a reply type, e.g. "state"')).min(1, 'must name at least one reply type, e.g. ["state"]'),
@@ -102,6 +102,7 @@ const pluginShape = z.object({
   version: z.string().trim().min(1, 'must be a version string, e.g. "1.0.0"'),
   apiVersion: z.number().int().positive(),
   description: z.string().optional(),
+  guide: z.string().trim().min(1, 'must say how to use the tools, or be left out').max(2000, 'must be a short guide (2000 characters at most)').optional(),
   requires: z.object({
     caps: z.array(z.string().trim().min(1)).optional(),
     mcbridge: z.string().refine(validRange, 'must be a semver range, e.g. ">=0.1.0" or "^1.0.0"').optional(),

@@ -3,10 +3,9 @@ import path from 'node:path';
 import { McbridgeError, toMcbridgeError } from './errors.js';
 import { EventLog, type RecordedEvent } from './events/event-log.js';
 import { followEvents } from './events/follow.js';
-import { CallScope } from './tool-context.js';
-import { settleOnCancel } from './abort.js';
+import { CallScope } from './call-scope.js';
 import { CallContext, type CallContextOptions, type CallHost } from './call-context.js';
-import { Cancellation } from './cancel.js';
+import { Cancellation, settleOnCancel } from './cancel.js';
 import { DEFAULT_CAPS, normalizeCaps } from './link/caps.js';
 import type { Vantage } from './link/discovery.js';
 import { ModLink, type ModLinkOptions } from './link/mod-link.js';
@@ -290,12 +289,16 @@ export class Host extends EventEmitter {
 
   manifest(): Manifest {
     const view = this.capsView();
+    const tools = this.registry.manifestTools(view);
+    const shown = new Set(tools.filter((t) => t.available).map((t) => t.plugin));
+    const guides = [...this.records.values()].flatMap(({ plugin }) => (plugin.guide && shown.has(plugin.name) ? [{ plugin: plugin.name, text: plugin.guide }] : []));
     return {
       revision: this.registry.revision,
       vantage: this.vantage,
       capsSource: view.source,
       connected: this.link.connected,
-      tools: this.registry.manifestTools(view),
+      tools,
+      guides,
     };
   }
 

@@ -208,6 +208,12 @@ export interface Plugin<C = unknown> {
   version: string;
   apiVersion: number;
   description?: string;
+  /**
+   * How a model should use this plugin's tools, a sentence or two for the MCP `mc_guide` prompt,
+   * shown while one of its tools is available. Name a tool in backticks by its registry name
+   * (`` `command_output` ``); each front-end spells it its own way (MCP: `mc_command_output`).
+   */
+  guide?: string;
   requires?: {
     /** CAPS every tool of this plugin needs, added to each tool's own. */
     caps?: string[];
@@ -216,8 +222,7 @@ export interface Plugin<C = unknown> {
   };
   /** Validates this plugin's slice of the config. */
   options?: z.ZodType<C>;
-  // Tools keep their own input types; the registry only needs the common shape.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: tools keep their own input types; the registry needs only the common shape
   tools?: ToolSpec<any, any, C>[];
   services?: Service<C>[];
   setup?(ctx: PluginContext<C>): void | Promise<void>;
@@ -301,4 +306,12 @@ export interface Manifest {
   capsSource: CapsSource;
   connected: boolean;
   tools: ManifestTool[];
+  /** The guides of the plugins with a tool available now, in load order. */
+  guides?: PluginGuide[];
+}
+
+/** A plugin's `guide`, as the manifest carries it to the front-ends. */
+export interface PluginGuide {
+  plugin: string;
+  text: string;
 }

@@ -70,7 +70,7 @@ export function eventSender(event: RecordedEvent): { name?: string; uuid?: strin
       const id = /(?:^|,\s*)id=([0-9a-fA-F-]{32,36})/.exec(profile[1]!);
       const name = /(?:^|,\s*)name=([^,\]]*)/.exec(profile[1]!);
       if (id) out.uuid = id[1]!.toLowerCase();
-      if (name && name[1]) out.name = name[1];
+      if (name?.[1]) out.name = name[1];
     } else {
       out.name = raw;
     }

@@ -1,5 +1,5 @@
 /**
- * Output schemas for tools that return a mod reply (mod-protocol.md §2.2): the fields a caller
+ * Output schemas for tools that return a mod reply (docs/protocol.md#replies-and-errors): the fields a caller
  * can count on, every other field the mod sends kept as it is. Loose on purpose: an output
  * schema is enforced, and a newer mod adding a field must not turn a good answer into an error.
  */

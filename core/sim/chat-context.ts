@@ -1,5 +1,5 @@
 /**
- * Chat context bundles (§7): the receipt store (capture at packet receipt, 60 s), the context
+ * Chat context bundles (docs/protocol.md#chat-context): the receipt store (capture at packet receipt, 60 s), the context
  * cache (capacity, TTL from capture time, lifetime counters), CONTEXT replies, and the server
  * `chat` event in its four variants (receipt, broadcast, receipt_expired, sender_unavailable).
  */
@@ -30,7 +30,7 @@ export interface ContextBundle {
   view: Record<string, unknown>;
 }
 
-/** The bundle as CONTEXT <id> returns it (§7.5). */
+/** The bundle as CONTEXT <id> returns it. */
 export function bundleJson(b: ContextBundle): Record<string, unknown> {
   return {
     schema: 'player-context/1',
@@ -51,7 +51,7 @@ export function bundleJson(b: ContextBundle): Record<string, unknown> {
   };
 }
 
-/** The inline summary a chat event carries (§3.3): no id, seq or capture time; view type only. */
+/** The inline summary a chat event carries: no id, seq or capture time; view type only. */
 function summaryJson(b: ContextBundle): Record<string, unknown> {
   return {
     schema: 'player-context/1',
@@ -213,7 +213,7 @@ export class ChatContexts {
     const player = this.world.findPlayerByName(playerName, true) ?? null;
     const key = this.nextKey++;
     if (player) this.receipts.add(key, this.capture(player, 'receipt', this.options.now() - ageMillis));
-    return { key, text, senderUuid: player?.uuid ?? null, senderName: player?.player!.name ?? null };
+    return { key, text, senderUuid: player?.uuid ?? null, senderName: player?.player?.name ?? null };
   }
 
   /** Broadcast: consumes the receipt (or captures now), fills the cache, builds the chat event. */
@@ -248,11 +248,11 @@ export class ChatContexts {
       case 'receipt':
         return this.broadcast(this.receive(playerName, text));
       case 'broadcast':
-        return this.broadcast({ key: this.nextKey++, text, senderUuid: online?.uuid ?? null, senderName: online?.player!.name ?? null });
+        return this.broadcast({ key: this.nextKey++, text, senderUuid: online?.uuid ?? null, senderName: online?.player?.name ?? null });
       case 'receipt_expired':
         return this.broadcast(this.receive(playerName, text, receiptAgeMillis));
       case 'sender_unavailable':
-        return this.unavailable(text, online?.player!.name);
+        return this.unavailable(text, online?.player?.name);
     }
   }
 

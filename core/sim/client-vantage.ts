@@ -1,5 +1,5 @@
 /**
- * Client-vantage verbs (§4, from the 0.5.0 source): everything but PING, ECHO, MARK and parse
+ * Client-vantage verbs (docs/protocol.md#client-vantage-verbs, from the 0.5.0 source): everything but PING, ECHO, MARK and parse
  * errors runs on the next client tick; CMD has no output (feedback arrives as `game` events);
  * CHAT sends as the local player; recording, screen, connect, world and LAN are modelled with
  * a small ClientState.

@@ -222,7 +222,8 @@ const time: Handler = (r, { world }) => {
     }
     case 'set': {
       const named = NAMED_TIMES[r.peekWord()];
-      const value = named !== undefined ? (r.readWord(), named) : readTime(r);
+      const value = named ?? readTime(r);
+      if (named !== undefined) r.readWord();
       r.expectEnd();
       world.dayTime = value;
       return [`Set the time to ${value}`];

@@ -1,5 +1,5 @@
 /**
- * The entity record of §6.1 (shared by ENTITIES, PLAYER and view targets) and the entity NBT
+ * The entity record of docs/protocol.md#entity-records (shared by ENTITIES, PLAYER and view targets) and the entity NBT
  * written into snapshots and shown by `data get entity`.
  */
 import { typeInfo } from './entity-types.js';
@@ -22,7 +22,7 @@ function className(entity: SimEntity, options: RecordOptions): string {
   return typeInfo(entity.type).className;
 }
 
-/** §6.1, field order as the mod writes it. Players carry `gameMode` creative|survival only. */
+/** The entity record, field order as the mod writes it. Players carry `gameMode` creative|survival only. */
 export function entityRecord(entity: SimEntity, options: RecordOptions = {}): Record<string, unknown> {
   const record: Record<string, unknown> = {
     id: entity.id,

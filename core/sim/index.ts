@@ -434,7 +434,7 @@ export class SimulatedMod {
   private accept(socket: net.Socket): void {
     socket.setNoDelay(true);
     const conn = new Connection(socket, () => this.lineEnding);
-    // The mod adds the client to the broadcast list before writing the greeting (the race of §1.4).
+    // The mod adds the client to the broadcast list before writing the greeting (the race docs/protocol.md#the-greeting warns of).
     this.clients.add(conn);
     if (this.eventBeforeHello) {
       const early = this.eventBeforeHello === true ? textEvent('hello', this.millis(), this.startupEventText()) : this.eventBeforeHello;
@@ -711,25 +711,24 @@ export class SimulatedMod {
   }
 
   private vantageHost(): ClientHost {
-    const sim = this;
     return {
-      world: sim.world,
-      version: sim.version,
-      port: sim.boundPort,
-      modDir: sim.modDir,
-      worldDir: sim.worldDir,
-      snapshotsDir: sim.snapshotsDir,
-      chat: sim.contexts,
-      client: sim.client,
-      millis: () => sim.millis(),
-      capabilities: () => sim.caps,
-      has: (capability) => sim.caps.includes(capability),
-      emit: (event) => sim.emit(event),
-      connectionCount: () => sim.clients.size,
-      appendSample: (line) => fs.appendFileSync(sim.samplesFile, `${line}\n`),
+      world: this.world,
+      version: this.version,
+      port: this.boundPort,
+      modDir: this.modDir,
+      worldDir: this.worldDir,
+      snapshotsDir: this.snapshotsDir,
+      chat: this.contexts,
+      client: this.client,
+      millis: () => this.millis(),
+      capabilities: () => this.caps,
+      has: (capability) => this.caps.includes(capability),
+      emit: (event) => this.emit(event),
+      connectionCount: () => this.clients.size,
+      appendSample: (line) => fs.appendFileSync(this.samplesFile, `${line}\n`),
       saveWorld: (flush) => {
-        if (flush) sim.save();
-        else sim.pendingSave = true;
+        if (flush) this.save();
+        else this.pendingSave = true;
       },
     };
   }

@@ -86,12 +86,16 @@ class Writer {
       case 'intArray':
         return this.fixed(4 + 4 * tag.values.length, (b) => {
           b.writeInt32BE(tag.values.length);
-          tag.values.forEach((v, i) => b.writeInt32BE(v | 0, 4 + 4 * i));
+          tag.values.forEach((v, i) => {
+            b.writeInt32BE(v | 0, 4 + 4 * i);
+          });
         });
       case 'longArray':
         return this.fixed(4 + 8 * tag.values.length, (b) => {
           b.writeInt32BE(tag.values.length);
-          tag.values.forEach((v, i) => b.writeBigInt64BE(BigInt.asIntN(64, v), 4 + 8 * i));
+          tag.values.forEach((v, i) => {
+            b.writeBigInt64BE(BigInt.asIntN(64, v), 4 + 8 * i);
+          });
         });
       case 'list': {
         const element = tag.items[0]?.kind;

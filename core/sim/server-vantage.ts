@@ -1,5 +1,5 @@
 /**
- * Server-vantage verbs (§2): matching in the mod's order, argument parsing on the reader thread,
+ * Server-vantage verbs (docs/protocol.md#server-vantage-verbs): matching in the mod's order, argument parsing on the reader thread,
  * and the replies built on the server thread.
  */
 import { consoleSource, runCommand } from './commands.js';

@@ -1,5 +1,5 @@
 /**
- * SNAPSHOT and SNAPSHOTS (§2.14, §2.15, §6.3): argument rules, name safety, the radius filter,
+ * SNAPSHOT and SNAPSHOTS (docs/protocol.md#snapshot-files): argument rules, name safety, the radius filter,
  * real `entities.jsonl` + `meta.json` files, and the orderHash over the non-player tick order.
  */
 import { createHash } from 'node:crypto';

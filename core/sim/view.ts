@@ -175,7 +175,7 @@ function round(value: number, places: number): number {
 
 const rounded = (values: readonly number[], places: number) => values.map((v) => dbl(round(v, places)));
 
-/** The `view` block of a PLAYER reply (§2.9). */
+/** The `view` block of a PLAYER reply (docs/protocol.md#server-vantage-verbs). */
 export function playerViewJson(view: PlayerView): Record<string, unknown> {
   const t = view.target;
   const base = { hit: rounded(t.hit, 3), distance: dbl(round(t.distance, 3)) };
@@ -197,7 +197,7 @@ export function playerViewJson(view: PlayerView): Record<string, unknown> {
   };
 }
 
-/** The chat bundle's `view` (ViewTarget, §7): a different shape from the PLAYER target. */
+/** The chat bundle's `view` (ViewTarget, docs/protocol.md#chat-context): a different shape from the PLAYER target. */
 export function bundleViewJson(world: World, view: PlayerView): Record<string, unknown> {
   const t = view.target;
   const distanceValue = dbl(round(t.distance, 3));

@@ -30,7 +30,8 @@ export interface TestHostOptions {
   /** Plugins to load, in any form a config accepts: objects, package names, `[plugin, options]`. */
   plugins?: PluginConfigEntry[];
   /** Composite tools, as in a config. */
-  composites?: CompositeSpec<any, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: each composite keeps its own input and output types, as in a config
+  composites?: CompositeSpec<any, any>[];
   /** A whole config: an object, or the path of a config file (loaded like `--config`). */
   config?: McbridgeConfig | string;
   /** Package names resolve from here (default: the config file's directory, else the working directory). */
@@ -58,7 +59,8 @@ export interface TestHost {
   readonly client: ApiClient;
   readonly port: number;
   /** Call a tool through the local API; rejects with a McbridgeError (`code`, `message`) on refusal. */
-  call<T = any>(tool: string, args?: Record<string, unknown>, options?: ClientCallOptions): Promise<T>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: a test reads the result's fields directly unless it names a type
+  call<T = any>(tool: string, args?: Record<string, unknown>, options?: ClientCallOptions): Promise<T>;
   /** The refusal a call ends in; fails when the call succeeds. */
   callError(tool: string, args?: Record<string, unknown>, options?: ClientCallOptions): Promise<McbridgeError>;
   /** The manifest: every tool, available or not, and why. */
@@ -142,7 +144,7 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
     host,
     client,
     port: daemon.apiAddress.port,
-    call: (tool, args = {}, callOptions) => client.call(tool, args, callOptions) as Promise<any>, // eslint-disable-line @typescript-eslint/no-explicit-any
+    call: <T>(tool: string, args: Record<string, unknown> = {}, callOptions?: ClientCallOptions) => client.call(tool, args, callOptions) as Promise<T>,
     async callError(tool, args = {}, callOptions) {
       let result: unknown;
       try {

@@ -1,5 +1,5 @@
 /**
- * The client-vantage verbs (mod-protocol.md §4): chat as the local player, the screen, joining
+ * The client-vantage verbs (docs/protocol.md#client-vantage-verbs): chat as the local player, the screen, joining
  * servers and worlds, LAN, and per-tick recording. Each tool needs its own CAPS token, so a
  * server-vantage mod hides all of them with the reason.
  */
@@ -8,9 +8,9 @@ import { definePlugin, defineTool } from 'mcbridge';
 import { javaDouble, lineText, modAck, modReply } from 'mcbridge/kit';
 
 /** Vanilla refuses chat messages longer than this. */
-export const MAX_CHAT_LENGTH = 256;
-export const DEFAULT_RECORD = { ticks: 200, radius: 64, interval: 1 } as const;
-export const MAX_RECORD_TICKS = 72_000;
+const MAX_CHAT_LENGTH = 256;
+const DEFAULT_RECORD = { ticks: 200, radius: 64, interval: 1 } as const;
+const MAX_RECORD_TICKS = 72_000;
 
 const port = (field: string, min: number) =>
   z.number({ error: `${field} must be a port number, e.g. 25565` }).int(`${field} must be a whole number`)

@@ -2,17 +2,17 @@ import { z } from 'zod';
 import { definePlugin, defineTool, McbridgeError, type RecordedEvent, type ToolContext } from 'mcbridge';
 import { CMD_VERB, commandText } from 'mcbridge/kit';
 
-export const DEFAULT_OUTPUT_WAIT_SECONDS = 2;
-export const MIN_OUTPUT_WAIT_SECONDS = 0.1;
-export const MAX_OUTPUT_WAIT_SECONDS = 30;
+const DEFAULT_OUTPUT_WAIT_SECONDS = 2;
+const MIN_OUTPUT_WAIT_SECONDS = 0.1;
+const MAX_OUTPUT_WAIT_SECONDS = 30;
 /** Once a line has arrived, this much silence ends the collection early. */
-export const OUTPUT_QUIET_MS = 500;
+const OUTPUT_QUIET_MS = 500;
 /** More lines than this from one command are cut (`truncated`). */
-export const MAX_OUTPUT_LINES = 500;
+const MAX_OUTPUT_LINES = 500;
 
 const isOutputEvent = (e: RecordedEvent) => e.category === 'game' || e.category === 'chat';
 
-export const commandOutputResult = z.object({
+const commandOutputResult = z.object({
   type: z.literal('command_output'),
   command: z.string(),
   output: z.array(z.string()),
@@ -52,7 +52,7 @@ async function collectLines(ctx: ToolContext, cursor: number, waitMs: number): P
 }
 
 /** The predecessor's reading of `wait`: absent or 0 or less is the default, the rest clamped into range. */
-export function outputWait(asked: number | undefined): number {
+function outputWait(asked: number | undefined): number {
   if (asked === undefined || asked <= 0) return DEFAULT_OUTPUT_WAIT_SECONDS;
   return Math.min(MAX_OUTPUT_WAIT_SECONDS, Math.max(MIN_OUTPUT_WAIT_SECONDS, asked));
 }
@@ -61,6 +61,8 @@ export const commandOutputPlugin = definePlugin({
   name: 'command-output',
   version: '1.0.0',
   apiVersion: 1,
+  guide:
+    'To run a Minecraft command, prefer `command_output` over `command` whenever the answer matters: it collects what the command printed, where `command` only acknowledges that it ran.',
   requires: { caps: ['command'] },
   verbs: CMD_VERB,
   tools: [

@@ -2,11 +2,9 @@ import { z } from 'zod';
 import { definePlugin, defineTool, McbridgeError, type ModReply, type ToolContext } from 'mcbridge';
 import { sortedCounts, javaDouble, modReply, num, str } from 'mcbridge/kit';
 
-export { javaDouble };
-
-export const DEFAULT_NEAREST = 20;
-export const MAX_NEAREST = 500;
-export const MAX_RAW_LIMIT = 10_000;
+const DEFAULT_NEAREST = 20;
+const MAX_NEAREST = 500;
+const MAX_RAW_LIMIT = 10_000;
 /** A full list of a busy world is slow to build on the server thread. */
 const ENTITIES_TIMEOUT_MS = 60_000;
 
@@ -22,7 +20,7 @@ interface Origin {
 const round = (v: number, places: number) => Math.round(v * 10 ** places) / 10 ** places;
 
 /** `zombie` and `minecraft:zombie` name the same type; ids compare in lower case. */
-export function typeId(type: string): string {
+function typeId(type: string): string {
   const t = type.trim().toLowerCase();
   return t.includes(':') ? t : `minecraft:${t}`;
 }
@@ -50,7 +48,7 @@ function position(e: Entity): [number, number, number] | null {
 }
 
 /** One line per entity for an agent: identity, where, how far, how healthy. */
-export function compactEntity(e: Entity, origin: Origin | null): Entity {
+function compactEntity(e: Entity, origin: Origin | null): Entity {
   const out: Entity = { id: e.id, uuid: e.uuid, type: e.type };
   const name = str(e.name) ?? str(e.customName);
   if (name) out.name = name;
@@ -124,7 +122,7 @@ interface SummaryArgs {
   nearest?: number | undefined;
 }
 
-export async function summarize(reply: ModReply, args: SummaryArgs, ctx: ToolContext): Promise<Record<string, unknown> & { type: string }> {
+async function summarize(reply: ModReply, args: SummaryArgs, ctx: ToolContext): Promise<Record<string, unknown> & { type: string }> {
   const all = entityList(reply);
   const origin = await findOrigin(ctx, all, args.player);
   const wanted = typesOf(args.types);
@@ -165,7 +163,7 @@ export async function summarize(reply: ModReply, args: SummaryArgs, ctx: ToolCon
  * One object for both shapes (MCP wants an object schema): the raw reply (`type: "entities"`,
  * `entities`) or the summary (`type: "entities_summary"`, `counts`, `nearest`).
  */
-export const entitiesResult = modReply({
+const entitiesResult = modReply({
   tick: z.number().nullable().optional(),
   dimension: z.string().nullable().optional(),
   radius: z.number().nullable().optional(),

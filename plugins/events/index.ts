@@ -4,10 +4,10 @@ import {
 } from 'mcbridge';
 import { cursorInput, EventCounter, eventFilterFields, eventMatcher, hasEventFilter } from 'mcbridge/kit';
 
-export const MAX_EVENT_LIMIT = 10_000;
+const MAX_EVENT_LIMIT = 10_000;
 /** Default response budget: enough for the default 200 ordinary events, small enough for a model's context. */
-export const DEFAULT_MAX_BYTES = 256 * 1024;
-export const MAX_MAX_BYTES = 8 * 1024 * 1024;
+const DEFAULT_MAX_BYTES = 256 * 1024;
+const MAX_MAX_BYTES = 8 * 1024 * 1024;
 
 const itemCount = (field: string) =>
   z.number({ error: `${field} must be a whole number of events, e.g. 200` })
@@ -24,7 +24,7 @@ const recordedEvent = z.looseObject({
   receivedAt: z.number(),
 });
 
-export const eventPageResult = z.object({
+const eventPageResult = z.object({
   events: z.array(recordedEvent),
   next: z.number().int(),
   streamId: z.string(),
@@ -37,7 +37,7 @@ export const eventPageResult = z.object({
 });
 type EventsResult = z.infer<typeof eventPageResult>;
 
-export const eventsSummaryResult = z.object({
+const eventsSummaryResult = z.object({
   streamId: z.string(),
   total: z.number().int(),
   byCategory: z.record(z.string(), z.number().int()),
@@ -59,7 +59,7 @@ const eventBytes = (e: RecordedEvent) => Buffer.byteLength(JSON.stringify(e)) + 
  * moves `next` back to the last one kept; the tail view keeps the newest. At least one event
  * always stays, so paging can never get stuck on one large event.
  */
-export function applyByteBudget(page: EventPage, maxBytes: number, forward: boolean): EventsResult {
+function applyByteBudget(page: EventPage, maxBytes: number, forward: boolean): EventsResult {
   const sizes = page.events.map(eventBytes);
   let bytes = 0;
   let kept = 0;
@@ -86,6 +86,8 @@ export const eventsPlugin = definePlugin({
   name: 'events',
   version: '1.0.0',
   apiVersion: 1,
+  guide:
+    '`events` replays buffered game events with a cursor: pass the `next` of one answer as `since` in the next call and you see each event exactly once. `dropped` tells you when some are missing (evicted from the buffer, or cut by `limit`: call again).',
   tools: [
     defineTool({
       name: 'events',

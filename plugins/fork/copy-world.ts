@@ -1,5 +1,5 @@
 /**
- * Copy a world folder for a fork (predecessor §7.3): sorted walk, a skip list at any depth, entity
+ * Copy a world folder for a fork (the predecessor's copy rules): sorted walk, a skip list at any depth, entity
  * storage stripped (its entities would respawn beside restored ones), files streamed by the
  * kernel (copyFile: copy_file_range / reflink), never held in memory.
  */

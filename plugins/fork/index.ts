@@ -3,9 +3,6 @@ import { SNAPSHOT_WORKFLOW_VERBS } from '../snapshot/kit.js';
 import { runFork } from './run.js';
 import { forkInput, forkResult } from './schema.js';
 
-export { copyWorld, SKIPPED_NAMES, type WorldManifest } from './copy-world.js';
-export { FORK_MANIFEST } from './run.js';
-
 export const forkPlugin = definePlugin({
   name: 'fork',
   version: '1.0.0',

@@ -1,5 +1,5 @@
 /**
- * The fork (predecessor §7.2, its bugs fixed): read the tick state, freeze if it runs, save-all
+ * The fork (as the predecessor forked, its bugs fixed): read the tick state, freeze if it runs, save-all
  * flush, SNAPSHOT, copy the world folder beside the snapshot, and put the tick state back as it
  * was on every exit path, cancel and a dropped link included.
  */
@@ -101,7 +101,7 @@ async function fork(args: ForkArgs, ctx: ToolContext, journal: WorldJournal): Pr
 
   if (freeze?.froze) {
     try {
-      await freeze.release(false); // nothing is owed on success; reported instead of failing (§10.12)
+      await freeze.release(false); // nothing is owed on success; reported instead of failing: the predecessor left a frozen game when the report failed
     } catch (err) {
       tick.restored = false;
       tick.problem = `the fork is complete, but the game is still frozen: ${(err as Error).message}; run \`tick unfreeze\``;

@@ -1,5 +1,5 @@
 /**
- * An apply (predecessor §7.4 steps 9-21): freeze, forceload, baseline, dimension and duplicate
+ * An apply: freeze, forceload, baseline, dimension and duplicate
  * checks, the summons one by one in recorded order, the verification snapshot and comparison,
  * then everything put back. The verdict is `ok` only when a comparison ran and matched and the
  * tick state is back as it was.

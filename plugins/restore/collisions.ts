@@ -1,5 +1,5 @@
 /**
- * Duplicates a restore would create (predecessor §7.5.2): a destination entity with a recorded
+ * Duplicates a restore would create: a destination entity with a recorded
  * uuid, or of a recorded type within `collision_radius` of its recorded position. Clearing is
  * narrow: one kill per colliding entity's spot and type, then the drops there; never a box.
  */

@@ -1,5 +1,5 @@
 /**
- * The full-state comparison of a recording with a fresh snapshot (predecessor §7.5.6), the core
+ * The full-state comparison of a recording with a fresh snapshot, the core
  * of `verify` and of restore's verdict: uuid order and orderHash, counts by type, and per entity
  * its type, position, velocity and NBT.
  */

@@ -1,6 +1,5 @@
 /**
- * Which game a restore would write to, and the proof that it is the intended one (predecessor
- * §7.4 step 4, §7.5.3, §7.5.4). `target` is only a label: a daemon talks to one game, so the
+ * Which game a restore would write to, and the proof that it is the intended one. `target` is only a label: a daemon talks to one game, so the
  * destination is proven by what that game reports, never by the label.
  */
 import path from 'node:path';

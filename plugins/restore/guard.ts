@@ -1,6 +1,6 @@
 /**
- * What an apply changes besides the summons, and how each change is undone on every exit path
- * (predecessor §7.4 steps 10, 11, 15, 18, 19): the tick state, read before anything changes
+ * What an apply changes besides the summons, and how each change is undone on every exit path:
+ * the tick state, read before anything changes
  * and put back; the forceload, released when asked; the freeze watchdog.
  */
 import type { ToolContext } from 'mcbridge';
@@ -79,7 +79,7 @@ export class RestoreGuard {
     try {
       this.current = null;
       // On a connection of its own: a summon the mod never answers holds the main one until it
-      // times out, and this is the stuck case (predecessor bug 5). Nothing on the main
+      // times out, and this is the case that left the predecessor's game frozen. Nothing on the main
       // connection must land first: no summon follows once this fired. Retried through a reconnect.
       await setTickStateWithRetry(ctx, 'running', { ownConnection: true });
       this.current = 'running';

@@ -6,8 +6,6 @@ import { runRestore } from './restore.js';
 import { runOrder } from './order.js';
 import { runVerify } from './verify.js';
 
-export { coordinateText, pythonFloat } from './float-text.js';
-
 const aliases = { dir: 'directory' };
 
 export const restorePlugin = definePlugin({

@@ -1,4 +1,4 @@
-/** The three tools' parameters: the predecessor's names and defaults (§7.4, §7.6, §7.7). */
+/** The three tools' parameters: the predecessor's names and defaults. */
 import { z } from 'zod';
 
 const directory = (tool: string, what: string) =>

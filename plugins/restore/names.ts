@@ -1,4 +1,4 @@
-/** Snapshot names restore, verify and order take on the destination (predecessor §7.5.7). */
+/** Snapshot names restore, verify and order take on the destination. */
 
 /** `restore-<stage>[-<target>]` as one safe token: others become `-`, runs collapse, edges trimmed, at most 64. */
 export function stageName(stage: string, target?: string | null): string {

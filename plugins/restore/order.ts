@@ -6,7 +6,7 @@ import type { OrderArgs } from './input.js';
 import { orderSnapshotName } from './names.js';
 import { takeSnapshot } from './recording.js';
 
-/** `order` (predecessor §7.7): only the orderHash of a fresh snapshot against the recording's. */
+/** `order`: only the orderHash of a fresh snapshot against the recording's. */
 export async function runOrder(args: OrderArgs, ctx: ToolContext) {
   const directory = path.resolve(args.directory);
   const recorded = await readSnapshot(directory).catch((err: Error) => {

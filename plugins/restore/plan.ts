@@ -1,5 +1,5 @@
 /**
- * What a restore would send (predecessor §7.4 step 3): one `/summon` per restorable record in
+ * What a restore would send: one `/summon` per restorable record in
  * file (tick) order, passengers left to their vehicle's NBT, and the chunk box to keep loaded.
  */
 import { McbridgeError } from 'mcbridge';

@@ -1,5 +1,5 @@
 /**
- * The `restore` tool (predecessor §7.4): read and validate the recording, plan the summons,
+ * The `restore` tool: read and validate the recording, plan the summons,
  * report and prove the endpoint; a dry run stops there, an apply needs the proof and then runs
  * `applyRestore`. Results keep the predecessor's field names.
  */

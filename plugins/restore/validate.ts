@@ -1,5 +1,5 @@
 /**
- * The checks a recording must pass before anything is sent to a game (predecessor §7.5.1):
+ * The checks a recording must pass before anything is sent to a game:
  * blocking issues refuse the restore, the rest are warnings in the result.
  */
 import { isObject } from 'mcbridge/kit';
@@ -92,7 +92,7 @@ function checkSets(entities: readonly SnapshotEntity[], out: Validation): void {
 export function validateRecording(meta: SnapshotMeta, entities: readonly SnapshotEntity[], recomputedHash: string): Validation {
   const out: Validation = { blockers: [], warnings: [] };
   checkMeta(meta, entities.length, recomputedHash, out);
-  entities.forEach((record, index) => checkRecord(record, index, out));
+  for (const [index, record] of entities.entries()) checkRecord(record, index, out);
   checkSets(entities, out);
   return out;
 }

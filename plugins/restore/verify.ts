@@ -1,5 +1,5 @@
 /**
- * `verify` (predecessor §7.6): the full-state comparison without restoring anything. A fresh
+ * `verify`: the full-state comparison without restoring anything. A fresh
  * snapshot of the destination against a recording; no freeze, no forceload.
  */
 import path from 'node:path';

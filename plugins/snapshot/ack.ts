@@ -7,7 +7,7 @@ import { McbridgeError, type ModReply } from 'mcbridge';
 import { num, str } from 'mcbridge/kit';
 import { readSnapshot, SnapshotFileError, snapshotNameProblem } from './files.js';
 
-/** A snapshot name the mod accepts (§2.14), checked here so a bad one never reaches the game. */
+/** A snapshot name the mod accepts (docs/protocol.md#server-vantage-verbs), checked here so a bad one never reaches the game. */
 export const snapshotName = z
   .string({ error: 'name must be a string, e.g. "before"' })
   .superRefine((name, ctx) => {
@@ -21,7 +21,7 @@ export const snapshotRadius = z
   .min(0, 'radius cannot be negative (0 = every entity)')
   .max(1e7, 'radius must be at most 10000000 blocks; use 0 for everything');
 
-/** A dimension id (§2.14), `minecraft:the_nether` or `the_nether`; the mod says whether it exists. */
+/** A dimension id, `minecraft:the_nether` or `the_nether`; the mod says whether it exists. */
 export const snapshotDimension = z
   .string({ error: 'dimension must be a dimension id, e.g. "minecraft:the_nether"' })
   .regex(/^([a-z0-9_.-]+:)?[a-z0-9_./-]+$/, 'dimension must be a dimension id, e.g. minecraft:the_nether (or the_nether)');

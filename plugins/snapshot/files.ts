@@ -1,5 +1,5 @@
 /**
- * The mod's snapshot protocol v1 (mod-protocol §2.14, §6.3): the SNAPSHOT request line, name
+ * The mod's snapshot protocol v1 (docs/protocol.md#snapshot-files): the SNAPSHOT request line, name
  * rules, orderHash, and a reader for `meta.json` + `entities.jsonl` that names what is wrong.
  * Shared by the snapshot, fork and restore plugins (through ./kit.ts), so each reads the files one way.
  */
@@ -28,7 +28,7 @@ export const FORK_MANIFEST = 'fork-manifest.json';
 
 const DEVICE_NAMES = new Set(['con', 'prn', 'aux', 'nul', ...[1, 2, 3, 4, 5, 6, 7, 8, 9].flatMap((n) => [`com${n}`, `lpt${n}`])]);
 
-/** Why the mod would reject `name` as a snapshot name (§2.14), or null when it accepts it. */
+/** Why the mod would reject `name` as a snapshot name, or null when it accepts it. */
 export function snapshotNameProblem(name: string): string | null {
   if (name.length < 1 || name.length > 64) return 'must be 1-64 characters';
   if (!/^[A-Za-z0-9._-]+$/.test(name)) return 'may hold only A-Z, a-z, 0-9, ".", "_" and "-"';

@@ -11,6 +11,8 @@ export const statusPlugin = definePlugin({
   name: 'status',
   version: '1.0.0',
   apiVersion: 1,
+  guide:
+    'Whenever something fails, call `status`: it shows the link, the last connection error and the event counters.',
   tools: [
     defineTool({
       name: 'status',

@@ -3,7 +3,7 @@ import { definePlugin, defineTool, TICK_MS, type VerbSpec } from 'mcbridge';
 import { modReply } from 'mcbridge/kit';
 
 /** One hour of game time: the cap the mod's control protocol also uses. */
-export const MAX_WAIT_TICKS = 72_000;
+const MAX_WAIT_TICKS = 72_000;
 /** Beyond the ticks themselves: a busy server ticks slower than 20 times a second. */
 const WAIT_SLACK_MS = 20_000;
 
@@ -11,9 +11,9 @@ const WAIT_SLACK_MS = 20_000;
 const JAVA_INT = /^[+-]?\d{1,10}$/;
 
 /**
- * `WAIT n` answers after n ticks (mod-protocol.md §2.3): its timeout grows with n, and with n > 0
+ * `WAIT n` answers after n ticks (docs/protocol.md#server-vantage-verbs): its timeout grows with n, and with n > 0
  * it runs on a connection of its own so it holds up no other call. With n <= 0 the reader thread
- * acks at once (§2.11), so it is immediate, but only for an argument the mod parses: an
+ * acks at once, so it is immediate, but only for an argument the mod parses: an
  * immediate verb must not fail with anything but `unknown command`.
  */
 function waitVerb(arg: string): VerbSpec {
@@ -30,6 +30,8 @@ export const waitPlugin = definePlugin({
   name: 'wait',
   version: '1.0.0',
   apiVersion: 1,
+  guide:
+    '`wait` lets game time pass (20 ticks = 1 second); a long wait reports progress, and cancelling the request stops it in the daemon.',
   requires: { caps: ['wait'] },
   verbs: { WAIT: waitVerb },
   tools: [

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { VERSION } from 'mcbridge';
 
-/** What a receiver gets: built once per event, the same bytes for every attempt (§8 of the predecessor's inventory). */
+/** What a receiver gets: built once per event, the same bytes for every attempt, as the predecessor's forwarder sent it. */
 export interface Delivery {
   eventId: string;
   type: string;

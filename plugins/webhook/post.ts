@@ -29,7 +29,7 @@ export type Outcome =
  * sanitiser removes the URL, path, query and secret from it like from any other message.
  */
 function statusText(status: number, reason: string | undefined): string {
-  const said = (reason ?? '').replace(/[\x00-\x1f\x7f]/g, ' ').trim().slice(0, 200);
+  const said = (reason ?? '').replace(/\p{Cc}/gu, ' ').trim().slice(0, 200);
   return said && said !== http().STATUS_CODES[status] ? `HTTP ${status} (the receiver said: ${said})` : `HTTP ${status}`;
 }
 

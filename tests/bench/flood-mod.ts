@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import net from 'node:net';
 
 /**
- * A minimal server-vantage mod for the benchmark (mod-protocol.md §1–§3): it greets
+ * A minimal server-vantage mod for the benchmark (docs/protocol.md): it greets
  * first, answers CAPS, STATE and PING at once on the reading side, and on demand writes
  * a prepared flood of realistic event lines in large batched writes. Like the real mod it
  * never drops an event: its writes wait for the socket to drain (the mod's writes block).
@@ -26,7 +26,7 @@ const PLAYERS = [
   { name: 'Alex', uuid: 'ec561538-f3fd-461d-aff5-086b22154bce' },
 ];
 
-/** Command-output lines as a server prints them (the `game` events of §3.1). */
+/** Command-output lines as a server prints them (the `game` events of docs/protocol.md#events). */
 const GAME_TEXTS = [
   'Teleported Notch to 128.5, 71.0, -340.25 facing minecraft:overworld spawn chunk border near the village well',
   'There are 4 of a max of 20 players online: Notch, jeb_, Dinnerbone, Alex',
@@ -49,7 +49,7 @@ function chatLine(i: number, millis: number, seq: number): string {
   const p = PLAYERS[i % PLAYERS.length]!;
   const text = CHAT_TEXTS[i % CHAT_TEXTS.length]!;
   if (i % 10 === 9) {
-    // The degraded variant: no context id, the reason instead (§3.3).
+    // The degraded variant: no context id, the reason instead.
     return JSON.stringify({
       type: 'chat', millis, seq, text, sender: p.name,
       context: { available: false, reason: 'receipt_expired', receivedAt: millis - 61_000, ageMillis: 61_000 }, event: true,

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildFloodPayload, FloodMod, type FloodPayload } from './flood-mod.js';
+import { buildFloodPayload, type FloodMod, type FloodPayload } from './flood-mod.js';
 import { fmtInt, fmtMiB, fmtNum, markdownSummary, median, printTable, round } from './stats.js';
 import { Subscriber, type GapInfo, type RelayKind } from './subscriber.js';
 import {

@@ -1,5 +1,5 @@
 /**
- * The predecessor's `LocalApiClient` (predecessor-python.md §3.8), re-expressed in Node as its
+ * The predecessor's `LocalApiClient`, re-expressed in Node as its
  * scripts used it: string ids "1", "2", ... per connection, replies matched by id, `ok: false`
  * thrown as an error carrying only the `error` text, and every pushed frame kept whole in an
  * unbounded queue. It knows nothing of mcbridge: no codes, no progress, no cancel.

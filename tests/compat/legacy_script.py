@@ -1,5 +1,5 @@
 """A predecessor-style script: a small LocalApiClient written from the predecessor's documented
-behaviour (predecessor-python.md 3.8: JSON lines over TCP, ids "1", "2", ..., replies matched by
+behaviour (docs/compatibility.md: JSON lines over TCP, ids "1", "2", ..., replies matched by
 id, ok:false raised with the error text, pushed frames queued whole), and the calls its users'
 scripts made. Exits 0 and prints "ok" when every check holds; usage: legacy_script.py PORT."""
 

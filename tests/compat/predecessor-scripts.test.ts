@@ -1,5 +1,5 @@
 /**
- * What the predecessor's clients and scripts do (predecessor-python.md §3, §4.3), against a real
+ * What the predecessor's clients and scripts do (docs/compatibility.md), against a real
  * `mcbridge run --sim` process: through a Node re-expression of its LocalApiClient, and through
  * a small Python client written from the same facts when python3 is on the machine. Each check
  * is something such a script relied on; docs/compatibility.md lists where we differ on purpose.

@@ -92,7 +92,7 @@ describe('API input a client controls', { timeout: 120_000 }, () => {
     }));
     const socket = await ApiSocket.open(stack.daemon.apiAddress.port);
     const methods = ['returns_nothing', 'returns_function', 'returns_bigint', 'returns_cycle', 'fails_with_odd_details', 'ping', 'stateless_nonsense'];
-    methods.forEach((method, id) => socket.send({ id, method }));
+    for (const [id, method] of methods.entries()) socket.send({ id, method });
     socket.send({ id: 'last', method: 'state' });
     await socket.until(() => socket.responses('last').length === 1, 'the last answer');
     for (let id = 0; id < methods.length; id++) {

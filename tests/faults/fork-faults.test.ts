@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FORK_MANIFEST } from '../../plugins/fork/index.js';
+import { FORK_MANIFEST } from '../../plugins/fork/run.js';
 import { failure, sentSince, useStacks } from '../support/plugins.js';
 
 /**

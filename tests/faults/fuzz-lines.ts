@@ -3,7 +3,7 @@
  * it an answer (blank lines are not requests) and which id that answer carries: the case's
  * own when it was a small scalar, else null.
  */
-import { Prng } from '../support/prng.js';
+import type { Prng } from '../support/prng.js';
 
 export interface FuzzCase {
   kind: string;

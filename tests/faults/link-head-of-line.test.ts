@@ -1,7 +1,7 @@
 /**
  * A slow server-thread verb must not hold up the calls behind it: reader-thread verbs (MARK,
  * PING) overtake it, and a queued call answers within its own timeout, counted from when it
- * was made, without ever being sent (mod-protocol.md §2.1; docs/decisions.md).
+ * was made, without ever being sent (docs/protocol.md#replies-and-errors; docs/decisions.md).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McbridgeError } from '../../core/host/errors.js';

@@ -150,7 +150,7 @@ describe('restore under faults', () => {
     expect(stack.sim.world.frozen).toBe(false);
   });
 
-  it('the watchdog unfreezes past a summon the mod never answers, on a connection of its own (predecessor bug 5)', async () => {
+  it('the watchdog unfreezes past a summon the mod never answers, on a connection of its own (the predecessor stayed frozen)', async () => {
     const { stack, dir, proof } = await recordedCarts(stacks.start);
     stack.sim.fault('summon', { noReply: true }, { times: 1 });
     const abort = new AbortController();

@@ -7,7 +7,7 @@ import { startSim, type SimulatedMod } from '../../core/sim/index.js';
 import { freePort, startStack, waitUntil, type Stack } from '../support/helpers.js';
 import { builtinVerbs } from '../support/verbs.js';
 
-// mod-protocol.md §9 edge cases, end to end: simulated mod, daemon, local API.
+// The mod's edge cases (docs/protocol.md), end to end: simulated mod, daemon, local API.
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();

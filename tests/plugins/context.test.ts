@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { STEVE_UUID } from 'mcbridge/testing';
-import { normalizeContextReply } from '../../plugins/context/index.js';
+import { normalizeContextReply } from '../../plugins/context/reply.js';
 import type { Stack } from '../support/plugins.js';
 import { ALEX_UUID, expectInvalidParams, failure, sentSince, steveAndAlex, useStacks } from '../support/plugins.js';
 

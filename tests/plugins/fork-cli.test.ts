@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FORK_MANIFEST } from '../../plugins/fork/index.js';
+import { FORK_MANIFEST } from '../../plugins/fork/run.js';
 import { CliProcesses, runCli } from '../support/cli-process.js';
 import { startDaemonProcess } from '../faults/support.js';
 

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readSnapshot, tickStateOf } from '../../plugins/snapshot/kit.js';
-import { copyWorld, FORK_MANIFEST } from '../../plugins/fork/index.js';
+import { copyWorld } from '../../plugins/fork/copy-world.js';
+import { FORK_MANIFEST } from '../../plugins/fork/run.js';
 import { failure, sentSince, useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();
@@ -180,7 +181,7 @@ describe('fork', () => {
     expect(Object.keys(await bare.hidden())).toContain('fork');
   });
 
-  it('passes dimension to SNAPSHOT (§2.14); refuses a malformed one before sending; an unknown one fails unfrozen', async () => {
+  it('passes dimension to SNAPSHOT; refuses a malformed one before sending; an unknown one fails unfrozen', async () => {
     const stack = await live();
     const before = stack.sim.received.length;
     const result = (await stack.call('fork', { name: 'hot', dimension: 'the_nether', regions: false })) as Record<string, any>;

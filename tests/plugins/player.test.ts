@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SERVER_CAPABILITIES, STEVE_UUID } from 'mcbridge/testing';
-import { normalizePlayerReply } from '../../plugins/player/index.js';
+import { normalizePlayerReply } from '../../plugins/player/reply.js';
 import { ALEX_UUID, expectInvalidParams, failure, sentSince, steveAndAlex, useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();

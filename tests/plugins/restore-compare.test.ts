@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compareSnapshots, velocityOf, type CompareOptions, type Side } from '../../plugins/restore/compare.js';
 import { itemsFragment, stripTopLevelKeys } from '../../plugins/restore/snbt-top.js';
 
-/** The full-state comparison behind verify and restore's verdict (predecessor §7.5.6). */
+/** The full-state comparison behind verify and restore's verdict. */
 const A = '0a000000-0000-4000-8000-00000000000a';
 const B = '0b000000-0000-4000-8000-00000000000b';
 const C = '0c000000-0000-4000-8000-00000000000c';

@@ -8,7 +8,7 @@ import { forceloadCommand, planSummons, recordedBox, summonCommand } from '../..
 import { describeBlockers, validateRecording } from '../../plugins/restore/validate.js';
 import { cart, useTemps, writeRecording } from '../support/restore.js';
 
-/** The restore building blocks (predecessor tests/test_restore.py and the summon parts of test_fork.py). */
+/** The restore building blocks (what the predecessor's restore and fork tests covered). */
 const tmp = useTemps();
 const U = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 

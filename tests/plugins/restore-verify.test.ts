@@ -8,7 +8,7 @@ import { CART_A, CART_B, onDisk, recordedCarts, useTemps, writeRecording } from 
 import { SERVER_HELLO, ScriptedMod } from '../support/scripted-mod.js';
 import { waitUntil } from '../support/wait-until.js';
 
-/** verify and order: the comparison without restoring (predecessor §7.6, §7.7). */
+/** verify and order: the comparison without restoring. */
 const stacks = useStacks();
 const tmp = useTemps();
 const cleanups: Array<() => Promise<void>> = [];

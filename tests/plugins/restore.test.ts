@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { failure, sentSince, useStacks } from '../support/plugins.js';
 import { CART_A, CART_B, recordedCarts } from '../support/restore.js';
 
-/** The guarded restore against the sim (predecessor tests/test_restore_daemon.py, its §10 bugs fixed). */
+/** The guarded restore against the sim (the predecessor's daemon restore, its bugs fixed). */
 const stacks = useStacks();
 const summons = (lines: string[]) => lines.filter((l) => l.startsWith('CMD /summon'));
 const uuidsIn = (stack: { sim: { world: { entities: Array<{ uuid: string; player: unknown }> } } }) =>

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { normaliseWorldDir } from '../../plugins/save/index.js';
+import { normaliseWorldDir } from '../../plugins/save/world-save.js';
 import { failure, sentSince, useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();

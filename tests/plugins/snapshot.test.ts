@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { orderHash, readSnapshot, SnapshotFileError, snapshotLine } from '../../plugins/snapshot/kit.js';
+import { orderHash, readSnapshot, type SnapshotFileError, snapshotLine } from '../../plugins/snapshot/kit.js';
 import { failure, sentSince, useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();

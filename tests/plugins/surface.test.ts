@@ -5,7 +5,7 @@ import { useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();
 
-/** predecessor-python.md §4.1, without the snapshot family and `stop` (a local API method here). */
+/** The predecessor's operations (docs/compatibility.md), without the snapshot family and `stop` (a local API method here). */
 const OPERATIONS = [
   'status', 'capabilities', 'state', 'player', 'entities', 'command', 'command_output', 'chat', 'record_start', 'record_stop', 'wait',
   'screen', 'mark', 'connect', 'world', 'lan', 'events', 'context', 'save',

@@ -1,5 +1,5 @@
 /**
- * The dependency rules of DESIGN.md ("Layout"), as data, and a checker that reads every import
+ * The dependency rules of docs/decisions.md, as data, and a checker that reads every import
  * of a source tree (static, re-export and dynamic) with the TypeScript parser.
  * Front-ends -> daemon -> plugins -> public API -> host -> util; the sim stands alone.
  */

@@ -3,7 +3,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { ApiClient } from '../../core/api/client.js';
+import type { ApiClient } from '../../core/api/client.js';
 import { definePlugin, defineTool, HOST_API_VERSION, type McbridgeError } from '../../core/index.js';
 import { silentLogger } from '../../core/util/log.js';
 import { McpFrontend, type McpFrontendOptions } from '../../core/frontends/mcp/frontend.js';
@@ -135,7 +135,7 @@ export function frontendFor(port: number, options: Partial<McpFrontendOptions> =
 export function text(result: unknown): string {
   const content = (result as CallToolResult).content;
   const first = content[0];
-  if (!first || first.type !== 'text') throw new Error('expected a text block first');
+  if (first?.type !== 'text') throw new Error('expected a text block first');
   return first.text;
 }
 

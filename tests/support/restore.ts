@@ -75,9 +75,9 @@ export async function forkIntoLab(
   start: (options?: StackOptions) => Promise<Stack>,
   tmp: () => string,
   live?: Stack,
-): Promise<{ live: Stack; lab: Stack; fork: Record<string, any> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+): Promise<{ live: Stack; lab: Stack; fork: Record<string, any> }> {
   const source = live ?? (await start(onDisk(tmp())));
-  const fork = (await source.call('fork', { name: 'before' })) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const fork = (await source.call('fork', { name: 'before' })) as Record<string, any>;
   const lab = await start(onDisk(makeLab(fork.forkDir, tmp())));
   return { live: source, lab, fork };
 }

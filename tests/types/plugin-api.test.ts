@@ -7,8 +7,8 @@ import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import {
   defineComposite, definePlugin, defineTool,
-  type CompositeContext, type Cursor, type DeferredCleanup, type EventPage, type EventStats, type FollowItem, type HostStatus, type ModReply,
-  type RecordedEvent, type Service, type ServiceStop, type ToolContext,
+  type CompositeContext, type Cursor, type DeferredCleanup, type EventPage, type EventStats, type FollowItem, type HostStatus, type Manifest, type ModReply,
+  type PluginGuide, type RecordedEvent, type Service, type ServiceStop, type ToolContext,
 } from 'mcbridge';
 
 const base = { description: 'a tool', input: z.object({}) };
@@ -189,5 +189,15 @@ describe('defineComposite', () => {
       // @ts-expect-error: a number where the output schema says string
       run: async () => ({ text: 1 }),
     });
+  });
+});
+
+describe('a plugin\'s guide', () => {
+  it('is text on the plugin, carried to the front-ends as manifest.guides', () => {
+    definePlugin({ name: 'sky', version: '1.0.0', apiVersion: 1, guide: 'Call `sky_probe` first.' });
+    // @ts-expect-error: a guide is text, not a list
+    definePlugin({ name: 'sky', version: '1.0.0', apiVersion: 1, guide: ['Call `sky_probe` first.'] });
+    expectTypeOf<Manifest['guides']>().toEqualTypeOf<PluginGuide[] | undefined>();
+    expectTypeOf<PluginGuide>().toEqualTypeOf<{ plugin: string; text: string }>();
   });
 });

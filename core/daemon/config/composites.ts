@@ -106,7 +106,7 @@ function stepError(err: unknown, composite: string, step: number, tool: string):
 
 /**
  * A composite's context: the host's tool context (its `waitFor`, `defer`, `sleep` and
- * clean-ups: core/host/tool-context.ts) plus `args`, step-numbered calls limited to `uses`, and
+ * clean-ups: core/host/call-scope.ts) plus `args`, step-numbered calls limited to `uses`, and
  * helpers. Clean-ups get the same, built on the host's clean-up context.
  */
 function compositeContext(spec: CompositeSpec, args: Record<string, unknown>, tool: ToolContext, steps: { n: number }): CompositeContext {

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Loader } from 'cosmiconfig';
+import type { CosmiconfigResult, Loader } from 'cosmiconfig';
 import type { Jiti } from 'jiti';
 import type { McbridgeConfig } from '../../authoring/config.js';
 import { configSchema } from './schema.js';
@@ -121,7 +121,7 @@ export async function loadConfig(options: { cwd?: string; file?: string; timeout
     if (!fs.existsSync(file)) {
       throw new ConfigError(file, [{ path: '', message: 'does not exist; pass an existing file to --config, or leave it out to search the working directory' }]);
     }
-    let result;
+    let result: CosmiconfigResult;
     try {
       result = await (await explorer(timeoutMs)).load(file);
     } catch (err) {
@@ -140,7 +140,7 @@ export async function loadConfig(options: { cwd?: string; file?: string; timeout
   }
   // Nothing to find: cosmiconfig is not even loaded.
   if (findConfigFile(cwd) === null) return null;
-  let result;
+  let result: CosmiconfigResult;
   try {
     result = await (await explorer(timeoutMs)).search(cwd);
   } catch (err) {

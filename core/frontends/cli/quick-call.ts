@@ -90,7 +90,7 @@ export function quickCall(args: readonly string[]): QuickCall | null {
  */
 export function quickMcp(args: readonly string[]): Partial<Record<OptionKey, unknown>> | null {
   const plain = plainArgs(args);
-  if (!plain || plain.positional.length !== 1 || plain.positional[0] !== 'mcp' || plain.timeout !== undefined) return null;
+  if (plain?.positional.length !== 1 || plain.positional[0] !== 'mcp' || plain.timeout !== undefined) return null;
   return plain.given;
 }
 

@@ -112,7 +112,7 @@ export function errorResult(err: unknown): CallToolResult {
 export function parseErrorResult(result: Pick<CallToolResult, 'content' | 'isError'>): { code: string; error: string; details?: Record<string, unknown> } | null {
   if (!result.isError) return null;
   const first = result.content[0];
-  if (!first || first.type !== 'text') return null;
+  if (first?.type !== 'text') return null;
   try {
     const parsed = JSON.parse(first.text) as { code?: unknown; error?: unknown };
     return typeof parsed.code === 'string' && typeof parsed.error === 'string' ? (parsed as { code: string; error: string }) : null;

@@ -1,5 +1,5 @@
 /**
- * Capability tokens as the mod advertises them (mod-protocol.md §1.5), normalised, with
+ * Capability tokens as the mod advertises them (docs/protocol.md#capabilities-caps), normalised, with
  * the alias groups older and newer mods used for the same feature. A requirement names
  * the canonical token; any spelling in its group satisfies it.
  */

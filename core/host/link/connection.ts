@@ -18,7 +18,7 @@ export interface ModConnectionHandlers {
 
 /**
  * One TCP connection to the mod: framing, JSON parsing and the routing rule of
- * mod-protocol.md §3.4 (a line is an event if and only if it has `"event": true`).
+ * docs/protocol.md#lines-and-framing (a line is an event if and only if it has `"event": true`).
  * It always drains the socket, because the mod's writes block the game thread.
  */
 export class ModConnection {

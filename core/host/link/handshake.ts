@@ -32,7 +32,7 @@ export interface Greeted {
   closed: Promise<void>;
 }
 
-/** Connect and read the greeting (mod-protocol.md §1.4): the server speaks first. */
+/** Connect and read the greeting (docs/protocol.md#the-greeting): the server speaks first. */
 export async function openGreeted(port: number, settings: GreetingSettings, handlers: GreetedHandlers): Promise<Greeted> {
   let onHello!: (hello: ModMessage) => void;
   let onEarlyClose!: (err: Error) => void;
@@ -72,7 +72,7 @@ export async function openGreeted(port: number, settings: GreetingSettings, hand
 }
 
 /**
- * The greeting must be a hello of the vantage this daemon drives (mod-protocol.md §1.4).
+ * The greeting must be a hello of the vantage this daemon drives (docs/protocol.md#the-greeting).
  * Returns the instance it names (null for a mod that names none); throws with what to do.
  */
 function checkGreeting(hello: ModMessage, port: number, vantage: Vantage): string | null {

@@ -1,4 +1,5 @@
 import type { ModMessage } from './connection.js';
+import { matchesReply } from './replies.js';
 
 /**
  * What the link still expects a reply to on its main connection:
@@ -37,7 +38,7 @@ export function overlaps(a: readonly string[], b: readonly string[]): boolean {
   return a.some((t) => b.includes(t));
 }
 
-/** The mod's own text for a line no verb matched (mod-protocol.md §2.2); it repeats the line. */
+/** The mod's own text for a line no verb matched (docs/protocol.md#replies-and-errors); it repeats the line. */
 const UNKNOWN_COMMAND = /^unknown command: ([\s\S]*)$/;
 
 /**
@@ -87,7 +88,7 @@ export class InFlight<J> {
   }
 
   /**
-   * The entry a reply answers. By type, that is at most one entry. An `error` may answer any of
+   * The entry a reply answers. By type (`matchesReply`), that is at most one entry. An `error` may answer any of
    * them: `unknown command: <line>` names its line; any other error comes from a server-thread
    * verb (an immediate verb can fail only as an unknown command), so it goes to the oldest slow
    * entry, or, with only immediate ones outstanding, to the oldest, which the reader thread
@@ -95,8 +96,7 @@ export class InFlight<J> {
    */
   targetOf(type: string | undefined, reply: ModMessage): Entry<J> | undefined {
     if (type !== 'error') {
-      for (const e of this.entries) if (e.replies.length === 0 || (type !== undefined && e.replies.includes(type))) return e;
-      return undefined;
+      return this.entries.find((e) => matchesReply(e.replies, type));
     }
     const candidates = this.entries.filter((e) => e.kind !== 'barrier' && !this.behindBarrier(e));
     if (candidates.length <= 1) return candidates[0];

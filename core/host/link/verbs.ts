@@ -1,5 +1,5 @@
 /**
- * How a mod verb is answered. Replies carry no request ids (mod-protocol.md §1.3, §9), so the
+ * How a mod verb is answered. Replies carry no request ids (docs/protocol.md#lines-and-framing), so the
  * expected reply `type` is how the link tells a request's reply from anything else on the wire.
  * Plugins declare the verbs they send (Plugin.verbs); the link itself knows only the verbs of
  * the protocol that it needs for the handshake.
@@ -12,13 +12,13 @@ export interface VerbSpec {
   /** Send it on a short-lived connection of its own (like `WAIT n` with n > 0), so it holds up no other call. */
   blocking?: boolean;
   /**
-   * The mod answers it at once on its reader thread (mod-protocol.md §2.1: PING, CAPS, bare
+   * The mod answers it at once on its reader thread (docs/protocol.md#replies-and-errors: PING, CAPS, bare
    * CONTEXT, MARK, WAIT n <= 0), and can fail only with `unknown command: <line>`. Such a verb may
    * be sent while a slow server-thread verb is in flight, when no request in flight expects one of
    * its reply types (docs/decisions.md, "Reader-thread verbs overtake").
    */
   immediate?: boolean;
-  /** CAPS tokens the verb needs (mod-protocol.md §1.5); a mod that advertises others is not sent it. */
+  /** CAPS tokens the verb needs (docs/protocol.md#capabilities-caps); a mod that advertises others is not sent it. */
   requires?: readonly string[];
 }
 
@@ -43,7 +43,7 @@ export const DEFAULT_TIMEOUT_MS = 15_000;
 /** One game tick at the normal 20 ticks per second. */
 export const TICK_MS = 50;
 
-/** The protocol's own verbs, which the link uses itself: CAPS for negotiation, PING as the liveness probe (§2.4, §2.6). */
+/** The protocol's own verbs, which the link uses itself: CAPS for negotiation, PING as the liveness probe (docs/protocol.md#server-vantage-verbs). */
 export const PROTOCOL_VERBS: Readonly<Record<string, VerbSpec>> = {
   CAPS: { replies: ['capabilities'], immediate: true },
   PING: { replies: ['pong'], immediate: true },

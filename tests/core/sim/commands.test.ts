@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type SimulatedMod } from '../../../core/sim/index.js';
+import type { SimulatedMod } from '../../../core/sim/index.js';
 import { type Json, type LineClient, useSims } from '../../support/line-client.js';
 
 const sims = useSims();

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type RequestInfo, type SimOptions, type SimulatedMod } from '../../../core/sim/index.js';
+import type { RequestInfo, SimOptions, SimulatedMod } from '../../../core/sim/index.js';
 import { LineClient, until, useSims } from '../../support/line-client.js';
 
 const sims = useSims();

@@ -1,5 +1,5 @@
 /**
- * The vanilla commands a fork and a restore send through CMD (predecessor-python.md §7), with
+ * The vanilla commands a fork and a restore send through CMD, with
  * their feedback texts and effects: tick freeze/unfreeze/query, summon with recorded NBT, kill
  * with narrow selectors, dying bodies and drops, forceload, data get entity.
  */
@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { orderHash, STEVE_UUID, type SimOptions, type SimulatedMod } from '../../../core/sim/index.js';
-import { LineClient, until, useSims, type Json } from '../../support/line-client.js';
+import { type LineClient, until, useSims, type Json } from '../../support/line-client.js';
 
 const sims = useSims();
 let sim: SimulatedMod;

@@ -81,7 +81,7 @@ describe('ENTITIES', () => {
     expect(steve).toMatchObject({ name: 'Steve', gameMode: 'survival', class: 'ServerPlayer', vehicle: -1, vy: RESTING_VY });
   });
 
-  it('writes entity records with §6.1 field order and Java doubles', async () => {
+  it('writes entity records with the field order of the mod and Java doubles', async () => {
     const line = await client.requestRaw('ENTITIES');
     expect(line).toContain('"radius":0.0,"dimension":"minecraft:overworld"');
     expect(line).toContain(

@@ -43,7 +43,7 @@ it('no log line, status or webhook_status output of the daemon or `mcbridge forw
   const servers = await Promise.all(behaviours.map((b) => startReceiver(SECRET, [], b)));
   open.push(...servers);
   const env: Record<string, string> = { HOOK_SECRET: SECRET, HOOK_0: credentialed(await deadPort()) };
-  servers.forEach((s, i) => (env[`HOOK_${i + 1}`] = credentialed(s.port)));
+  for (const [i, s] of servers.entries()) env[`HOOK_${i + 1}`] = credentialed(s.port);
   const receivers = Object.keys(env).filter((k) => k.startsWith('HOOK_') && k !== 'HOOK_SECRET')
     .map((urlEnv) => ({ urlEnv, secretEnv: 'HOOK_SECRET', events: ['mark'], maxAttempts: 2, backoff: 0.01, maxBackoff: 0.01, timeout: 0.5 }));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbridge-noleak-'));

@@ -12,7 +12,7 @@ afterEach(async () => {
   for (const t of hosts.splice(0)) await t.close();
 });
 
-async function start(composites: CompositeSpec<any, any>[], options: TestHostOptions = {}): Promise<TestHost> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function start(composites: CompositeSpec<any, any>[], options: TestHostOptions = {}): Promise<TestHost> {
   const t = await startTestHost({ composites, ...options });
   hosts.push(t);
   return t;

@@ -74,7 +74,10 @@ describe('mcbridge forward', () => {
         forwarder, log: silentLogger(), until, reconnectDelayMs: 10, resume, onConnected: () => connected(),
         connect: () => ApiClient.connect({ port: t.daemon.apiAddress.port }),
       });
-      return { forwarder, ready, stop: async () => (stop(), await running) };
+      return { forwarder, ready, stop: async () => {
+        stop();
+        return await running;
+      } };
     };
     const first = start();
     await first.ready;

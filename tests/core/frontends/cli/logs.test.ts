@@ -20,7 +20,7 @@ describe('logs a person can read', { timeout: 90_000 }, () => {
     await processes.stopAll();
 
     const pretty = processes.start(['run', '--sim', '--no-config', '--api-port', String(apiPort), '--log-format', 'pretty', '--log-level', 'debug']);
-    await waitUntil(() => / INFO  connected to server mod/.test(pretty.out.stderr), 30_000, 'the pretty daemon to connect');
+    await waitUntil(() => / INFO {2}connected to server mod/.test(pretty.out.stderr), 30_000, 'the pretty daemon to connect');
     expect(pretty.out.stderr).not.toContain(ESC);
     expect(pretty.out.stderr).toMatch(/ DEBUG connecting to the mod on 127\.0\.0\.1:\d+/);
 

@@ -39,6 +39,7 @@ describe('long calls', { timeout: 90_000 }, () => {
     const exited = exit(call.child);
     call.child.stdin!.write('\u0003');
     expect(await exited).toBe(130);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the spinner's erase-line escape is what is asserted
     expect(call.out.stdout).toMatch(/\r\u001b\[Kcancelled wait \(6000 ticks\) after \d+\.\d s\r?\n/);
     expect(call.out.stdout).not.toContain('WAIT 6000');
   });

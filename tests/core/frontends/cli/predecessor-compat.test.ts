@@ -1,5 +1,5 @@
 /**
- * The predecessor's CLI contract (mc-agent-bridge `mc-bridge`, shared/reference §6), kept where
+ * The predecessor's CLI contract (mc-agent-bridge `mc-bridge`, docs/compatibility.md), kept where
  * its scripts depend on it: watch's record lines, --limit, a global --timeout, run
  * --reconnect-delay, mcp --transport streamable-http.
  */

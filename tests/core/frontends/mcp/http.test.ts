@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../../core/util/log.js';
 import { McpFrontend } from '../../../../core/frontends/mcp/frontend.js';
 import { startHttp, type HttpOptions, type McpHttpServer } from '../../../../core/frontends/mcp/http.js';
-import { freePort, startStack, waitUntil, type Stack } from '../../../support/helpers.js';
+import { freePort, type startStack, waitUntil, type Stack } from '../../../support/helpers.js';
 import { assertTableMatches, assertWaitCancels, cleanupsAfterEach, INITIALIZE, probeStack, raw, runNode, TABLE_CAPS, text } from '../../../support/mcp.js';
 import { BIN } from '../../../support/cli-process.js';
 

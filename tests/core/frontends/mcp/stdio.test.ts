@@ -6,7 +6,7 @@ import { ApiClient } from '../../../../core/api/client.js';
 import { defaultSurface } from '../../../../core/daemon/default-surface.js';
 import type { Manifest } from '../../../../core/host/plugin-api.js';
 import { project, removeProjects } from '../../../support/config-project.js';
-import { freePort, startStack, waitUntil, type Stack } from '../../../support/helpers.js';
+import { freePort, type startStack, waitUntil, type Stack } from '../../../support/helpers.js';
 import { assertTableMatches, assertWaitCancels, cleanupsAfterEach, errorOf, probeStack, runNode, TABLE_CAPS, text } from '../../../support/mcp.js';
 import { BIN } from '../../../support/cli-process.js';
 

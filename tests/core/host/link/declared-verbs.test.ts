@@ -120,7 +120,7 @@ describe('argument-dependent rules, declared by their plugins', () => {
 });
 
 describe('verbs the mod answers at once (immediate)', () => {
-  it('the built-in reader-thread verbs are immediate, and only with an argument the mod accepts (mod-protocol.md §2.1)', () => {
+  it('the built-in reader-thread verbs are immediate, and only with an argument the mod accepts', () => {
     const verbs = builtinVerbs();
     const immediate = (line: string) => resolveVerb(line, verbs).immediate;
     for (const line of ['PING', 'CAPS', 'MARK experiment 3', 'CONTEXT', 'WAIT 0', 'WAIT -3']) expect(immediate(line), line).toBe(true);

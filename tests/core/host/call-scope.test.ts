@@ -8,7 +8,7 @@ import type { FollowItem } from '../../../core/host/events/follow.js';
 import { Host } from '../../../core/host/host.js';
 import { definePlugin, defineTool } from '../../../core/host/define.js';
 import { HOST_API_VERSION, type ToolContext, type ToolSpec } from '../../../core/host/plugin-api.js';
-import { CallScope } from '../../../core/host/tool-context.js';
+import { CallScope } from '../../../core/host/call-scope.js';
 import { silentLogger } from '../../../core/util/log.js';
 import { startTestHost, type TestHost } from '../../../core/testing/index.js';
 import { waitUntil } from '../../support/wait-until.js';
