@@ -104,7 +104,7 @@ export async function applyRestore(args: RestoreArgs, ctx: ToolContext, recordin
   if (args.verify) {
     try {
       const check = await takeSnapshot(send, restoreSnapshotName('check', args.target), args.verify_radius);
-      const report = compareSnapshots(recording, check.files, {
+      const report = await compareSnapshots(recording, check.files, {
         strict: args.strict, posTolerance: args.pos_tolerance, velTolerance: args.vel_tolerance, ignoreNbtKeys: args.ignore_nbt_keys,
       });
       verification = { ...report, snapshotDir: check.dir };

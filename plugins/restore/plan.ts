@@ -74,12 +74,16 @@ export function planSummons(records: readonly SnapshotEntity[]): Plan {
 
 /** The recorded positions' bounding box, padded; null without positions. */
 export function recordedBox(records: readonly SnapshotEntity[]): Box | null {
-  const positions = records.map((r) => r.pos).filter(isVec3);
-  if (positions.length === 0) return null;
-  const axis = (i: number, pick: (...n: number[]) => number, pad: number) => pick(...positions.map((p) => p[i]!)) + pad;
+  // A loop, not Math.min(...all): spreading 150,000 arguments overflows the stack.
+  const [min, max] = [[Infinity, Infinity, Infinity], [-Infinity, -Infinity, -Infinity]];
+  for (const { pos } of records) {
+    if (!isVec3(pos)) continue;
+    for (const i of [0, 1, 2]) [min[i], max[i]] = [Math.min(min[i]!, pos[i]), Math.max(max[i]!, pos[i])];
+  }
+  if (min[0] === Infinity) return null;
   return {
-    minX: axis(0, Math.min, -BOX_PADDING), minY: axis(1, Math.min, -BOX_PADDING), minZ: axis(2, Math.min, -BOX_PADDING),
-    maxX: axis(0, Math.max, BOX_PADDING), maxY: axis(1, Math.max, BOX_PADDING), maxZ: axis(2, Math.max, BOX_PADDING),
+    minX: min[0]! - BOX_PADDING, minY: min[1]! - BOX_PADDING, minZ: min[2]! - BOX_PADDING,
+    maxX: max[0]! + BOX_PADDING, maxY: max[1]! + BOX_PADDING, maxZ: max[2]! + BOX_PADDING,
   };
 }
 

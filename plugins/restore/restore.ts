@@ -17,7 +17,7 @@ const WATCHDOG_NOTE =
 
 export async function runRestore(args: RestoreArgs, ctx: ToolContext) {
   const directory = path.resolve(args.directory);
-  const { files, warnings } = await readRecording(directory, 'restored');
+  const { files, warnings } = await readRecording(directory, 'restored', ctx);
   const plan = planSummons(files.entities);
   const box = recordedBox(files.entities);
   const endpoint = await endpointReport(ctx);
