@@ -2,10 +2,12 @@ import { definePlugin, defineTool } from 'mcbridge';
 import { SNAPSHOT_WORKFLOW_VERBS } from 'mcbridge/kit';
 import { runFork } from './run.js';
 import { forkInput, forkResult } from './schema.js';
+import { forkOptions } from './world-check.js';
 
 export { copyWorld, SKIPPED_NAMES, type WorldManifest } from './copy-world.js';
 export { FORK_MANIFEST } from './run.js';
 export { tickStateOf } from './tick.js';
+export { forkOptions, type ForkOptions } from './world-check.js';
 
 export const forkPlugin = definePlugin({
   name: 'fork',
@@ -13,6 +15,7 @@ export const forkPlugin = definePlugin({
   apiVersion: 1,
   description: 'Fork the live world: an entity snapshot plus a copy of the world folder, taken while frozen',
   requires: { caps: ['command', 'snapshot'] },
+  options: forkOptions,
   verbs: SNAPSHOT_WORKFLOW_VERBS,
   tools: [
     defineTool({

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { McbridgeError, type ToolContext } from 'mcbridge';
 import { checkSnapshotFiles, setTickStateWithRetry, snapshotAck, snapshotLine, str, withinCleanupBudget } from 'mcbridge/kit';
 import { copyWorld, type WorldManifest } from './copy-world.js';
+import { checkWorldDir, type ForkOptions } from './world-check.js';
 import { outputLines, queryTickState, savedTheGame, setTickState, type TickState } from './tick.js';
 import type { ForkArgs, ForkResult } from './schema.js';
 
@@ -22,11 +23,18 @@ export const FORK_MANIFEST = 'fork-manifest.json';
  */
 const unfreezeWithRetry = (ctx: ToolContext, ownConnection: boolean) => setTickStateWithRetry(ctx, 'running', { ownConnection });
 
-/** Where the world is: the caller's world_dir, else what STATE reports (this host must see it). */
-async function worldDirOf(args: ForkArgs, ctx: ToolContext): Promise<string> {
-  if (args.world_dir) return path.resolve(args.world_dir);
+/**
+ * Where the world is: the caller's world_dir, else what STATE reports (this host must see it);
+ * either way a world (level.dat), and world_dir only inside the game's folder or an allowed root.
+ */
+async function worldDirOf(args: ForkArgs, ctx: ToolContext<ForkOptions>): Promise<{ worldDir: string; linkRoots: string[] }> {
   const state = await ctx.request('STATE');
   const raw = str(state.worldDir);
+  const serverDir = raw ? path.dirname(path.resolve(raw)) : null; // `<server>/<level>/.` resolves to `<server>/<level>`
+  const linkRoots = [...(serverDir === null ? [] : [serverDir]), ...ctx.config.allowedWorldRoots];
+  if (args.world_dir) {
+    return { worldDir: await checkWorldDir(path.resolve(args.world_dir), { serverDir, explicit: true }, ctx.config), linkRoots };
+  }
   if (!raw) {
     throw new McbridgeError(
       'mod_error',
@@ -35,7 +43,7 @@ async function worldDirOf(args: ForkArgs, ctx: ToolContext): Promise<string> {
       { step: 'STATE' },
     );
   }
-  return path.resolve(raw); // the mod reports `<world>/.`
+  return { worldDir: await checkWorldDir(path.resolve(raw), { serverDir, explicit: false }, ctx.config), linkRoots };
 }
 
 /** Say what happened to the tick state in the error itself; a cancel is left to the deferred unfreeze. */
@@ -57,7 +65,7 @@ async function failed(err: unknown, ctx: ToolContext, tick: { before: TickState 
   return new McbridgeError(e.code, `${e.message} (${outcome})`, { ...e.details, tickBefore: tick.before, outcome });
 }
 
-export async function runFork(args: ForkArgs, ctx: ToolContext): Promise<ForkResult> {
+export async function runFork(args: ForkArgs, ctx: ToolContext<ForkOptions>): Promise<ForkResult> {
   const send = (line: string) => ctx.request(line);
   const tick = { before: null as TickState | null, froze: false, after: null as TickState | null, restored: true, problem: null as string | null };
   let undone = false;
@@ -92,11 +100,13 @@ export async function runFork(args: ForkArgs, ctx: ToolContext): Promise<ForkRes
     files = await checkSnapshotFiles(ack);
 
     if (args.regions) {
-      worldDir = await worldDirOf(args, ctx);
+      const world = await worldDirOf(args, ctx);
+      worldDir = world.worldDir;
       forkDir = path.join(ack.dir, 'world');
       await fsp.rm(path.join(ack.dir, FORK_MANIFEST), { force: true }); // a replaced fork's manifest no longer applies
       manifest = await copyWorld(worldDir, forkDir, {
         signal: ctx.signal,
+        linkRoots: world.linkRoots,
         onProgress: (done, total) => ctx.progress(done.bytes, total.bytes, `copied ${done.files}/${total.files} files`),
       });
       const record = { protocol: 1, createdAt: Date.now(), source: worldDir, world: 'world', snapshot: ack.name, orderHash: ack.orderHash, ...manifest };
