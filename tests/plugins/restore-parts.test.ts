@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { McbridgeError } from 'mcbridge';
 import { orderHash, readSnapshot, tickStateOf } from 'mcbridge/kit';
 import { clearCommands, findCollisions, nearRecorded } from '../../plugins/restore/collisions.js';
 import { dimensionCheck, endpointChecks, normalizePath, type EndpointReport } from '../../plugins/restore/endpoint.js';
@@ -199,6 +200,25 @@ describe('endpoint proofs', () => {
     expect(() => endpointChecks(report, { worldDir: 'C:\\other' }, false)).toThrow(/expect_world_dir/);
     expect(() => endpointChecks({ ...report, worldDir: null }, { worldDir: '/x' }, false)).toThrow(/client-vantage mod cannot prove/);
     expect(() => endpointChecks({ ...report, levelName: null }, { level: 'world' }, false)).toThrow(/no levelName/);
+  });
+
+  it('several expectations: one mismatch refuses however many others match, and only it is named', () => {
+    const right = { instance: 'server', worldDir: 'C:/Srv/World', level: 'world' };
+    const wrong = { instance: 'client', worldDir: '/srv/other', level: 'other' };
+    for (const bad of ['instance', 'worldDir', 'level'] as const) {
+      const expectations = { ...right, [bad]: wrong[bad] };
+      let err: McbridgeError | undefined;
+      try {
+        endpointChecks(report, expectations, false);
+      } catch (e) {
+        err = e as McbridgeError;
+      }
+      expect(err?.code, `${bad} mismatching beside two matches`).toBe('invalid_params');
+      expect(err!.details).toEqual({ mismatches: [expect.stringContaining(`=${wrong[bad]} but`)] });
+      // Allowing an unproven destination never excuses a mismatch.
+      expect(() => endpointChecks(report, expectations, true)).toThrow(/destination endpoint check failed/);
+    }
+    expect(() => endpointChecks(report, { instance: 'server', level: 'other' }, false)).toThrow(/expect_level=other/);
   });
 
   it('no expectations: unverified with the reason; a failed STATE: unverified without, refused with one, overridden when allowed', () => {

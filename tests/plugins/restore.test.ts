@@ -36,6 +36,20 @@ describe('restore: dry run and refusals before anything is sent', () => {
     expect(sentSince(stack, before)).toEqual(['STATE', 'STATE']);
   });
 
+  it('two proofs, one of them wrong, refuse a dry run and an apply alike; nothing but STATE is sent', async () => {
+    const { stack, dir, proof } = await recordedCarts(stacks.start);
+    const before = stack.sim.received.length;
+    for (const dry_run of [true, false]) {
+      const err = await failure(stack.call('restore', { dir, dry_run, ...proof, expect_instance: 'server', expect_level: 'not-this-level' }));
+      expect(err.code).toBe('invalid_params');
+      expect(err.message).toMatch(/destination endpoint check failed: expect_level=not-this-level but the destination's level is/);
+      const other = await failure(stack.call('restore', { dir, dry_run, expect_world_dir: '/srv/elsewhere/world', expect_instance: 'server' }));
+      expect(other.message).toMatch(/expect_world_dir=\/srv\/elsewhere\/world/);
+    }
+    expect(sentSince(stack, before)).toEqual(['STATE', 'STATE', 'STATE', 'STATE']);
+    expect(uuidsIn(stack)).toEqual([]);
+  });
+
   it('a corrupt meta (zeroed orderHash) is refused with its code before any request', async () => {
     const { stack, dir, proof } = await recordedCarts(stacks.start);
     const meta = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
