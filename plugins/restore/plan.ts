@@ -91,3 +91,14 @@ export function recordedBox(records: readonly SnapshotEntity[]): Box | null {
 export function forceloadCommand(action: 'add' | 'remove', box: Box): string {
   return `forceload ${action} ${Math.floor(box.minX)} ${Math.floor(box.minZ)} ${Math.ceil(box.maxX)} ${Math.ceil(box.maxZ)}`;
 }
+
+/** An SNBT `Command` key at any depth (a passenger's too): what a command block minecart runs. */
+const COMMAND_KEY = /(^|[{,\s])"?Command"?\s*:/;
+const COMMAND_TYPES = new Set(['minecraft:command_block_minecart', 'command_block_minecart', 'minecraft:commandblock_minecart']);
+
+/** Planned summons that would put a command runner into the game (issue 24, N13). */
+export function commandEntities(plan: Plan, records: readonly SnapshotEntity[]): Array<{ index: number; uuid: string; type: string }> {
+  return plan.items
+    .filter((item) => COMMAND_TYPES.has(item.type) || COMMAND_KEY.test(String(records[item.index]?.nbt ?? '')))
+    .map(({ index, uuid, type }) => ({ index, uuid, type }));
+}
