@@ -121,6 +121,27 @@ async function copyOne(from: string, to: string, file: PlannedFile, method: Copy
   await fsp.utimes(to, file.atime, file.mtime); // region timestamps matter to tools that read worlds
 }
 
+const DISK_TROUBLE: Record<string, string> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is used up',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'the file system is read-only',
+  EIO: 'an I/O error',
+};
+
+/** A failed write as a coded error that says the partial copy is gone and what to do; other errors unchanged. */
+export function writeFailure(err: unknown, what: string): unknown {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (typeof code !== 'string' || !(code in DISK_TROUBLE)) return err;
+  return new McbridgeError(
+    'unavailable',
+    `${what} failed: ${DISK_TROUBLE[code]} (${code}: ${(err as Error).message}); the partial copy was removed. ` +
+      'Free space (or fix the permissions) where the snapshots are written, then fork again',
+    { errno: code },
+  );
+}
+
 /** Refuse a missing source and a target inside the source before anything is written. */
 export async function checkCopy(src: string, dest: string): Promise<void> {
   const stat = await fsp.stat(src).catch(() => null);
@@ -173,7 +194,7 @@ export async function copyWorld(src: string, dest: string, options: CopyOptions 
     if (failure) throw failure.reason;
     return { files: done.files, bytes: done.bytes, skipped: work.skipped, stripped: work.stripped, followed: work.followed };
   } catch (err) {
-    await fsp.rm(dest, { recursive: true, force: true });
-    throw err;
+    await fsp.rm(dest, { recursive: true, force: true }).catch(() => {}); // a failing removal must not hide why the copy failed
+    throw writeFailure(err, `copying the world into ${dest}`);
   }
 }

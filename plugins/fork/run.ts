@@ -7,7 +7,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { McbridgeError, type ToolContext } from 'mcbridge';
 import { checkSnapshotFiles, setTickStateWithRetry, snapshotAck, snapshotLine, str, withinCleanupBudget } from 'mcbridge/kit';
-import { copyWorld, type WorldManifest } from './copy-world.js';
+import { copyWorld, writeFailure, type WorldManifest } from './copy-world.js';
 import { checkWorldDir, type ForkOptions } from './world-check.js';
 import { outputLines, queryTickState, savedTheGame, setTickState, type TickState } from './tick.js';
 import type { ForkArgs, ForkResult } from './schema.js';
@@ -110,7 +110,12 @@ export async function runFork(args: ForkArgs, ctx: ToolContext<ForkOptions>): Pr
         onProgress: (done, total) => ctx.progress(done.bytes, total.bytes, `copied ${done.files}/${total.files} files`),
       });
       const record = { protocol: 1, createdAt: Date.now(), source: worldDir, world: 'world', snapshot: ack.name, orderHash: ack.orderHash, ...manifest };
-      await fsp.writeFile(path.join(ack.dir, FORK_MANIFEST), `${JSON.stringify(record, null, 2)}\n`);
+      const manifestFile = path.join(ack.dir, FORK_MANIFEST);
+      await fsp.writeFile(manifestFile, `${JSON.stringify(record, null, 2)}\n`).catch(async (err: unknown) => {
+        // Without its manifest the copy is not a fork: remove both, so nothing half-written stays.
+        await Promise.all([manifestFile, forkDir!].map((p) => fsp.rm(p, { recursive: true, force: true }).catch(() => {})));
+        throw writeFailure(err, `writing ${manifestFile}`);
+      });
     }
   } catch (err) {
     throw await failed(err, ctx, tick, () => {
