@@ -52,7 +52,15 @@ export interface WebhookConfig {
   spoolMaxBytes?: number;
 }
 
+/** The built-in fork tool (issue 24, N10). Read when the daemon starts. */
+export interface ForkConfig {
+  /** Folders (relative to this file) besides the game's own server folder whose worlds `fork` may copy with world_dir. */
+  allowedWorldRoots?: string[];
+}
+
 export interface McbridgeConfig extends DaemonOptionValues {
+  /** The built-in fork tool: folders besides the game's whose worlds it may copy. */
+  fork?: ForkConfig;
   /** The built-in webhook forwarder: receivers named by environment variables or files, and a spool. */
   webhook?: WebhookConfig;
   /** Plugins beyond the built-ins, with their options: `[plugin, options]`. */

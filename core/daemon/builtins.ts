@@ -9,6 +9,7 @@ import { contextPlugin } from '../../plugins/context/index.js';
 import { entitiesPlugin } from '../../plugins/entities/index.js';
 import { eventsPlugin } from '../../plugins/events/index.js';
 import { forkPlugin } from '../../plugins/fork/index.js';
+import { forkOptions } from '../../plugins/fork/world-check.js';
 import { markPlugin } from '../../plugins/mark/index.js';
 import { playerPlugin } from '../../plugins/player/index.js';
 import { restorePlugin } from '../../plugins/restore/index.js';
@@ -44,7 +45,7 @@ export const builtinPlugins: Plugin[] = [
 
 /**
  * The built-ins as host entries. A built-in with options in the config gets them: `webhook` is
- * the webhook plugin's, its file paths made relative to the config's directory.
+ * the webhook plugin's, `fork` the fork plugin's, their paths made relative to the config's directory.
  */
 export function builtinEntries(config?: { config: McbridgeConfig; dir: string }): PluginEntry[] {
   const webhook = config?.config.webhook;
@@ -54,10 +55,13 @@ export function builtinEntries(config?: { config: McbridgeConfig; dir: string })
     ...(webhook.spool !== undefined ? { spool: at(webhook.spool) } : {}),
     ...(webhook.receivers ? { receivers: webhook.receivers.map((r) => ({ ...r, ...(r.urlFile ? { urlFile: at(r.urlFile) } : {}), ...(r.secretFile ? { secretFile: at(r.secretFile) } : {}) })) } : {}),
   };
+  const fork = config?.config.fork;
+  const forkEntry = fork && { ...fork, ...(fork.allowedWorldRoots ? { allowedWorldRoots: fork.allowedWorldRoots.map((dir) => at(dir)!) } : {}) };
   return builtinPlugins.map((plugin) => ({
     plugin,
     source: 'built-in' as const,
     ...(plugin === webhookPlugin && webhookOptions ? { options: webhookOptions } : {}),
+    ...(plugin === forkPlugin && forkEntry ? { options: forkEntry } : {}),
   }));
 }
 
@@ -65,6 +69,7 @@ export function builtinEntries(config?: { config: McbridgeConfig; dir: string })
 // file is the one place above the plugins that may reach into them (tests/support/layers.ts).
 export { Forwarder, type ForwarderStatus } from '../../plugins/webhook/forwarder.js';
 export { resolveReceivers, webhookConfigEntry } from '../../plugins/webhook/config.js';
+export { forkOptions as forkConfigEntry };
 export { Spool } from '../../plugins/webhook/spool.js';
 // The MCP front-end answers `capabilities` itself while no daemon answers, in the tool's own shape.
 export { describeSurface } from '../../plugins/capabilities/index.js';

@@ -18,8 +18,10 @@ const COPY_CONCURRENCY = 4;
 export interface WorldManifest {
   files: number;
   bytes: number;
-  /** Relative POSIX paths left out by the skip list, and symlinks. */
+  /** Relative POSIX paths left out by the skip list (and sockets or fifos). */
   skipped: string[];
+  /** Symlinks inside the world that were followed: what they point at was copied in their place. */
+  followed: string[];
   /** Entity storage (`entities/*.mca`) left out of the copy. */
   stripped: string[];
 }
@@ -29,6 +31,14 @@ export interface CopyOptions {
   onProgress?: (done: { files: number; bytes: number }, total: { files: number; bytes: number }) => void;
   /** How file bodies move: `copyFile` (default) or a read/write stream `pipeline`. */
   method?: 'copyFile' | 'stream';
+  /** Folders besides the world itself that a symlink inside it may point into (the game's folder, allowed roots). */
+  linkRoots?: readonly string[];
+}
+
+/** Whether `target` is `root` or inside it (both absolute, symlinks resolved). */
+export function isInside(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 interface PlannedFile {
@@ -43,7 +53,12 @@ interface Plan {
   files: PlannedFile[];
   skipped: string[];
   stripped: string[];
+  followed: string[];
 }
+
+/** Folders deeper than this, or more entries than this, are not a world: the walk stops with an error. */
+const MAX_DEPTH = 64;
+const MAX_ENTRIES = 2_000_000;
 
 const posix = (rel: string) => rel.split(path.sep).join('/');
 const isEntityStorage = (rel: string) => {
@@ -51,27 +66,52 @@ const isEntityStorage = (rel: string) => {
   return parts.length >= 2 && parts[parts.length - 2]!.toLowerCase() === 'entities' && rel.toLowerCase().endsWith('.mca');
 };
 
-async function plan(src: string): Promise<Plan> {
-  const out: Plan = { dirs: [], files: [], skipped: [], stripped: [] };
-  const walk = async (rel: string): Promise<void> => {
+const refuse = (message: string, rel: string) =>
+  new McbridgeError('invalid_params', `${message}; nothing was copied. Fix the world folder, or fork with regions: false`, { path: rel });
+
+/**
+ * What to copy, in sorted order. A symlink into the world or a link root is followed (a region
+ * folder on another disk is common) and listed; one pointing elsewhere or nowhere, a loop back
+ * into an enclosing folder, or a walk past the bounds ends the fork, since a copy that left data
+ * out must never look complete (issue 24, N12).
+ */
+async function plan(src: string, linkRoots: readonly string[]): Promise<Plan> {
+  const roots = [await fsp.realpath(src), ...(await Promise.all(linkRoots.map((r) => fsp.realpath(r).catch(() => null)))).filter((r) => r !== null)];
+  const out: Plan = { dirs: [], files: [], skipped: [], stripped: [], followed: [] };
+  let entriesSeen = 0;
+  const walk = async (rel: string, enclosing: ReadonlySet<string>): Promise<void> => {
+    const here = await fsp.realpath(path.join(src, rel));
+    if (enclosing.has(here)) throw refuse(`${posix(rel)} links back to a folder that encloses it (a symlink loop)`, posix(rel));
+    if (enclosing.size >= MAX_DEPTH) throw refuse(`${posix(rel)} is more than ${MAX_DEPTH} folders deep`, posix(rel));
+    const inner = new Set(enclosing).add(here);
     const entries = await fsp.readdir(path.join(src, rel), { withFileTypes: true });
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
+      if (++entriesSeen > MAX_ENTRIES) throw refuse(`the world folder holds more than ${MAX_ENTRIES} entries`, posix(rel));
       const child = rel ? path.join(rel, entry.name) : entry.name;
-      if (SKIP.has(entry.name.toLowerCase()) || entry.isSymbolicLink()) out.skipped.push(posix(child));
-      else if (entry.isDirectory()) {
-        out.dirs.push(child);
-        await walk(child);
-      } else if (entry.isFile()) {
-        if (isEntityStorage(child)) out.stripped.push(posix(child));
-        else {
-          const { size, atime, mtime } = await fsp.stat(path.join(src, child));
-          out.files.push({ rel: child, size, atime, mtime });
+      if (SKIP.has(entry.name.toLowerCase())) {
+        out.skipped.push(posix(child));
+        continue;
+      }
+      const stat = await fsp.stat(path.join(src, child)).catch(() => null); // follows a symlink
+      if (stat === null) throw refuse(`${posix(child)} is a symlink to nothing (dangling)`, posix(child));
+      if (entry.isSymbolicLink()) {
+        const target = await fsp.realpath(path.join(src, child));
+        if (!roots.some((root) => isInside(root, target))) {
+          throw refuse(`${posix(child)} links to ${target}, outside the world and the game's folder (list its folder in allowedWorldRoots to copy it)`, posix(child));
         }
+        out.followed.push(posix(child));
+      }
+      if (stat.isDirectory()) {
+        out.dirs.push(child);
+        await walk(child, inner);
+      } else if (stat.isFile()) {
+        if (isEntityStorage(child)) out.stripped.push(posix(child));
+        else out.files.push({ rel: child, size: stat.size, atime: stat.atime, mtime: stat.mtime });
       } else out.skipped.push(posix(child)); // sockets, fifos: nothing a world needs
     }
   };
-  await walk('');
+  await walk('', new Set());
   return out;
 }
 
@@ -81,6 +121,27 @@ async function copyOne(from: string, to: string, file: PlannedFile, method: Copy
   await fsp.utimes(to, file.atime, file.mtime); // region timestamps matter to tools that read worlds
 }
 
+const DISK_TROUBLE: Record<string, string> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is used up',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'the file system is read-only',
+  EIO: 'an I/O error',
+};
+
+/** A failed write as a coded error that says the partial copy is gone and what to do; other errors unchanged. */
+export function writeFailure(err: unknown, what: string): unknown {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (typeof code !== 'string' || !(code in DISK_TROUBLE)) return err;
+  return new McbridgeError(
+    'unavailable',
+    `${what} failed: ${DISK_TROUBLE[code]} (${code}: ${(err as Error).message}); the partial copy was removed. ` +
+      'Free space (or fix the permissions) where the snapshots are written, then fork again',
+    { errno: code },
+  );
+}
+
 /** Refuse a missing source and a target inside the source before anything is written. */
 export async function checkCopy(src: string, dest: string): Promise<void> {
   const stat = await fsp.stat(src).catch(() => null);
@@ -88,8 +149,7 @@ export async function checkCopy(src: string, dest: string): Promise<void> {
     throw new McbridgeError('invalid_params', `world directory does not exist: ${src}; pass world_dir=<path> of the world folder`, { src });
   }
   const [realSrc, absDest] = [await fsp.realpath(src), path.resolve(dest)];
-  const rel = path.relative(realSrc, absDest);
-  if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))) {
+  if (isInside(realSrc, absDest)) {
     throw new McbridgeError('invalid_params', `refusing to copy the world into itself: ${absDest} is inside ${realSrc}`, { src, dest });
   }
 }
@@ -101,7 +161,7 @@ export async function checkCopy(src: string, dest: string): Promise<void> {
 export async function copyWorld(src: string, dest: string, options: CopyOptions = {}): Promise<WorldManifest> {
   await checkCopy(src, dest);
   const { signal, onProgress } = options;
-  const work = await plan(src);
+  const work = await plan(src, options.linkRoots ?? []);
   const total = { files: work.files.length, bytes: work.files.reduce((n, f) => n + f.size, 0) };
   await fsp.rm(dest, { recursive: true, force: true });
   try {
@@ -132,9 +192,9 @@ export async function copyWorld(src: string, dest: string, options: CopyOptions 
     const outcomes = await Promise.allSettled(Array.from({ length: COPY_CONCURRENCY }, worker));
     const failure = outcomes.find((o) => o.status === 'rejected');
     if (failure) throw failure.reason;
-    return { files: done.files, bytes: done.bytes, skipped: work.skipped, stripped: work.stripped };
+    return { files: done.files, bytes: done.bytes, skipped: work.skipped, stripped: work.stripped, followed: work.followed };
   } catch (err) {
-    await fsp.rm(dest, { recursive: true, force: true });
-    throw err;
+    await fsp.rm(dest, { recursive: true, force: true }).catch(() => {}); // a failing removal must not hide why the copy failed
+    throw writeFailure(err, `copying the world into ${dest}`);
   }
 }

@@ -2,6 +2,7 @@ import { definePlugin, defineTool } from 'mcbridge';
 import { SNAPSHOT_WORKFLOW_VERBS } from '../snapshot/kit.js';
 import { runFork } from './run.js';
 import { forkInput, forkResult } from './schema.js';
+import { forkOptions } from './world-check.js';
 
 export const forkPlugin = definePlugin({
   name: 'fork',
@@ -9,6 +10,7 @@ export const forkPlugin = definePlugin({
   apiVersion: 1,
   description: 'Fork the live world: an entity snapshot plus a copy of the world folder, taken while frozen',
   requires: { caps: ['command', 'snapshot'] },
+  options: forkOptions,
   verbs: SNAPSHOT_WORKFLOW_VERBS,
   tools: [
     defineTool({

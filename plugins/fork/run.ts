@@ -10,16 +10,24 @@ import { outputLines, str } from 'mcbridge/kit';
 import {
   checkSnapshotFiles, FORK_MANIFEST, savedTheGame, snapshotAck, snapshotLine, TickFreeze, worldOperation, type TickState, type WorldJournal,
 } from '../snapshot/kit.js';
-import { copyWorld, type WorldManifest } from './copy-world.js';
+import { copyWorld, writeFailure, type WorldManifest } from './copy-world.js';
+import { checkWorldDir, type ForkOptions } from './world-check.js';
 import type { ForkArgs, ForkResult } from './schema.js';
 
 export { FORK_MANIFEST };
 
-/** Where the world is: the caller's world_dir, else what STATE reports (this host must see it). */
-async function worldDirOf(args: ForkArgs, ctx: ToolContext): Promise<string> {
-  if (args.world_dir) return path.resolve(args.world_dir);
+/**
+ * Where the world is: the caller's world_dir, else what STATE reports (this host must see it);
+ * either way a world (level.dat), and world_dir only inside the game's folder or an allowed root.
+ */
+async function worldDirOf(args: ForkArgs, ctx: ToolContext<ForkOptions>): Promise<{ worldDir: string; linkRoots: string[] }> {
   const state = await ctx.request('STATE');
   const raw = str(state.worldDir);
+  const serverDir = raw ? path.dirname(path.resolve(raw)) : null; // `<server>/<level>/.` resolves to `<server>/<level>`
+  const linkRoots = [...(serverDir === null ? [] : [serverDir]), ...ctx.config.allowedWorldRoots];
+  if (args.world_dir) {
+    return { worldDir: await checkWorldDir(path.resolve(args.world_dir), { serverDir, explicit: true }, ctx.config), linkRoots };
+  }
   if (!raw) {
     throw new McbridgeError(
       'mod_error',
@@ -28,7 +36,7 @@ async function worldDirOf(args: ForkArgs, ctx: ToolContext): Promise<string> {
       { step: 'STATE' },
     );
   }
-  return path.resolve(raw); // the mod reports `<world>/.`
+  return { worldDir: await checkWorldDir(path.resolve(raw), { serverDir, explicit: false }, ctx.config), linkRoots };
 }
 
 /** Say what happened to the tick state in the error itself; a cancel is left to the deferred unfreeze. */
@@ -49,11 +57,11 @@ async function failed(err: unknown, ctx: ToolContext, freeze: TickFreeze | null)
   return new McbridgeError(e.code, `${e.message} (${outcome})`, { ...e.details, tickBefore: freeze?.before ?? null, outcome });
 }
 
-export function runFork(args: ForkArgs, ctx: ToolContext): Promise<ForkResult> {
+export function runFork(args: ForkArgs, ctx: ToolContext<ForkOptions>): Promise<ForkResult> {
   return worldOperation(ctx, 'fork', (journal) => fork(args, ctx, journal));
 }
 
-async function fork(args: ForkArgs, ctx: ToolContext, journal: WorldJournal): Promise<ForkResult> {
+async function fork(args: ForkArgs, ctx: ToolContext<ForkOptions>, journal: WorldJournal): Promise<ForkResult> {
   const send = (line: string) => ctx.request(line);
   const freeze = args.freeze
     ? await TickFreeze.begin(ctx, { prior: 'auto', what: 'forked', instead: 'Pass freeze: false to fork without freezing.', cleanupOwnConnection: true, journal })
@@ -81,16 +89,23 @@ async function fork(args: ForkArgs, ctx: ToolContext, journal: WorldJournal): Pr
     files = await checkSnapshotFiles(ack);
 
     if (args.regions) {
-      worldDir = await worldDirOf(args, ctx);
+      const world = await worldDirOf(args, ctx);
+      worldDir = world.worldDir;
       forkDir = path.join(ack.dir, 'world');
       await fsp.rm(path.join(ack.dir, FORK_MANIFEST), { force: true }); // a replaced fork's manifest no longer applies
       await journal.update({ forkDir }); // a killed copy is removed by the next daemon
       manifest = await copyWorld(worldDir, forkDir, {
         signal: ctx.signal,
+        linkRoots: world.linkRoots,
         onProgress: (done, total) => ctx.progress(done.bytes, total.bytes, `copied ${done.files}/${total.files} files`),
       });
       const record = { protocol: 1, createdAt: Date.now(), source: worldDir, world: 'world', snapshot: ack.name, orderHash: ack.orderHash, ...manifest };
-      await fsp.writeFile(path.join(ack.dir, FORK_MANIFEST), `${JSON.stringify(record, null, 2)}\n`);
+      const manifestFile = path.join(ack.dir, FORK_MANIFEST);
+      await fsp.writeFile(manifestFile, `${JSON.stringify(record, null, 2)}\n`).catch(async (err: unknown) => {
+        // Without its manifest the copy is not a fork: remove both, so nothing half-written stays.
+        await Promise.all([manifestFile, forkDir!].map((p) => fsp.rm(p, { recursive: true, force: true }).catch(() => {})));
+        throw writeFailure(err, `writing ${manifestFile}`);
+      });
       await journal.update({ forkDir: null });
     }
   } catch (err) {

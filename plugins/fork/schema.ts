@@ -23,8 +23,9 @@ const tickState = z.enum(['frozen', 'running']);
 export const worldManifest = z.object({
   files: z.number(),
   bytes: z.number(),
-  skipped: z.array(z.string()).describe('left out by the skip list (session.lock, players, logs, ...), relative POSIX paths'),
+  skipped: z.array(z.string()).describe('left out by the skip list (session.lock, players, logs, ...), and sockets or fifos; relative POSIX paths'),
   stripped: z.array(z.string()).describe('entity storage (entities/*.mca) not copied: those entities come from the snapshot'),
+  followed: z.array(z.string()).describe('symlinks inside the world that were followed: what they point at was copied in their place'),
 });
 
 export const forkResult = z.object({

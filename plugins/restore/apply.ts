@@ -111,7 +111,7 @@ async function apply(args: RestoreArgs, ctx: ToolContext, recording: SnapshotFil
   if (args.verify) {
     try {
       const check = await takeSnapshot(send, restoreSnapshotName('check', args.target), args.verify_radius);
-      const report = compareSnapshots(recording, check.files, {
+      const report = await compareSnapshots(recording, check.files, {
         strict: args.strict, posTolerance: args.pos_tolerance, velTolerance: args.vel_tolerance, ignoreNbtKeys: args.ignore_nbt_keys,
       });
       verification = { ...report, snapshotDir: check.dir };

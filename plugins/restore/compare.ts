@@ -6,6 +6,7 @@
 import { orderHash, type SnapshotEntity, type SnapshotMeta } from '../snapshot/kit.js';
 import { itemsFragment, stripTopLevelKeys, topLevelEntries } from './snbt-top.js';
 import { isVec3, type Vec3 } from './plan.js';
+import { eachSliced, turnAt } from './turns.js';
 
 export interface CompareOptions {
   strict: boolean;
@@ -17,6 +18,8 @@ export interface CompareOptions {
 export interface Side {
   meta: SnapshotMeta;
   entities: readonly SnapshotEntity[];
+  /** The orderHash the reader summed up on the way (computed here when absent). */
+  orderHash?: string;
 }
 
 const SAMPLE = 10;
@@ -37,37 +40,45 @@ export function velocityOf(e: SnapshotEntity): Vec3 | null {
   return isVec3(values) ? values : null;
 }
 
-function malformed(entities: readonly SnapshotEntity[]) {
-  const out: Array<{ index: number; uuid: unknown; problems: string[] }> = [];
-  entities.forEach((e, index) => {
-    const problems: string[] = [];
-    if (typeof e.uuid !== 'string' || !e.uuid) problems.push('uuid');
-    if (typeof e.type !== 'string' || !e.type) problems.push('type');
-    if (!isVec3(e.pos)) problems.push('pos');
-    if ('vel' in e && e.vel !== null && e.vel !== undefined && !isVec3(e.vel)) problems.push('vel');
-    if (problems.length > 0) out.push({ index, uuid: e.uuid ?? null, problems });
+function malformed(e: SnapshotEntity, index: number, out: Array<{ index: number; uuid: unknown; problems: string[] }>): void {
+  const problems: string[] = [];
+  if (typeof e.uuid !== 'string' || !e.uuid) problems.push('uuid');
+  if (typeof e.type !== 'string' || !e.type) problems.push('type');
+  if (!isVec3(e.pos)) problems.push('pos');
+  if ('vel' in e && e.vel !== null && e.vel !== undefined && !isVec3(e.vel)) problems.push('vel');
+  if (problems.length > 0) out.push({ index, uuid: e.uuid ?? null, problems });
+}
+
+type TypeCounts = Map<string, { expected: number; actual: number }>;
+
+interface Scanned {
+  /** Every record's uuid as text, in file order. */
+  uuids: string[];
+  /** The first record of each string uuid. */
+  first: Map<string, SnapshotEntity>;
+  unique: Set<string>;
+  /** Uuids met again after their first record. */
+  repeats: string[];
+}
+
+/** One pass over a side, a slice per turn: its uuids, first records, repeats and counts by type. */
+async function scan(entities: readonly SnapshotEntity[], table: TypeCounts, side: 'expected' | 'actual'): Promise<Scanned> {
+  const out: Scanned = { uuids: [], first: new Map(), unique: new Set(), repeats: [] };
+  await eachSliced(entities, (e) => {
+    const uuid = String(e.uuid ?? '');
+    out.uuids.push(uuid);
+    if (out.unique.has(uuid)) out.repeats.push(uuid);
+    else out.unique.add(uuid);
+    if (typeof e.uuid === 'string' && !out.first.has(e.uuid)) out.first.set(e.uuid, e);
+    const type = String(e.type ?? '?');
+    const row = table.get(type) ?? { expected: 0, actual: 0 };
+    row[side]++;
+    table.set(type, row);
   });
   return out;
 }
 
-function firstByUuid(entities: readonly SnapshotEntity[]): Map<string, SnapshotEntity> {
-  const map = new Map<string, SnapshotEntity>();
-  for (const e of entities) if (typeof e.uuid === 'string' && !map.has(e.uuid)) map.set(e.uuid, e);
-  return map;
-}
-
-function countsByType(expected: readonly SnapshotEntity[], actual: readonly SnapshotEntity[]) {
-  const table = new Map<string, { expected: number; actual: number }>();
-  const add = (list: readonly SnapshotEntity[], side: 'expected' | 'actual') => {
-    for (const e of list) {
-      const type = String(e.type ?? '?');
-      const row = table.get(type) ?? { expected: 0, actual: 0 };
-      row[side]++;
-      table.set(type, row);
-    }
-  };
-  add(expected, 'expected');
-  add(actual, 'actual');
+function countsByType(table: TypeCounts) {
   const byType = [...table]
     .map(([type, r]) => ({ type, expected: r.expected, actual: r.actual, delta: r.actual - r.expected }))
     .sort((a, b) => b.expected + b.actual - (a.expected + a.actual) || a.type.localeCompare(b.type));
@@ -94,13 +105,14 @@ function isSubsequence(expected: string[], actual: string[]): boolean {
   return i === expected.length;
 }
 
-function perEntity(expected: readonly SnapshotEntity[], actualBy: Map<string, SnapshotEntity>, o: CompareOptions) {
+async function perEntity(expectedBy: Map<string, SnapshotEntity>, actualBy: Map<string, SnapshotEntity>, o: CompareOptions) {
   const types: Array<{ uuid: string; expected: unknown; actual: unknown }> = [];
   const positions: Array<Record<string, unknown>> = [];
   const velocities: Array<Record<string, unknown>> = [];
   const nbt: Array<Record<string, unknown>> = [];
-  let matched = 0;
-  for (const [uuid, want] of firstByUuid(expected)) {
+  let [matched, index] = [0, 0];
+  for (const [uuid, want] of expectedBy) {
+    await turnAt(index++);
     const got = actualBy.get(uuid);
     if (!got) continue;
     matched++;
@@ -125,22 +137,28 @@ function perEntity(expected: readonly SnapshotEntity[], actualBy: Map<string, Sn
 }
 
 /** The report; `ok` is strict (nothing differs) or lenient (order, counts and extras aside). */
-export function compareSnapshots(expected: Side, actual: Side, o: CompareOptions) {
-  const expUuids = expected.entities.map((e) => String(e.uuid ?? ''));
-  const actUuids = actual.entities.map((e) => String(e.uuid ?? ''));
-  const actualBy = firstByUuid(actual.entities);
-  const expectedSet = new Set(expUuids);
-  const bad = malformed(actual.entities);
-  const dupes = actUuids.filter((u, i) => actUuids.indexOf(u) !== i);
+export async function compareSnapshots(expected: Side, actual: Side, o: CompareOptions) {
+  const table: TypeCounts = new Map();
+  const exp = await scan(expected.entities, table, 'expected');
+  const act = await scan(actual.entities, table, 'actual');
+  const bad: Parameters<typeof malformed>[2] = [];
+  await eachSliced(actual.entities, (e, index) => malformed(e, index, bad));
+  const missing: string[] = [];
+  await eachSliced(exp.unique, (u) => {
+    if (!act.first.has(u)) missing.push(u);
+  });
+  const unexpected: string[] = [];
+  await eachSliced(act.uuids, (u) => {
+    if (!exp.unique.has(u)) unexpected.push(u);
+  });
+  const [expUuids, actUuids, dupes, actualBy] = [exp.uuids, act.uuids, act.repeats, act.first];
   const wantDim = typeof expected.meta.dimension === 'string' ? expected.meta.dimension : null;
   const gotDim = typeof actual.meta.dimension === 'string' ? actual.meta.dimension : null;
   const dimension = { expected: wantDim, actual: gotDim, match: wantDim === null ? null : wantDim === gotDim };
-  const hashes = { expected: orderHash(expUuids), actual: orderHash(actUuids) };
+  const hashes = { expected: expected.orderHash ?? orderHash(expUuids), actual: actual.orderHash ?? orderHash(actUuids) };
   const order = uuidOrder(expUuids, actUuids);
-  const counts = countsByType(expected.entities, actual.entities);
-  const missing = [...new Set(expUuids)].filter((u) => !actualBy.has(u));
-  const unexpected = actUuids.filter((u) => !expectedSet.has(u));
-  const each = perEntity(expected.entities, actualBy, o);
+  const counts = countsByType(table);
+  const each = await perEntity(exp.first, actualBy, o);
   const failures = {
     order: !order.match,
     counts: !counts.match,
@@ -179,4 +197,4 @@ export function compareSnapshots(expected: Side, actual: Side, o: CompareOptions
   };
 }
 
-export type CompareReport = ReturnType<typeof compareSnapshots>;
+export type CompareReport = Awaited<ReturnType<typeof compareSnapshots>>;

@@ -24,9 +24,23 @@ export interface TickReport {
   [key: string]: unknown;
 }
 
+/** What the game answered to `forceload add`, from its (vanilla, English) text; `unknown` for anything else. */
+export type ForceloadAnswer = 'added' | 'already-forced' | 'refused' | 'unknown';
+
+export function forceloadAnswer(lines: readonly string[]): ForceloadAnswer {
+  const text = lines.join('\n');
+  if (/^Marked (chunk|\d+ chunks)\b/im.test(text)) return 'added';
+  if (/^No chunks were marked for force loading/im.test(text)) return 'already-forced';
+  // Vanilla's failures: a box over 256 chunks, a parse error, no permission.
+  if (/Too many chunks|Unknown or incomplete command|Incorrect argument|permission|Unknown command|\bfailed\b/i.test(text)) return 'refused';
+  return 'unknown';
+}
+
 export interface ForceloadReport {
   command: string;
-  added: boolean;
+  /** true only when the game said it marked chunks; false when it refused or had nothing to add; null when its text was not understood. */
+  added: boolean | null;
+  answer: ForceloadAnswer | null;
   output: string[];
   released: boolean | null;
   releaseError?: string;
@@ -104,11 +118,14 @@ export class RestoreGuard {
   async addForceload(ctx: Ctx, box: Box): Promise<void> {
     this.box = box;
     const command = forceloadCommand('add', box);
-    this.forceload = { command, added: false, output: [], released: null };
+    this.forceload = { command, added: false, answer: null, output: [], released: null };
     // Journaled even when it is kept: a restore killed before it ended did not mean to leave it.
     await this.journal.update({ forceloads: [forceloadCommand('remove', box)] });
-    const reply = await ctx.request(`CMD ${command}`);
-    Object.assign(this.forceload, { added: true, output: outputLines(reply) });
+    const output = outputLines(await ctx.request(`CMD ${command}`));
+    const answer = forceloadAnswer(output);
+    Object.assign(this.forceload, { added: answer === 'added' ? true : answer === 'unknown' ? null : false, answer, output });
+    // What the game did not add (refused, or already forced) is not ours to remove after a crash either.
+    if (answer === 'refused' || answer === 'already-forced') this.forget({ forceloads: [] });
   }
 
   /** Kills while frozen leave dying bodies and drops behind, so a clear runs the game. */
@@ -156,7 +173,10 @@ export class RestoreGuard {
         t.unfreezeError = (err as Error).message;
       }
     }
-    if (this.opts.releaseForceload && this.forceload && this.box) { // attempted is enough: an add whose reply was lost may have run
+    // Attempted is enough (an add whose reply was lost may have run), unless the game said it added nothing: then a
+    // remove would only unmark chunks someone else forced.
+    const addedNothing = this.forceload?.answer === 'refused' || this.forceload?.answer === 'already-forced';
+    if (this.opts.releaseForceload && this.forceload && this.box && !addedNothing) {
       try {
         await ctx.request(`CMD ${forceloadCommand('remove', this.box)}`);
         this.forceload.released = true;

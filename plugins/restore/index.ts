@@ -37,11 +37,13 @@ export const restorePlugin = definePlugin({
       description:
         'Compare the game now with a recording (a fork or snapshot folder): tick order, orderHash, counts by type, and per entity ' +
         'its type, position, velocity and full NBT. Takes one snapshot; changes nothing else. After a server restart the tick ' +
-        'order is rebuilt: use strict: false and check missing 0, unexpected 0 and counts.match.',
+        'order is rebuilt: use strict: false and check missing 0, unexpected 0 and counts.match. The snapshot is a folder the ' +
+        'game writes (restore-check[-<target>], replacing the last one), so a --read-only daemon does not offer verify.',
       input: verifyInput,
       output: verifyResult,
       paramAliases: aliases,
-      annotations: { readOnly: true, idempotent: true },
+      // Not read-only: SNAPSHOT writes a folder on the game host, and a read-only daemon writes nothing (issue 24, N11).
+      annotations: { readOnly: false, destructive: false, idempotent: true },
       only: { vantage: 'server' },
       run: runVerify,
     }),
@@ -49,11 +51,12 @@ export const restorePlugin = definePlugin({
       name: 'order',
       description:
         "Whether the game's entity tick order still matches a recording: compares orderHash only (cheap; an inventory change " +
-        'still matches, use verify for the full state). Takes one snapshot named order-<target>.',
+        'still matches, use verify for the full state). Takes one snapshot named order[-<target>], a folder the game writes ' +
+        '(replacing the last one), so a --read-only daemon does not offer order.',
       input: orderInput,
       output: orderResult,
       paramAliases: aliases,
-      annotations: { readOnly: true, idempotent: true },
+      annotations: { readOnly: false, destructive: false, idempotent: true },
       only: { vantage: 'server' },
       run: runOrder,
     }),

@@ -36,6 +36,10 @@ export const restoreInput = z
       .default('auto')
       .describe('the tick state to put back: auto reads `tick query` (refusing text it cannot read)'),
     allow_unproven_destination: z.boolean().default(false).describe('apply without an endpoint proof (recorded in checks.endpoint.overridden)'),
+    allow_command_entities: z.boolean().default(false)
+      .describe('summon command-block minecarts and other entities whose NBT holds a Command (they run it in the destination); refused without this'),
+    allow_source_world: z.boolean().default(false)
+      .describe("apply into the very world the recording was taken from (meta.worldDir equals the destination's); refused without this"),
     freeze: z.boolean().default(true).describe('freeze the destination while restoring; it is put back as it was'),
     freeze_timeout_seconds: z.number().finite().default(300).describe('watchdog: unfreeze after this long if the restore has not finished; <= 0 disables'),
     forceload: z.boolean().default(true).describe('forceload the recorded box (its X/Z footprint) during the restore'),

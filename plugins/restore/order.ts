@@ -1,22 +1,19 @@
 /** `order`: only the tick order of the game against a recording, by orderHash. */
 import path from 'node:path';
 import { McbridgeError, type ToolContext } from 'mcbridge';
-import { readSnapshot } from '../snapshot/kit.js';
 import type { OrderArgs } from './input.js';
 import { orderSnapshotName } from './names.js';
-import { takeSnapshot } from './recording.js';
+import { readRecordingFiles, takeSnapshot } from './recording.js';
 
 /** `order`: only the orderHash of a fresh snapshot against the recording's. */
 export async function runOrder(args: OrderArgs, ctx: ToolContext) {
   const directory = path.resolve(args.directory);
-  const recorded = await readSnapshot(directory).catch((err: Error) => {
-    throw new McbridgeError('invalid_params', `${err.message}; order needs the snapshot to compare against`);
-  });
+  const recorded = await readRecordingFiles(directory, 'compared', ctx);
   const expected = recorded.meta.orderHash;
   if (typeof expected !== 'string' || expected === '') {
     throw new McbridgeError('invalid_params', `${directory}: meta.json has no orderHash to compare with`);
   }
-  const fresh = await takeSnapshot((line) => ctx.request(line), orderSnapshotName(args.target));
+  const fresh = await takeSnapshot((line) => ctx.request(line), orderSnapshotName(args.target), undefined, ctx.signal);
   const actual = typeof fresh.files.meta.orderHash === 'string' && fresh.files.meta.orderHash ? fresh.files.meta.orderHash : null;
   return {
     match: actual !== null && actual === expected,

@@ -74,16 +74,31 @@ export function planSummons(records: readonly SnapshotEntity[]): Plan {
 
 /** The recorded positions' bounding box, padded; null without positions. */
 export function recordedBox(records: readonly SnapshotEntity[]): Box | null {
-  const positions = records.map((r) => r.pos).filter(isVec3);
-  if (positions.length === 0) return null;
-  const axis = (i: number, pick: (...n: number[]) => number, pad: number) => pick(...positions.map((p) => p[i]!)) + pad;
+  // A loop, not Math.min(...all): spreading 150,000 arguments overflows the stack.
+  const [min, max] = [[Infinity, Infinity, Infinity], [-Infinity, -Infinity, -Infinity]];
+  for (const { pos } of records) {
+    if (!isVec3(pos)) continue;
+    for (const i of [0, 1, 2]) [min[i], max[i]] = [Math.min(min[i]!, pos[i]), Math.max(max[i]!, pos[i])];
+  }
+  if (min[0] === Infinity) return null;
   return {
-    minX: axis(0, Math.min, -BOX_PADDING), minY: axis(1, Math.min, -BOX_PADDING), minZ: axis(2, Math.min, -BOX_PADDING),
-    maxX: axis(0, Math.max, BOX_PADDING), maxY: axis(1, Math.max, BOX_PADDING), maxZ: axis(2, Math.max, BOX_PADDING),
+    minX: min[0]! - BOX_PADDING, minY: min[1]! - BOX_PADDING, minZ: min[2]! - BOX_PADDING,
+    maxX: max[0]! + BOX_PADDING, maxY: max[1]! + BOX_PADDING, maxZ: max[2]! + BOX_PADDING,
   };
 }
 
 /** `forceload add|remove <x0> <z0> <x1> <z1>`: the box's X/Z footprint in whole blocks. */
 export function forceloadCommand(action: 'add' | 'remove', box: Box): string {
   return `forceload ${action} ${Math.floor(box.minX)} ${Math.floor(box.minZ)} ${Math.ceil(box.maxX)} ${Math.ceil(box.maxZ)}`;
+}
+
+/** An SNBT `Command` key at any depth (a passenger's too): what a command block minecart runs. */
+const COMMAND_KEY = /(^|[{,\s])"?Command"?\s*:/;
+const COMMAND_TYPES = new Set(['minecraft:command_block_minecart', 'command_block_minecart', 'minecraft:commandblock_minecart']);
+
+/** Planned summons that would put a command runner into the game (issue 24, N13). */
+export function commandEntities(plan: Plan, records: readonly SnapshotEntity[]): Array<{ index: number; uuid: string; type: string }> {
+  return plan.items
+    .filter((item) => COMMAND_TYPES.has(item.type) || COMMAND_KEY.test(String(records[item.index]?.nbt ?? '')))
+    .map(({ index, uuid, type }) => ({ index, uuid, type }));
 }

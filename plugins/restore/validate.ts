@@ -4,6 +4,7 @@
  */
 import { isObject } from 'mcbridge/kit';
 import type { SnapshotEntity, SnapshotMeta } from '../snapshot/kit.js';
+import { eachSliced } from './turns.js';
 
 export interface Issue {
   code: string;
@@ -15,6 +16,16 @@ export interface Issue {
 export interface Validation {
   blockers: Issue[];
   warnings: Issue[];
+  /** Issues past the first MAX_LISTED_ISSUES of each kind: counted, not listed. */
+  unlisted: { blockers: number; warnings: number };
+}
+
+/** Issues listed per kind: a recording of 250,000 bad lines must not become a 250,000-item answer. */
+export const MAX_LISTED_ISSUES = 100;
+
+function add(out: Validation, kind: 'blockers' | 'warnings', issue: Issue): void {
+  if (out[kind].length < MAX_LISTED_ISSUES) out[kind].push(issue);
+  else out.unlisted[kind]++;
 }
 
 /** A list in a message: at most five items, then "+N more". */
@@ -31,7 +42,7 @@ const isVec3 = (v: unknown): v is [number, number, number] =>
   Array.isArray(v) && v.length === 3 && v.every((n) => typeof n === 'number' && Number.isFinite(n));
 
 function checkMeta(meta: SnapshotMeta, count: number, recomputed: string, out: Validation): void {
-  const block = (code: string, message: string) => out.blockers.push({ code, message, line: null });
+  const block = (code: string, message: string) => add(out, 'blockers', { code, message, line: null });
   if (meta.protocol === undefined) block('meta_missing', 'meta.json has no "protocol"');
   else if (meta.protocol !== 1) block('meta_protocol', `meta.json declares protocol ${JSON.stringify(meta.protocol)}; this bridge speaks protocol 1`);
   if (typeof meta.entities !== 'number' || !Number.isInteger(meta.entities)) {
@@ -48,8 +59,8 @@ function checkMeta(meta: SnapshotMeta, count: number, recomputed: string, out: V
 
 function checkRecord(record: unknown, index: number, out: Validation): void {
   const line = index + 1;
-  const block = (code: string, message: string) => out.blockers.push({ code, message, line });
-  const warn = (code: string, message: string) => out.warnings.push({ code, message, line });
+  const block = (code: string, message: string) => add(out, 'blockers', { code, message, line });
+  const warn = (code: string, message: string) => add(out, 'warnings', { code, message, line });
   if (!isObject(record)) {
     block('bad_record', `line ${line} is not a JSON object`);
     return;
@@ -70,36 +81,53 @@ function checkRecord(record: unknown, index: number, out: Validation): void {
   }
 }
 
-function checkSets(entities: readonly SnapshotEntity[], out: Validation): void {
-  const seen = new Map<string, number>();
-  const dupes: string[] = [];
-  const orders = new Map<number, number>();
-  entities.forEach((e, index) => {
-    if (isObject(e) && isText(e.uuid)) {
-      if (seen.has(e.uuid)) dupes.push(e.uuid);
-      else seen.set(e.uuid, index);
-    }
-    if (isObject(e) && typeof e.order === 'number' && Number.isInteger(e.order)) orders.set(e.order, (orders.get(e.order) ?? 0) + 1);
-  });
-  if (dupes.length > 0) out.blockers.push({ code: 'uuid_duplicate', message: `uuids appear more than once: ${shortList(dupes)}`, line: null });
-  const repeated = [...orders].filter(([, n]) => n > 1).map(([o]) => o);
-  if (repeated.length > 0) out.warnings.push({ code: 'order_duplicate', message: `order values repeated: ${shortList(repeated)}`, line: null });
-  const unused = entities.map((_, i) => i).filter((i) => !orders.has(i));
-  if (orders.size > 0 && unused.length > 0) out.warnings.push({ code: 'order_missing', message: `order values unused: ${shortList(unused)}`, line: null });
+/** Uuids and order values seen so far, for the duplicate checks once every record was read. */
+interface Seen {
+  uuids: Set<string>;
+  dupes: string[];
+  orders: Map<number, number>;
 }
 
-/** Every issue of a recording: meta fields, each record, duplicates. */
-export function validateRecording(meta: SnapshotMeta, entities: readonly SnapshotEntity[], recomputedHash: string): Validation {
-  const out: Validation = { blockers: [], warnings: [] };
+function noteRecord(e: unknown, seen: Seen): void {
+  if (!isObject(e)) return;
+  if (isText(e.uuid)) {
+    if (seen.uuids.has(e.uuid)) seen.dupes.push(e.uuid);
+    else seen.uuids.add(e.uuid);
+  }
+  if (typeof e.order === 'number' && Number.isInteger(e.order)) seen.orders.set(e.order, (seen.orders.get(e.order) ?? 0) + 1);
+}
+
+async function checkSets(count: number, seen: Seen, out: Validation): Promise<void> {
+  if (seen.dupes.length > 0) add(out, 'blockers', { code: 'uuid_duplicate', message: `uuids appear more than once: ${shortList(seen.dupes)}`, line: null });
+  const repeated: number[] = [];
+  await eachSliced(seen.orders, ([order, n]) => {
+    if (n > 1) repeated.push(order);
+  });
+  if (repeated.length > 0) add(out, 'warnings', { code: 'order_duplicate', message: `order values repeated: ${shortList(repeated)}`, line: null });
+  const unused: number[] = [];
+  await eachSliced(seen.orders.size > 0 ? Array.from({ length: count }, (_, i) => i) : [], (i) => {
+    if (!seen.orders.has(i)) unused.push(i);
+  });
+  if (seen.orders.size > 0 && unused.length > 0) add(out, 'warnings', { code: 'order_missing', message: `order values unused: ${shortList(unused)}`, line: null });
+}
+
+/** Every issue of a recording: meta fields, each record, duplicates; a slice of records per turn of the event loop. */
+export async function validateRecording(meta: SnapshotMeta, entities: readonly SnapshotEntity[], recomputedHash: string): Promise<Validation> {
+  const out: Validation = { blockers: [], warnings: [], unlisted: { blockers: 0, warnings: 0 } };
   checkMeta(meta, entities.length, recomputedHash, out);
-  for (const [index, record] of entities.entries()) checkRecord(record, index, out);
-  checkSets(entities, out);
+  const seen: Seen = { uuids: new Set(), dupes: [], orders: new Map() };
+  await eachSliced(entities, (record, index) => {
+    checkRecord(record, index, out);
+    noteRecord(record, seen);
+  });
+  await checkSets(entities.length, seen, out);
   return out;
 }
 
 /** The refusal for blocking issues: the first eight, and that nothing was sent. */
-export function describeBlockers(dir: string, blockers: readonly Issue[], verb: 'restored' | 'verified' = 'restored'): string {
+export function describeBlockers(dir: string, blockers: readonly Issue[], verb: 'restored' | 'verified' | 'compared' = 'restored', unlisted = 0): string {
+  const total = blockers.length + unlisted;
   const shown = blockers.slice(0, 8).map((b) => `[${b.code}] ${b.message}`).join('; ');
-  const more = blockers.length > 8 ? ` (+${blockers.length - 8} more)` : '';
-  return `${dir} cannot be ${verb}: ${blockers.length} blocking issue(s). Nothing was sent to the game. ${shown}${more}`;
+  const more = total > 8 ? ` (+${total - 8} more)` : '';
+  return `${dir} cannot be ${verb}: ${total} blocking issue(s). Nothing was sent to the game. ${shown}${more}`;
 }

@@ -12,11 +12,11 @@ import { validateRecording } from './validate.js';
 
 export async function runVerify(args: VerifyArgs, ctx: ToolContext) {
   const directory = path.resolve(args.directory);
-  const { files, warnings } = await readRecording(directory, 'verified');
-  const fresh = await takeSnapshot((line) => ctx.request(line), restoreSnapshotName('check', args.target), args.snapshot_radius);
+  const { files, warnings } = await readRecording(directory, 'verified', ctx);
+  const fresh = await takeSnapshot((line) => ctx.request(line), restoreSnapshotName('check', args.target), args.snapshot_radius, ctx.signal);
   const actual = fresh.files;
-  const { blockers, warnings: actualWarnings } = validateRecording(actual.meta, actual.entities, actual.orderHash);
-  const report = compareSnapshots(files, actual, {
+  const { blockers, warnings: actualWarnings } = await validateRecording(actual.meta, actual.entities, actual.orderHash);
+  const report = await compareSnapshots(files, actual, {
     strict: args.strict, posTolerance: args.pos_tolerance, velTolerance: args.vel_tolerance, ignoreNbtKeys: args.ignore_nbt_keys,
   });
   // A destination snapshot with blocking issues cannot vouch for anything.

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { CMD_VERB, STATE_VERB } from 'mcbridge/kit';
+import { CMD_VERB, exceedsJsonDepth, MAX_MOD_LINE_DEPTH, STATE_VERB } from 'mcbridge/kit';
 
 /** The protocol this reader speaks; a meta.json declaring another is refused. */
 export const SNAPSHOT_PROTOCOL = 1;
@@ -80,7 +80,9 @@ export type SnapshotIssue =
   | 'unsupported_protocol'
   | 'bad_field' // a meta field has the wrong type
   | 'count_mismatch' // meta.json's entities differs from the lines of entities.jsonl
-  | 'too_large'; // bigger than the reader's bound
+  | 'too_large' // more bytes, lines or line length than the reader's bound
+  | 'too_deep' // JSON nested deeper than any snapshot the mod writes
+  | 'too_slow'; // reading took longer than the reader's bound
 
 export class SnapshotFileError extends Error {
   override readonly name = 'SnapshotFileError';
@@ -136,25 +138,59 @@ export interface SnapshotFiles {
 
 const kind = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
 
-/** The largest snapshot file read (a file is parsed whole); ~300 bytes per entity, so about 800,000 entities. */
+/** The largest snapshot file read; ~300 bytes per entity, so about 800,000 entities. */
 export const MAX_SNAPSHOT_FILE_BYTES = 256 * 1024 * 1024;
+/** The most lines `entities.jsonl` may hold: every entity of a big server, while 48 MiB of `{}` is refused after a few kB. */
+export const MAX_SNAPSHOT_LINES = 250_000;
+/** The longest entity line: a chest of shulker boxes full of written books stays well under it. */
+export const MAX_SNAPSHOT_LINE_BYTES = 4 * 1024 * 1024;
+/** How long reading a snapshot may take before it is given up. */
+export const SNAPSHOT_READ_TIMEOUT_MS = 60_000;
+/** Nesting deeper than this is refused before parsing: recursive walks (JSON.stringify, zod) would overflow on it. */
+const MAX_SNAPSHOT_DEPTH = MAX_MOD_LINE_DEPTH;
+/** Bytes read at a time; the loop yields between chunks, so no chunk holds the daemon for more than a few ms. */
+const CHUNK_BYTES = 64 * 1024;
+/** Bytes between two progress calls. */
+const PROGRESS_BYTES = 1024 * 1024;
+
+export interface SnapshotReadLimits {
+  maxBytes?: number;
+  maxLines?: number;
+  maxLineBytes?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Called now and then while `entities.jsonl` is read (every PROGRESS_BYTES). */
+  onProgress?: (bytesRead: number, totalBytes: number, lines: number) => void;
+}
+
+const HOW_TO_SHRINK = 'take the snapshot with a radius (fewer entities), or split the recording';
+
+function openError(err: unknown, dir: string, file: string, full: string): SnapshotFileError {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') {
+    return new SnapshotFileError('not_a_snapshot', `${dir} is not a snapshot: no ${file} (expected the mod's SNAPSHOT layout)`, full);
+  }
+  return new SnapshotFileError('unreadable', `${full} cannot be read: ${(err as Error).message}`, full);
+}
+
+function tooLarge(full: string, size: number, maxBytes: number): SnapshotFileError {
+  return new SnapshotFileError('too_large', `${full} holds ${size} bytes, more than the ${maxBytes} this bridge reads; ${HOW_TO_SHRINK}`, full);
+}
+
+function tooDeep(full: string, line?: number): SnapshotFileError {
+  const where = line === undefined ? full : `${full} line ${line}`;
+  return new SnapshotFileError('too_deep', `${where} nests JSON more than ${MAX_SNAPSHOT_DEPTH} levels deep; the mod never writes that`, full, line);
+}
 
 async function readText(dir: string, file: string, maxBytes: number): Promise<string> {
   const full = path.join(dir, file);
   let bytes: Buffer;
   try {
     const { size } = await fs.stat(full);
-    if (size > maxBytes) {
-      throw new SnapshotFileError('too_large', `${full} holds ${size} bytes, more than the ${maxBytes} this bridge reads`, full);
-    }
+    if (size > maxBytes) throw tooLarge(full, size, maxBytes);
     bytes = await fs.readFile(full);
   } catch (err) {
-    if (err instanceof SnapshotFileError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') {
-      throw new SnapshotFileError('not_a_snapshot', `${dir} is not a snapshot: no ${file} (expected the mod's SNAPSHOT layout)`, full);
-    }
-    throw new SnapshotFileError('unreadable', `${full} cannot be read: ${(err as Error).message}`, full);
+    throw err instanceof SnapshotFileError ? err : openError(err, dir, file, full);
   }
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -164,6 +200,7 @@ async function readText(dir: string, file: string, maxBytes: number): Promise<st
 }
 
 function parseMeta(full: string, text: string): SnapshotMeta {
+  if (exceedsJsonDepth(text, MAX_SNAPSHOT_DEPTH)) throw tooDeep(full);
   let meta: unknown;
   try {
     meta = JSON.parse(text);
@@ -188,34 +225,105 @@ function parseMeta(full: string, text: string): SnapshotMeta {
   return record;
 }
 
-function parseEntities(full: string, text: string): SnapshotEntity[] {
-  const entities: SnapshotEntity[] = [];
-  text.split('\n').forEach((raw, index) => {
-    const line = raw.trim();
-    if (line === '') return; // blank lines (and the final newline) are not records
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (err) {
-      throw new SnapshotFileError('not_json', `${full} line ${index + 1} is not valid JSON: ${(err as Error).message}`, full, index + 1);
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw new SnapshotFileError('not_object', `${full} line ${index + 1} must be a JSON object, not ${kind(value)}`, full, index + 1);
-    }
-    entities.push(value as SnapshotEntity);
+function parseEntity(full: string, raw: string, line: number): SnapshotEntity | null {
+  const text = raw.trim();
+  if (text === '') return null; // blank lines (and the final newline) are not records
+  if (exceedsJsonDepth(text, MAX_SNAPSHOT_DEPTH)) throw tooDeep(full, line);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new SnapshotFileError('not_json', `${full} line ${line} is not valid JSON: ${(err as Error).message}`, full, line);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new SnapshotFileError('not_object', `${full} line ${line} must be a JSON object, not ${kind(value)}`, full, line);
+  }
+  return value as SnapshotEntity;
+}
+
+interface EntityLines {
+  entities: SnapshotEntity[];
+  orderHash: string;
+}
+
+/**
+ * `entities.jsonl`, streamed: a chunk at a time with a turn of the event loop between chunks,
+ * bounded in bytes, lines, line length and time. The orderHash is summed up on the way.
+ */
+async function readEntities(dir: string, limits: Required<Omit<SnapshotReadLimits, 'signal' | 'onProgress'>> & SnapshotReadLimits): Promise<EntityLines> {
+  const full = path.join(dir, 'entities.jsonl');
+  const handle = await fs.open(full, 'r').catch((err: unknown) => {
+    throw openError(err, dir, 'entities.jsonl', full);
   });
-  return entities;
+  const deadline = Date.now() + limits.timeoutMs;
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const hash = createHash('sha256');
+  const entities: SnapshotEntity[] = [];
+  const buffer = Buffer.alloc(CHUNK_BYTES);
+  let [rest, line, total, reported] = ['', 0, 0, 0];
+  const take = (raw: string) => {
+    line += 1;
+    if (line > limits.maxLines) {
+      throw new SnapshotFileError('too_large', `${full} holds more than ${limits.maxLines} lines, the most this bridge reads; ${HOW_TO_SHRINK}`, full, line);
+    }
+    const entity = parseEntity(full, raw, line);
+    if (entity === null) return;
+    hash.update(`${entities.length > 0 ? ':' : ''}${String(entity.uuid ?? '')}`, 'utf8');
+    entities.push(entity);
+  };
+  try {
+    const { size } = await handle.stat();
+    if (size > limits.maxBytes) throw tooLarge(full, size, limits.maxBytes);
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
+      total += bytesRead;
+      if (total > limits.maxBytes) throw tooLarge(full, total, limits.maxBytes);
+      let text: string;
+      try {
+        text = rest + decoder.decode(buffer.subarray(0, bytesRead), { stream: bytesRead > 0 });
+      } catch {
+        throw new SnapshotFileError('not_utf8', `${full} is not valid UTF-8 text`, full);
+      }
+      const lines = text.split('\n');
+      rest = bytesRead > 0 ? lines.pop()! : '';
+      if (rest.length > limits.maxLineBytes) {
+        throw new SnapshotFileError('too_large', `${full} line ${line + 1} is longer than ${limits.maxLineBytes} characters; the mod writes one entity per line`, full, line + 1);
+      }
+      lines.forEach(take);
+      if (bytesRead === 0) break;
+      if (total - reported >= PROGRESS_BYTES) {
+        reported = total;
+        limits.onProgress?.(total, size, line);
+      }
+      limits.signal?.throwIfAborted();
+      if (Date.now() > deadline) {
+        throw new SnapshotFileError('too_slow', `reading ${full} took more than ${limits.timeoutMs} ms; ${HOW_TO_SHRINK}`, full, line);
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  } finally {
+    await handle.close();
+  }
+  return { entities, orderHash: hash.digest('hex').slice(0, 16) };
 }
 
 /**
  * Read and check a snapshot folder: both files present, UTF-8, JSON objects, protocol 1, and as
- * many entity lines as meta.json declares. Throws `SnapshotFileError` naming the file and issue.
+ * many entity lines as meta.json declares, within the limits. Throws `SnapshotFileError` naming
+ * the file and issue.
  */
-export async function readSnapshot(dir: string, options: { maxBytes?: number } = {}): Promise<SnapshotFiles> {
+export async function readSnapshot(dir: string, options: SnapshotReadLimits = {}): Promise<SnapshotFiles> {
   const maxBytes = options.maxBytes ?? MAX_SNAPSHOT_FILE_BYTES;
   const meta = parseMeta(path.join(dir, 'meta.json'), await readText(dir, 'meta.json', maxBytes));
   const entitiesFile = path.join(dir, 'entities.jsonl');
-  const entities = parseEntities(entitiesFile, await readText(dir, 'entities.jsonl', maxBytes));
+  const { entities, orderHash: hash } = await readEntities(dir, {
+    maxBytes,
+    maxLines: options.maxLines ?? MAX_SNAPSHOT_LINES,
+    maxLineBytes: options.maxLineBytes ?? MAX_SNAPSHOT_LINE_BYTES,
+    timeoutMs: options.timeoutMs ?? SNAPSHOT_READ_TIMEOUT_MS,
+    signal: options.signal,
+    onProgress: options.onProgress,
+  });
   if (meta.entities !== undefined && meta.entities !== entities.length) {
     throw new SnapshotFileError(
       'count_mismatch',
@@ -223,6 +331,5 @@ export async function readSnapshot(dir: string, options: { maxBytes?: number } =
       entitiesFile,
     );
   }
-  const hash = orderHash(entities.map((e) => String(e.uuid ?? '')));
   return { dir, meta, entities, orderHash: hash };
 }

@@ -48,7 +48,6 @@ describe('copyWorld', () => {
       fs.writeFileSync(path.join(src, rel), body);
     }
     fs.utimesSync(path.join(src, 'region/r.0.0.mca'), 1_000_000, 1_000_000); // long ago: a copy with fresh times shows
-    fs.symlinkSync('/etc', path.join(src, 'link'));
     return src;
   }
 
@@ -59,8 +58,9 @@ describe('copyWorld', () => {
     expect(manifest).toEqual({
       files: 5,
       bytes: 1 + 2 + 1 + 1 + 2,
-      skipped: ['advancements', 'dimensions/minecraft/the_nether/Session.LOCK', 'link', 'logs', 'playerdata', 'players', 'session.lock', 'stats'],
+      skipped: ['advancements', 'dimensions/minecraft/the_nether/Session.LOCK', 'logs', 'playerdata', 'players', 'session.lock', 'stats'],
       stripped: ['dimensions/minecraft/the_nether/entities/r.0.0.mca', 'entities/r.0.0.mca'],
+      followed: [],
     });
     expect(listFiles(dest)).toEqual([
       'data/raids.dat', 'dimensions/minecraft/the_nether/region/r.0.0.mca', 'level.dat', 'poi/r.0.0.mca', 'region/r.0.0.mca',
@@ -84,7 +84,7 @@ describe('copyWorld', () => {
     await expect(copyWorld(src, path.join(src, 'fork'))).rejects.toThrow(/into itself/);
     const empty = tmp();
     const dest = path.join(tmp(), 'copy');
-    expect(await copyWorld(empty, dest)).toEqual({ files: 0, bytes: 0, skipped: [], stripped: [] });
+    expect(await copyWorld(empty, dest)).toEqual({ files: 0, bytes: 0, skipped: [], stripped: [], followed: [] });
     expect(fs.statSync(dest).isDirectory()).toBe(true);
   });
 });
@@ -148,15 +148,14 @@ describe('fork', () => {
     expect(result.name).toBe('entities-only');
   });
 
-  it('takes world_dir, and the predecessor spelling dir, instead of STATE', async () => {
+  it('takes world_dir, and the predecessor spelling dir, for a world inside the game\'s server folder', async () => {
     const stack = await live();
-    const elsewhere = path.join(tmp(), 'w');
+    const elsewhere = path.join(stack.sim.dir, 'lab');
     fs.mkdirSync(path.join(elsewhere, 'region'), { recursive: true });
     fs.writeFileSync(path.join(elsewhere, 'region', 'r.0.0.mca'), 'abc');
-    const before = stack.sim.received.length;
+    fs.writeFileSync(path.join(elsewhere, 'level.dat'), 'L');
     const result = (await stack.call('fork', { name: 'x', dir: elsewhere })) as Record<string, any>;
-    expect(sentSince(stack, before)).not.toContain('STATE');
-    expect(result).toMatchObject({ worldDir: elsewhere, manifest: { files: 1, bytes: 3 }, requested: { world_dir: elsewhere } });
+    expect(result).toMatchObject({ worldDir: elsewhere, manifest: { files: 2, bytes: 4 }, requested: { world_dir: elsewhere } });
     expect((await failure(stack.call('fork', { dir: elsewhere, world_dir: elsewhere }))).code).toBe('invalid_params');
   });
 

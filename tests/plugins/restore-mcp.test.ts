@@ -26,8 +26,9 @@ describe('restore over MCP', () => {
     expect(restore.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
     expect(restore.outputSchema).toMatchObject({ type: 'object' });
     expect(Object.keys(restore.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['directory', 'dry_run', 'expect_world_dir', 'replace_existing']));
-    expect(byName.get('mc_verify')!.annotations).toMatchObject({ readOnlyHint: true });
-    expect(byName.get('mc_order')!.annotations).toMatchObject({ readOnlyHint: true });
+    // They take a snapshot: a folder written on the game host (issue 24, N11).
+    expect(byName.get('mc_verify')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+    expect(byName.get('mc_order')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
 
     const dry = await session.client.callTool({ name: 'mc_restore', arguments: { dir: fork.snapshotDir } });
     expect(dry.isError).toBeFalsy();

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import type { McbridgeError } from 'mcbridge';
 import { orderHash, readSnapshot, tickStateOf } from '../../plugins/snapshot/kit.js';
 import { clearCommands, findCollisions, nearRecorded } from '../../plugins/restore/collisions.js';
 import { dimensionCheck, endpointChecks, normalizePath, type EndpointReport } from '../../plugins/restore/endpoint.js';
 import { coordinateText, pythonFloat } from '../../plugins/restore/float-text.js';
 import { orderSnapshotName, restoreSnapshotName } from '../../plugins/restore/names.js';
 import { forceloadCommand, planSummons, recordedBox, summonCommand } from '../../plugins/restore/plan.js';
-import { describeBlockers, validateRecording } from '../../plugins/restore/validate.js';
+import { describeBlockers, MAX_LISTED_ISSUES, validateRecording } from '../../plugins/restore/validate.js';
 import { cart, useTemps, writeRecording } from '../support/restore.js';
 
 /** The restore building blocks (what the predecessor's restore and fork tests covered). */
@@ -70,6 +71,12 @@ describe('the plan', () => {
     expect(forceloadCommand('remove', box)).toBe('forceload remove -6 -20 27 13');
     expect(recordedBox([])).toBeNull();
   });
+
+  it('the box of 200,000 records (more than a call can spread) holds every one, bad positions ignored', () => {
+    const records = Array.from({ length: 200_000 }, (_, i) => ({ pos: [i, -i, i % 7] }));
+    records.push({ pos: 'x' as never });
+    expect(recordedBox(records)).toEqual({ minX: -16, minY: -199_999 - 16, minZ: -16, maxX: 199_999 + 16, maxY: 16, maxZ: 22 });
+  });
 });
 
 describe('validation', () => {
@@ -77,43 +84,51 @@ describe('validation', () => {
   const meta = (entities: Record<string, unknown>[], extra: Record<string, unknown> = {}) => ({
     protocol: 1, entities: entities.length, orderHash: orderHash(entities.map((e) => String(e.uuid))), ...extra,
   });
-  const codes = (entities: Record<string, unknown>[], m = meta(entities)) => {
-    const v = validateRecording(m, entities, orderHash(entities.map((e) => String(e.uuid ?? ''))));
+  const codes = async (entities: Record<string, unknown>[], m = meta(entities)) => {
+    const v = await validateRecording(m, entities, orderHash(entities.map((e) => String(e.uuid ?? ''))));
     return { blockers: v.blockers.map((b) => b.code), warnings: v.warnings.map((w) => w.code), v };
   };
 
-  it('a faithful snapshot has no blockers', () => {
-    expect(codes(good())).toMatchObject({ blockers: [], warnings: [] });
+  it('a faithful snapshot has no blockers', async () => {
+    expect((await codes(good()))).toMatchObject({ blockers: [], warnings: [] });
   });
 
-  it('meta problems block: hash mismatch and format, count, missing and future protocol', () => {
-    expect(codes(good(), meta(good(), { orderHash: 'ffffffffffffffff' })).blockers).toEqual(['order_hash']);
-    expect(codes(good(), meta(good(), { orderHash: 'ABC' })).blockers).toEqual(['order_hash_format']);
-    expect(codes(good(), meta(good(), { entities: 3 })).blockers).toEqual(['entity_count']);
-    expect(codes(good(), meta(good(), { entities: true })).blockers).toEqual(['meta_missing']);
-    expect(codes(good(), meta(good(), { protocol: undefined })).blockers).toEqual(['meta_missing']);
-    expect(codes(good(), meta(good(), { protocol: 2 })).blockers).toEqual(['meta_protocol']);
+  it('meta problems block: hash mismatch and format, count, missing and future protocol', async () => {
+    expect((await codes(good(), meta(good(), { orderHash: 'ffffffffffffffff' }))).blockers).toEqual(['order_hash']);
+    expect((await codes(good(), meta(good(), { orderHash: 'ABC' }))).blockers).toEqual(['order_hash_format']);
+    expect((await codes(good(), meta(good(), { entities: 3 }))).blockers).toEqual(['entity_count']);
+    expect((await codes(good(), meta(good(), { entities: true }))).blockers).toEqual(['meta_missing']);
+    expect((await codes(good(), meta(good(), { protocol: undefined }))).blockers).toEqual(['meta_missing']);
+    expect((await codes(good(), meta(good(), { protocol: 2 }))).blockers).toEqual(['meta_protocol']);
   });
 
-  it('unsummonable records block with the field named; a bad vel is only a warning', () => {
+  it('unsummonable records block with the field named; a bad vel is only a warning', async () => {
     const { type: _type, ...untyped } = cart(U(1), [0, 64, 0], { order: 0 });
-    const { v } = codes([untyped, cart(U(2), [0, 64] as never, { order: 1 }), cart(U(3), [0, 64, 0], { order: 2, nbt: '' })]);
+    const { v } = (await codes([untyped, cart(U(2), [0, 64] as never, { order: 1 }), cart(U(3), [0, 64, 0], { order: 2, nbt: '' })]));
     expect(v.blockers.map((b) => [b.code, b.line])).toEqual([['missing_field', 1], ['bad_field', 2], ['bad_field', 3]]);
     expect(v.blockers[0]!.message).toMatch(/type/);
     expect(v.blockers[1]!.message).toMatch(/pos/);
     expect(v.blockers[2]!.message).toMatch(/nbt/);
-    expect(codes([cart(U(1), [0, 64, 0], { order: 0, vel: [1] })]).warnings).toEqual(['bad_field']);
+    expect((await codes([cart(U(1), [0, 64, 0], { order: 0, vel: [1] })])).warnings).toEqual(['bad_field']);
     // Hostile files: nothing may add words or lines to a command.
-    expect(codes([cart(U(1), [0, 64, 0], { order: 0, type: 'minecraft:pig ~ ~ ~ {}' })]).blockers).toEqual(['bad_field']);
-    expect(codes([cart(U(1), [0, 64, 0], { order: 0, nbt: '{}\nCMD op mallory' })]).blockers).toEqual(['bad_field']);
+    expect((await codes([cart(U(1), [0, 64, 0], { order: 0, type: 'minecraft:pig ~ ~ ~ {}' })])).blockers).toEqual(['bad_field']);
+    expect((await codes([cart(U(1), [0, 64, 0], { order: 0, nbt: '{}\nCMD op mallory' })])).blockers).toEqual(['bad_field']);
     expect(() => summonCommand({ uuid: U(1), type: 'pig', pos: [0, 64, 0], nbt: '{}\nCMD op mallory' })).toThrow(/spans lines/);
   });
 
-  it('order problems are warnings; duplicate uuids block', () => {
-    expect(codes([cart(U(1), [0, 64, 0], { order: 1 }), cart(U(2), [0, 64, 0], { order: 0 })])).toMatchObject({ blockers: [], warnings: ['order_mismatch', 'order_mismatch'] });
-    expect(codes([cart(U(1), [0, 64, 0], { order: 0 }), cart(U(2), [0, 64, 0], { order: 0 })]).warnings).toEqual(['order_mismatch', 'order_duplicate', 'order_missing']);
-    expect(codes([cart(U(1), [0, 64, 0], { order: 'x' })]).warnings).toEqual(['order_type']);
-    expect(codes([cart(U(1), [0, 64, 0], { order: 0 }), cart(U(1), [0, 64, 0], { order: 1 })]).blockers).toEqual(['uuid_duplicate']);
+  it('a recording of many bad lines lists the first 100 blockers and counts the rest; the refusal counts them all', async () => {
+    const bad = Array.from({ length: 250 }, (_, i) => ({ uuid: U(i), order: i }));
+    const v = await validateRecording(meta(bad), bad, orderHash(bad.map((e) => e.uuid)));
+    expect(v.blockers).toHaveLength(MAX_LISTED_ISSUES);
+    expect(v.unlisted).toEqual({ blockers: 150, warnings: 0 });
+    expect(describeBlockers('/d', v.blockers, 'verified', v.unlisted.blockers)).toMatch(/^\/d cannot be verified: 250 blocking issue\(s\)\. .* \(\+242 more\)$/);
+  });
+
+  it('order problems are warnings; duplicate uuids block', async () => {
+    expect((await codes([cart(U(1), [0, 64, 0], { order: 1 }), cart(U(2), [0, 64, 0], { order: 0 })]))).toMatchObject({ blockers: [], warnings: ['order_mismatch', 'order_mismatch'] });
+    expect((await codes([cart(U(1), [0, 64, 0], { order: 0 }), cart(U(2), [0, 64, 0], { order: 0 })])).warnings).toEqual(['order_mismatch', 'order_duplicate', 'order_missing']);
+    expect((await codes([cart(U(1), [0, 64, 0], { order: 'x' })])).warnings).toEqual(['order_type']);
+    expect((await codes([cart(U(1), [0, 64, 0], { order: 0 }), cart(U(1), [0, 64, 0], { order: 1 })])).blockers).toEqual(['uuid_duplicate']);
   });
 
   it('a file over the reader\'s bound is refused before it is read (too_large)', async () => {
@@ -185,6 +200,25 @@ describe('endpoint proofs', () => {
     expect(() => endpointChecks(report, { worldDir: 'C:\\other' }, false)).toThrow(/expect_world_dir/);
     expect(() => endpointChecks({ ...report, worldDir: null }, { worldDir: '/x' }, false)).toThrow(/client-vantage mod cannot prove/);
     expect(() => endpointChecks({ ...report, levelName: null }, { level: 'world' }, false)).toThrow(/no levelName/);
+  });
+
+  it('several expectations: one mismatch refuses however many others match, and only it is named', () => {
+    const right = { instance: 'server', worldDir: 'C:/Srv/World', level: 'world' };
+    const wrong = { instance: 'client', worldDir: '/srv/other', level: 'other' };
+    for (const bad of ['instance', 'worldDir', 'level'] as const) {
+      const expectations = { ...right, [bad]: wrong[bad] };
+      let err: McbridgeError | undefined;
+      try {
+        endpointChecks(report, expectations, false);
+      } catch (e) {
+        err = e as McbridgeError;
+      }
+      expect(err?.code, `${bad} mismatching beside two matches`).toBe('invalid_params');
+      expect(err!.details).toEqual({ mismatches: [expect.stringContaining(`=${wrong[bad]} but`)] });
+      // Allowing an unproven destination never excuses a mismatch.
+      expect(() => endpointChecks(report, expectations, true)).toThrow(/destination endpoint check failed/);
+    }
+    expect(() => endpointChecks(report, { instance: 'server', level: 'other' }, false)).toThrow(/expect_level=other/);
   });
 
   it('no expectations: unverified with the reason; a failed STATE: unverified without, refused with one, overridden when allowed', () => {

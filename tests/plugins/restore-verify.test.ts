@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Host } from '../../core/host/host.js';
 import { restorePlugin } from '../../plugins/restore/index.js';
+import { startTestHost } from 'mcbridge/testing';
 import { failure, useStacks } from '../support/plugins.js';
 import { CART_A, CART_B, onDisk, recordedCarts, useTemps, writeRecording } from '../support/restore.js';
 import { SERVER_HELLO, ScriptedMod } from '../support/scripted-mod.js';
@@ -141,5 +142,16 @@ describe('order', () => {
     expect(err.message).toMatch(/meta\.json has no orderHash to compare with/);
     const none = await failure(stack.call('order', {}));
     expect(none.message).toMatch(/order needs a directory: the snapshot to compare against/);
+  });
+
+  it('a --read-only daemon offers neither verify nor order (each writes a snapshot folder), and says why', async () => {
+    const host = await startTestHost({ readOnly: true, sim: { autoTick: false } });
+    cleanups.push(() => host.close());
+    const hidden = await host.hidden();
+    expect(hidden.verify).toMatch(/read-only mode hides tools that can change the game/);
+    expect(hidden.order).toMatch(/read-only mode/);
+    const dir = writeRecording(tmp(), []);
+    expect((await failure(host.call('verify', { dir }))).code).toBe('tool_disabled');
+    expect(fs.existsSync(host.sim.snapshotsDir)).toBe(false);
   });
 });

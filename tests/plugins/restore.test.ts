@@ -36,6 +36,20 @@ describe('restore: dry run and refusals before anything is sent', () => {
     expect(sentSince(stack, before)).toEqual(['STATE', 'STATE']);
   });
 
+  it('two proofs, one of them wrong, refuse a dry run and an apply alike; nothing but STATE is sent', async () => {
+    const { stack, dir, proof } = await recordedCarts(stacks.start);
+    const before = stack.sim.received.length;
+    for (const dry_run of [true, false]) {
+      const err = await failure(stack.call('restore', { dir, dry_run, ...proof, expect_instance: 'server', expect_level: 'not-this-level' }));
+      expect(err.code).toBe('invalid_params');
+      expect(err.message).toMatch(/destination endpoint check failed: expect_level=not-this-level but the destination's level is/);
+      const other = await failure(stack.call('restore', { dir, dry_run, expect_world_dir: '/srv/elsewhere/world', expect_instance: 'server' }));
+      expect(other.message).toMatch(/expect_world_dir=\/srv\/elsewhere\/world/);
+    }
+    expect(sentSince(stack, before)).toEqual(['STATE', 'STATE', 'STATE', 'STATE']);
+    expect(uuidsIn(stack)).toEqual([]);
+  });
+
   it('a corrupt meta (zeroed orderHash) is refused with its code before any request', async () => {
     const { stack, dir, proof } = await recordedCarts(stacks.start);
     const meta = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
@@ -50,10 +64,10 @@ describe('restore: dry run and refusals before anything is sent', () => {
   it('an apply without a proof is refused; allow_unproven_destination lets it through, recorded', async () => {
     const { stack, dir } = await recordedCarts(stacks.start);
     const before = stack.sim.received.length;
-    const err = await failure(stack.call('restore', { dir, dry_run: false }));
+    const err = await failure(stack.call('restore', { dir, dry_run: false, allow_source_world: true }));
     expect(err.message).toMatch(/apply requires an endpoint proof: pass expect_world_dir.*nothing was sent/);
     expect(sentSince(stack, before)).toEqual(['STATE']);
-    const applied = await stack.call('restore', { dir, dry_run: false, allow_unproven_destination: true });
+    const applied = await stack.call('restore', { dir, dry_run: false, allow_unproven_destination: true, allow_source_world: true });
     expect(applied.checks.endpoint).toMatchObject({ verified: false, overridden: true, action: 'allowed (allow_unproven_destination=true)' });
     expect(applied.verdict).toBe('ok');
   });
@@ -260,5 +274,47 @@ describe('restore: applying', () => {
     expect(stack.sim.received.at(-1)).toBe('CMD forceload remove -6 -20 27 13');
     expect(result.forceload).toMatchObject({ added: true, released: true });
     expect(stack.sim.world.forcedChunks.get('minecraft:overworld')?.size ?? 0).toBe(0);
+  });
+
+  it('an apply into the recording\'s own source world is refused unless allow_source_world; the dry run says so', async () => {
+    const { stack, dir, proof } = await recordedCarts(stacks.start);
+    const before = stack.sim.received.length;
+    const err = await failure(stack.call('restore', { dir, dry_run: false, expect_world_dir: proof.expect_world_dir }));
+    expect(err.code).toBe('invalid_params');
+    expect(err.message).toMatch(/the recording was taken from .*the destination's own world.*allow_source_world=true/);
+    expect(sentSince(stack, before)).toEqual(['STATE']);
+    const dry = await stack.call('restore', { dir });
+    expect(dry.checks.sourceWorld).toMatchObject({ sameAsDestination: true, allowed: false });
+    expect((await stack.call('restore', { dir, dry_run: false, ...proof })).verdict).toBe('ok');
+  });
+
+  it('command block minecarts and NBT with a Command are refused unless allow_command_entities', async () => {
+    const { stack, dir, proof } = await recordedCarts(stacks.start);
+    const lines = fs.readFileSync(path.join(dir, 'entities.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    lines[1].type = 'minecraft:command_block_minecart';
+    lines[1].nbt = lines[1].nbt.replace(/^\{/, '{Command:"op mallory",');
+    fs.writeFileSync(path.join(dir, 'entities.jsonl'), lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    const before = stack.sim.received.length;
+    for (const dry_run of [true, false]) {
+      const err = await failure(stack.call('restore', { dir, dry_run, ...proof }));
+      expect(err.code).toBe('invalid_params');
+      expect(err.message).toMatch(/holds 1 entity\/entities that run commands .*line 2 minecraft:command_block_minecart .*allow_command_entities=true/);
+    }
+    expect(sentSince(stack, before)).toEqual([]);
+    // A Command key alone (any type, any depth) counts too.
+    lines[1].type = 'minecraft:chest_minecart';
+    lines[1].nbt = lines[1].nbt.replace('{Command:"op mallory",', '{Passengers:[{id:"minecraft:command_block_minecart",Command:"op mallory"}],');
+    fs.writeFileSync(path.join(dir, 'entities.jsonl'), lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    expect((await failure(stack.call('restore', { dir, ...proof }))).message).toMatch(/run commands/);
+    const allowed = await stack.call('restore', { dir, ...proof, allow_command_entities: true });
+    expect(allowed.verdict).toBe('dry-run');
+  });
+
+  it('a forceload the game refuses (a box over 256 chunks) is reported as not added, with its text, and never removed', async () => {
+    const far = { type: 'minecraft:chest_minecart', uuid: '0c000000-0000-4000-8000-00000000000c', x: 400, y: 64, z: 400 };
+    const { stack, dir, proof } = await recordedCarts(stacks.start, { extra: [far] });
+    const result = await stack.call('restore', { dir, dry_run: false, release_forceload: true, ...proof });
+    expect(result.forceload).toMatchObject({ added: false, answer: 'refused', output: [expect.stringMatching(/Too many chunks/)], released: null });
+    expect(stack.sim.received.filter((l) => l.startsWith('CMD forceload remove'))).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { afterEach, expect } from 'vitest';
 import { startTestHost, STEVE_UUID, type PlayerSpec, type SimOptions, type TestHost } from 'mcbridge/testing';
+import type { McbridgeConfig } from 'mcbridge';
 import { failure } from './errors.js';
 
 /**
@@ -14,6 +15,8 @@ export interface StackOptions {
   sim?: SimOptions;
   /** Events kept for replay. */
   buffer?: number;
+  /** A config (the built-ins' entries, such as `fork`). */
+  config?: McbridgeConfig;
 }
 
 /** One stack per test, closed after it: `const s = await stacks.start({...})`. */
@@ -24,7 +27,8 @@ export function useStacks(): { start(options?: StackOptions): Promise<Stack> } {
   });
   return {
     start: async (options = {}) => {
-      const stack = await startTestHost({ sim: options.sim, config: options.buffer ? { buffer: options.buffer } : undefined });
+      const config = options.buffer || options.config ? { ...options.config, ...(options.buffer ? { buffer: options.buffer } : {}) } : undefined;
+      const stack = await startTestHost({ sim: options.sim, config });
       open.push(stack);
       return stack;
     },

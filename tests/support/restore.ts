@@ -39,7 +39,7 @@ export const CART_B_POS: [number, number, number] = [11, 64, -4];
 export async function recordedCarts(
   start: (options?: StackOptions) => Promise<Stack>,
   options: { sim?: StackOptions['sim']; extra?: EntitySpec[]; keep?: boolean } = {},
-): Promise<{ stack: Stack; dir: string; proof: { expect_world_dir: string } }> {
+): Promise<{ stack: Stack; dir: string; proof: { expect_world_dir: string; allow_source_world: true } }> {
   const carts: EntitySpec[] = [
     { type: 'minecraft:chest_minecart', uuid: CART_A, x: CART_A_POS[0], y: CART_A_POS[1], z: CART_A_POS[2] },
     { type: 'minecraft:chest_minecart', uuid: CART_B, x: CART_B_POS[0], y: CART_B_POS[1], z: CART_B_POS[2] },
@@ -47,7 +47,8 @@ export async function recordedCarts(
   const stack = await start({ sim: { autoTick: false, entities: [...carts, ...(options.extra ?? [])], ...options.sim } });
   const snap = (await stack.call('snapshot', { name: 'rec' })) as { dir: string };
   if (!options.keep) await stack.call('command', { command: 'kill @e[type=!player]' });
-  return { stack, dir: snap.dir, proof: { expect_world_dir: worldDirOf(stack) } };
+  // The recording comes from this very world (its carts killed since), so an apply says it knows.
+  return { stack, dir: snap.dir, proof: { expect_world_dir: worldDirOf(stack), allow_source_world: true } };
 }
 
 /** Write `meta.json` + `entities.jsonl` (orders and orderHash filled in unless given). */

@@ -42,6 +42,7 @@ export function describePlan(plan: ConfigPlan, builtins: ReadonlyMap<string, Too
     dir,
     ...describeOptions(config),
     ...(config.webhook ? { webhook: redact(config.webhook) } : {}),
+    ...(config.fork ? { fork: config.fork } : {}),
     plugins: redact(plan.plugins.map((p) => ({
       name: p.plugin.name,
       version: p.plugin.version,

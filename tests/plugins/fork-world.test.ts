@@ -1,0 +1,94 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { copyWorld } from '../../plugins/fork/copy-world.js';
+import { failure, useStacks, type StackOptions } from '../support/plugins.js';
+
+/**
+ * What fork may copy (issue 24, N10 and N12): only a world (a level.dat) in the game's folder or
+ * an allowed root, and symlinks inside it followed safely or refused, never silently skipped.
+ */
+const stacks = useStacks();
+const temps: string[] = [];
+afterEach(() => {
+  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+const tmp = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbridge-forkw-'));
+  temps.push(dir);
+  return dir;
+};
+const live = (config?: StackOptions['config']) =>
+  stacks.start({ sim: { autoTick: false, dir: tmp(), worldDisk: { bytes: 2e5 } }, config });
+
+/** A world folder with a level.dat and one region file. */
+function world(parent: string, name = 'w'): string {
+  const dir = path.join(parent, name);
+  fs.mkdirSync(path.join(dir, 'region'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'level.dat'), 'L');
+  fs.writeFileSync(path.join(dir, 'region', 'r.0.0.mca'), 'RR');
+  return dir;
+}
+
+describe('fork: which folders it copies', () => {
+  it('refuses a folder without level.dat (/etc) and a world outside the game\'s folder; unfrozen, nothing copied', async () => {
+    const stack = await live();
+    const etc = await failure(stack.call('fork', { name: 'etc', world_dir: '/etc' }));
+    expect(etc.code).toBe('invalid_params');
+    expect(etc.message).toMatch(/\/etc is not a Minecraft world: it has no level\.dat/);
+    const outside = world(tmp());
+    const err = await failure(stack.call('fork', { name: 'out', world_dir: outside }));
+    expect(err.code).toBe('invalid_params');
+    expect(err.message).toMatch(/outside the game's folder .*allowedWorldRoots/);
+    expect(stack.sim.world.frozen).toBe(false);
+    for (const name of ['etc', 'out']) expect(fs.existsSync(path.join(stack.sim.modDir, 'snapshots', name, 'world'))).toBe(false);
+  });
+
+  it('copies a world outside the game\'s folder when the config lists its parent in fork.allowedWorldRoots', async () => {
+    const root = tmp();
+    const outside = world(root);
+    const stack = await live({ fork: { allowedWorldRoots: [root] } });
+    const result = (await stack.call('fork', { name: 'ok', world_dir: outside })) as Record<string, any>;
+    expect(result).toMatchObject({ worldDir: outside, manifest: { files: 2, bytes: 3 } });
+    // A symlink into the allowed root does not open anything beyond it.
+    const sneaky = path.join(root, 'sneaky');
+    fs.symlinkSync('/', sneaky);
+    expect((await failure(stack.call('fork', { name: 'up', world_dir: path.join(sneaky, 'etc') }))).code).toBe('invalid_params');
+  });
+});
+
+describe('copyWorld: symlinks inside the world', () => {
+  it('a symlinked region folder inside the link roots is followed: its files are copied and the link listed', async () => {
+    const server = tmp();
+    const src = world(server);
+    const disk = path.join(server, 'fast-disk', 'region');
+    fs.mkdirSync(disk, { recursive: true });
+    fs.writeFileSync(path.join(disk, 'r.1.0.mca'), 'FAST');
+    fs.renameSync(path.join(src, 'region'), path.join(server, 'old-region'));
+    fs.symlinkSync(disk, path.join(src, 'region'));
+    const dest = path.join(tmp(), 'copy');
+    const manifest = await copyWorld(src, dest, { linkRoots: [server] });
+    expect(manifest).toMatchObject({ files: 2, bytes: 5, followed: ['region'] });
+    expect(fs.readFileSync(path.join(dest, 'region', 'r.1.0.mca'), 'utf8')).toBe('FAST');
+    expect(fs.lstatSync(path.join(dest, 'region')).isSymbolicLink()).toBe(false);
+  });
+
+  it('a link outside the roots, a dangling link and a loop each fail the copy, and no half copy is left', async () => {
+    const cases: Array<[string, (src: string) => void, RegExp]> = [
+      ['outside', (src) => fs.symlinkSync('/etc', path.join(src, 'region', 'etc')), /region\/etc links to \/etc, outside the world/],
+      ['dangling', (src) => fs.symlinkSync(path.join(src, 'gone'), path.join(src, 'region', 'r.9.9.mca')), /symlink to nothing/],
+      ['loop', (src) => fs.symlinkSync('..', path.join(src, 'region', 'up')), /symlink loop/],
+    ];
+    for (const [name, plant, message] of cases) {
+      const src = world(tmp(), name);
+      plant(src);
+      const dest = path.join(tmp(), 'copy');
+      const err = await failure(copyWorld(src, dest));
+      expect(err.code).toBe('invalid_params');
+      expect(err.message).toMatch(message);
+      expect(err.message).toMatch(/nothing was copied/);
+      expect(fs.existsSync(dest)).toBe(false);
+    }
+  });
+});
