@@ -113,6 +113,7 @@ export class LocalApiServer {
       /** Connections not being read because their unsent output is over the push buffer. */
       paused: [...this.connections].filter((c) => c.reader.paused).length,
       pendingAuth: this.guard?.pending ?? 0,
+      ...(this.activity.status() ? { activityLog: this.activity.status() } : {}),
     }));
   }
 
