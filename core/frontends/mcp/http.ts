@@ -10,9 +10,9 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { McbridgeError } from '../../host/errors.js';
 import type { Logger } from '../../util/log.js';
-import { exceedsJsonDepth } from '../../util/json-depth.js';
 import { isLoopback } from '../../util/net.js';
-import { errorResponse, MAX_MESSAGE_DEPTH, RPC, TOO_DEEP } from './jsonrpc.js';
+import { errorResponse } from './jsonrpc.js';
+import { parseMessage } from './message-text.js';
 import type { McpFrontend } from './frontend.js';
 import { HttpGuard, type ClientId } from './http-guard.js';
 import { SessionTable, shortId, type Session } from './sessions.js';
@@ -65,17 +65,13 @@ async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unkn
     }
     chunks.push(chunk as Buffer);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (exceedsJsonDepth(text, MAX_MESSAGE_DEPTH)) {
-    sendError(res, 400, TOO_DEEP, {}, RPC.invalidRequest);
+  const parsed = parseMessage(Buffer.concat(chunks).toString('utf8'));
+  if ('error' in parsed) {
+    if (!res.headersSent) res.writeHead(400, { 'content-type': 'application/json' });
+    res.end(parsed.error);
     return BODY_FAILED;
   }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    sendError(res, 400, `parse error: ${(err as Error).message}`, {}, RPC.parseError);
-    return BODY_FAILED;
-  }
+  return parsed.message;
 }
 
 function startsSession(body: unknown): boolean {

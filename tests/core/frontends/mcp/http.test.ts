@@ -159,14 +159,14 @@ describe('mcbridge mcp over streamable HTTP', { timeout: 60_000 }, () => {
       expect((await raw(server.port, { body: INITIALIZE })).status).toBe(200);
     });
 
-    it('refuses a message nesting deeper than 64 levels before parsing it (400), and takes one at the bound', async () => {
+    it('refuses a message nesting deeper than 64 levels before parsing it (400, with its id), and takes one at the bound', async () => {
       const { server } = await serve(await freePort());
       const nested = (depth: number): unknown => (depth === 0 ? 1 : { a: nested(depth - 1) });
       // The envelope and params are two levels: capabilities 62 deep make a message 64 deep.
       const message = (depth: number) => ({ ...INITIALIZE, params: { ...INITIALIZE.params, capabilities: nested(depth) } });
       const deep = await raw(server.port, { body: message(63) });
       expect(deep.status).toBe(400);
-      expect(JSON.parse(deep.body)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'a message nesting deeper than 64 levels was dropped: tool arguments nest a few levels at most' } });
+      expect(JSON.parse(deep.body)).toEqual({ jsonrpc: '2.0', id: INITIALIZE.id, error: { code: -32600, message: 'a message nesting deeper than 64 levels was dropped: tool arguments nest a few levels at most' } });
       expect((await raw(server.port, { body: message(62) })).status).toBe(200);
     });
 
