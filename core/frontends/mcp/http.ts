@@ -11,7 +11,8 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { McbridgeError } from '../../host/errors.js';
 import type { Logger } from '../../util/log.js';
 import { isLoopback } from '../../util/net.js';
-import { errorResponse } from './jsonrpc.js';
+import { errorResponse, RPC } from './jsonrpc.js';
+import { batchRefusal } from './protocol.js';
 import { parseMessage } from './message-text.js';
 import type { McpFrontend } from './frontend.js';
 import { HttpGuard, type ClientId } from './http-guard.js';
@@ -78,6 +79,7 @@ function startsSession(body: unknown): boolean {
   return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
 }
 
+
 /** Bind and serve; refuses a non-loopback bind without a token. */
 export async function startHttp(frontend: McpFrontend, options: HttpOptions): Promise<McpHttpServer> {
   const host = options.host ?? '127.0.0.1';
@@ -110,12 +112,15 @@ export async function startHttp(frontend: McpFrontend, options: HttpOptions): Pr
       }
       // 404 tells a client its session is gone and it should initialize again.
       if (session === undefined || session === 'foreign') return sendError(res, 404, 'unknown or closed MCP session; initialize a new one');
+      const batch = Array.isArray(body) ? batchRefusal(body, session.server.protocolVersion) : null;
+      if (batch) return sendError(res, 400, batch, {}, RPC.invalidRequest);
       table.track(session, res);
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !startsSession(body)) {
       return sendError(res, 400, 'no mcp-session-id: start a session with an initialize request (POST)');
     }
+    if (Array.isArray(body)) return sendError(res, 400, batchRefusal(body, undefined)!, {}, RPC.invalidRequest);
     const admission = table.admit(client);
     if (!admission.admitted) {
       log.warn({ status: admission.status, ...counts(client) }, `refused a new MCP HTTP session: ${admission.message}`);
