@@ -8,10 +8,10 @@
  * so those are always visible at the default level) and, with `--activity-log FILE`, to a
  * JSON-lines file that rotates by size.
  */
-import fs from 'node:fs';
 import type { ErrorCode } from '../host/errors.js';
 import type { Logger } from '../util/log.js';
 import { redactValue } from '../util/redact.js';
+import { RotatingFile, type RotatingFileStatus } from './rotating-file.js';
 
 export const DEFAULT_ACTIVITY_MAX_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_ACTIVITY_KEEP = 3;
@@ -46,47 +46,17 @@ export interface ActivityLogOptions {
   keep?: number;
 }
 
-/** A file that is renamed to FILE.1 (FILE.1 to FILE.2, ...) when it grows past maxBytes. */
-class RotatingFile {
-  private fd: number;
-  private size: number;
-
-  constructor(private readonly file: string, private readonly maxBytes: number, private readonly keep: number) {
-    this.fd = fs.openSync(file, 'a', 0o600);
-    this.size = fs.fstatSync(this.fd).size;
-  }
-
-  write(line: string): void {
-    const bytes = Buffer.byteLength(line);
-    if (this.size > 0 && this.size + bytes > this.maxBytes) this.rotate();
-    fs.writeSync(this.fd, line);
-    this.size += bytes;
-  }
-
-  private rotate(): void {
-    fs.closeSync(this.fd);
-    for (let i = this.keep - 1; i >= 1; i--) {
-      if (fs.existsSync(`${this.file}.${i}`)) fs.renameSync(`${this.file}.${i}`, `${this.file}.${i + 1}`);
-    }
-    if (this.keep > 0) fs.renameSync(this.file, `${this.file}.1`);
-    else fs.rmSync(this.file, { force: true });
-    this.fd = fs.openSync(this.file, 'a', 0o600);
-    this.size = 0;
-  }
-
-  close(): void {
-    fs.closeSync(this.fd);
-  }
-}
-
 export class ActivityLog {
   private file: RotatingFile | null;
+  private losing = false;
   private readonly log: Logger;
 
   constructor(options: ActivityLogOptions) {
-    this.log = options.log;
-    this.file = options.file
-      ? new RotatingFile(options.file, options.maxBytes ?? DEFAULT_ACTIVITY_MAX_BYTES, options.keep ?? DEFAULT_ACTIVITY_KEEP)
+    const log = (this.log = options.log);
+    const file = options.file;
+    this.file = file
+      ? new RotatingFile(file, options.maxBytes ?? DEFAULT_ACTIVITY_MAX_BYTES, options.keep ?? DEFAULT_ACTIVITY_KEEP,
+        () => log.warn({ file }, 'the activity log file was removed or replaced (logrotate?); opened it again'))
       : null;
   }
 
@@ -109,11 +79,19 @@ export class ActivityLog {
     const what = record.event === 'start' ? 'started' : record.outcome === 'ok' ? 'ok' : record.outcome;
     this.log[level]({ activity: record }, `${record.tool} ${what} (${record.caller.frontend}#${record.caller.conn})`);
     if (!this.file) return;
-    try {
-      this.file.write(JSON.stringify(record) + '\n');
-    } catch (err) {
-      this.log.warn({ err: (err as Error).message }, 'could not write the activity log');
+    const lost = this.file.write(JSON.stringify(record) + '\n');
+    // One warning when lines start being lost and one when they stop (a full disk would otherwise warn on every call).
+    if (lost && !this.losing) {
+      this.log.warn({ err: lost.message, file: this.file.file }, 'could not write the activity log; its lines are lost (counted in status: api.activityLog.lost) until it can');
+    } else if (!lost && this.losing) {
+      this.log.warn({ file: this.file.file, lost: this.file.status().lost }, 'the activity log is written again');
     }
+    this.losing = lost !== null;
+  }
+
+  /** For the daemon's status: lines lost and reopenings, when a file is configured. */
+  status(): RotatingFileStatus | null {
+    return this.file?.status() ?? null;
   }
 
   /** Calls that end after this still reach the process log, not the file. */

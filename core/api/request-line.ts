@@ -1,6 +1,7 @@
 import { McbridgeError } from '../host/errors.js';
 import { describeZodError } from '../host/host.js';
 import { exceedsJsonDepth, MAX_REQUEST_DEPTH } from '../util/json-depth.js';
+import { readTopLevelIdText } from '../util/json-id.js';
 import { requestFrame, type RequestFrame } from './frames.js';
 
 /** Longest string id echoed back: ids are correlation tags, not payloads. */
@@ -26,7 +27,7 @@ function refused(id: RequestId, code: 'invalid_request' | 'invalid_params', mess
  */
 export function parseRequestLine(line: string): ParsedRequest {
   if (exceedsJsonDepth(line, MAX_REQUEST_DEPTH)) {
-    return refused(null, 'invalid_request', `the request nests arrays or objects deeper than ${MAX_REQUEST_DEPTH} levels; send flatter params`);
+    return refused(readableId(line), 'invalid_request', `the request nests arrays or objects deeper than ${MAX_REQUEST_DEPTH} levels; send flatter params`);
   }
   let raw: unknown;
   try {
@@ -64,6 +65,13 @@ function plainFrame(raw: Record<string, unknown>): RequestFrame | null {
   if (auth !== undefined && typeof auth !== 'string') return null;
   if (raw.caller !== undefined) return null;
   return { method, params: params as Record<string, unknown> | null | undefined, progress, auth };
+}
+
+/** The id of a line refused before it is parsed, when its text gives one that may be echoed. */
+function readableId(line: string): RequestId {
+  const text = readTopLevelIdText(line);
+  const id: unknown = text === undefined ? null : JSON.parse(text);
+  return isRequestId(id) ? id : null;
 }
 
 function isRequestId(id: unknown): id is RequestId {

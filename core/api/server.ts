@@ -113,6 +113,7 @@ export class LocalApiServer {
       /** Connections not being read because their unsent output is over the push buffer. */
       paused: [...this.connections].filter((c) => c.reader.paused).length,
       pendingAuth: this.guard?.pending ?? 0,
+      ...(this.activity.status() ? { activityLog: this.activity.status() } : {}),
     }));
   }
 
@@ -161,9 +162,7 @@ export class LocalApiServer {
     const address = peerAddress(socket.remoteAddress);
     let preAuth: PreAuth | null = null;
     if (this.guard) {
-      const guard = this.guard;
-      const admitted = guard.admit(address, () => this.refuse(conn, new McbridgeError('unauthorized',
-        `no request carrying the token within ${guard.limits.authTimeoutMs} ms of connecting; send "auth" with the first request`)));
+      const admitted = this.guard.admit(address, (error) => this.refuse(conn, error));
       if (admitted instanceof McbridgeError) {
         socket.end(JSON.stringify(errorFrame(null, admitted)) + '\n');
         socket.destroy();

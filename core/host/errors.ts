@@ -55,6 +55,28 @@ export function toMcbridgeError(err: unknown): McbridgeError {
   if (err instanceof Error && err.name === 'AbortError') {
     return new McbridgeError('cancelled', 'the request was cancelled');
   }
-  const message = err instanceof Error ? err.message : String(err);
-  return new McbridgeError('internal', `internal error: ${message}`);
+  return new McbridgeError('internal', `internal error: ${describeThrown(err)}`);
+}
+
+/** Longest wording of a thrown value that is no Error: enough to recognise it, never a payload. */
+export const MAX_THROWN_TEXT = 500;
+
+/**
+ * What anything thrown says: its `message` when it has a string one (an Error, or a plain
+ * `{ message }` object), else its JSON (cut to MAX_THROWN_TEXT), else `String(err)`; never
+ * `[object Object]`.
+ */
+export function describeThrown(err: unknown): string {
+  const message = (err as { message?: unknown } | null | undefined)?.message;
+  if (typeof message === 'string') return message;
+  if (err !== null && typeof err === 'object') {
+    try {
+      const json = JSON.stringify(err);
+      if (json !== undefined) return json.length > MAX_THROWN_TEXT ? `${json.slice(0, MAX_THROWN_TEXT)}…` : json;
+    } catch {
+      // Cyclic, a BigInt, or too deep: its keys say what it was.
+      return `a thrown object JSON cannot show (keys: ${Object.keys(err).slice(0, 10).join(', ')})`;
+    }
+  }
+  return String(err);
 }

@@ -1,6 +1,6 @@
 import { EventEmitter, setMaxListeners } from 'node:events';
 import path from 'node:path';
-import { McbridgeError, toMcbridgeError } from './errors.js';
+import { describeThrown, McbridgeError, toMcbridgeError } from './errors.js';
 import { EventLog, type RecordedEvent } from './events/event-log.js';
 import { followEvents } from './events/follow.js';
 import { CallScope } from './call-scope.js';
@@ -209,8 +209,7 @@ export class Host extends EventEmitter {
       // Whatever this plugin already started stops with it.
       await this.stopPlugin(record);
       // `throw undefined` / `Promise.reject()` must not crash start() for every other plugin.
-      const message = (err as { message?: unknown } | null | undefined)?.message;
-      record.error = typeof message === 'string' ? message : String(err);
+      record.error = describeThrown(err);
       this.registry.unregisterPlugin(plugin.name);
       record.tools = [];
       this.log.error({ plugin: plugin.name, err: record.error }, `plugin '${plugin.name}' failed to start and was left out`);

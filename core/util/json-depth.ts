@@ -48,7 +48,7 @@ function openersAtMost(text: string, max: number): boolean {
 }
 
 /** The index of the quote that closes the string opened at `open`, or -1 if none does. */
-function closingQuote(text: string, open: number): number {
+export function closingQuote(text: string, open: number): number {
   let from = open + 1;
   for (;;) {
     const quote = text.indexOf('"', from);

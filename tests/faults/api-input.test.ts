@@ -64,6 +64,35 @@ describe('API input a client controls', { timeout: 120_000 }, () => {
     socket.close();
   });
 
+  it('a tool that throws a plain object is answered with its message or its JSON (bounded), never [object Object]', async () => {
+    stack = await startStack();
+    const thrower = (name: string, value: () => unknown) => defineTool({ name, description: 'Throws something that is no Error.', input: z.object({}), run: async () => {
+      throw value();
+    } });
+    stack.daemon.host.use(definePlugin({
+      name: 'odd-throws', version: '1.0.0', apiVersion: HOST_API_VERSION,
+      tools: [
+        thrower('throws_message', () => ({ message: 'the lever is stuck', code: 7 })),
+        thrower('throws_object', () => ({ lever: 'stuck', tries: 3 })),
+        thrower('throws_big', () => ({ pad: 'x'.repeat(10_000) })),
+        thrower('throws_cycle', () => {
+          const o: Record<string, unknown> = {};
+          o.self = o;
+          return o;
+        }),
+      ],
+    }));
+    const socket = await ApiSocket.open(stack.daemon.apiAddress.port);
+    const errorOf = async (method: string) => (await socket.request({ id: method, method })).error as string;
+    expect(await errorOf('throws_message')).toBe('internal error: the lever is stuck');
+    expect(await errorOf('throws_object')).toBe('internal error: {"lever":"stuck","tries":3}');
+    const big = await errorOf('throws_big');
+    expect(big.length).toBeLessThan(600);
+    expect(big).toMatch(/^internal error: \{"pad":"x+…$/);
+    expect(await errorOf('throws_cycle')).toBe('internal error: a thrown object JSON cannot show (keys: self)');
+    socket.close();
+  });
+
   it('every request gets exactly one response, with `result` (null when a tool returned nothing) or `error` and `code`', async () => {
     stack = await startStack();
     stack.daemon.host.use(definePlugin({

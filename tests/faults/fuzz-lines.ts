@@ -72,14 +72,15 @@ const MAKERS: Array<[weight: number, make: Maker]> = [
   }],
   [8, (rng, id) => {
     const nest = deep(rng.int(65, 20_000));
-    const text = rng.pick([
-      `{"id":${nest},"method":"ping"}`,
-      `{"id":${JSON.stringify(id)},"method":"state","params":{"x":${nest}}}`,
-      `{"id":${JSON.stringify(id)},"method":${nest}}`,
-      nest,
-      '{"a":'.repeat(200) + '1' + '}'.repeat(200),
+    // Refused before parsing; answered with the request's id where its text shows one.
+    const [text, answerId] = rng.pick<[string, string | null]>([
+      [`{"id":${nest},"method":"ping"}`, null],
+      [`{"id":${JSON.stringify(id)},"method":"state","params":{"x":${nest}}}`, id],
+      [`{"id":${JSON.stringify(id)},"method":${nest}}`, id],
+      [nest, null],
+      ['{"a":'.repeat(200) + '1' + '}'.repeat(200), null],
     ]);
-    return { kind: 'deep', text, answerId: null };
+    return { kind: 'deep', text, answerId };
   }],
   [8, (rng) => {
     const values = ['1', '-0.5', '"a string"', '[1,2,3]', 'null', 'true', '[]', '"{\\"id\\":1}"'];

@@ -9,8 +9,22 @@ function exitCode(): number {
   return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
 }
 
+/**
+ * stdout closed by its reader (`mcbridge watch | head`): the reader took what it wanted, so the
+ * command ends at once with status 0 and no word (docs/decisions.md, "A closed stdout ends the CLI
+ * with 0"). The MCP front-end handles its own stdout: there a closed stdout is a client gone.
+ */
+function endQuietlyOnClosedStdout(): void {
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(EXIT.ok);
+    process.stderr.write(describeError(err) + '\n');
+    process.exit(EXIT.failed);
+  });
+}
+
 /** Parse and run; never throws, returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
+  if (argv[2] !== 'mcp') endQuietlyOnClosedStdout();
   try {
     const quick = quickCall(argv.slice(2));
     if (quick) {

@@ -10,9 +10,10 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { McbridgeError } from '../../host/errors.js';
 import type { Logger } from '../../util/log.js';
-import { exceedsJsonDepth } from '../../util/json-depth.js';
 import { isLoopback } from '../../util/net.js';
-import { errorResponse, MAX_MESSAGE_DEPTH, RPC, TOO_DEEP } from './jsonrpc.js';
+import { errorResponse, RPC } from './jsonrpc.js';
+import { batchRefusal } from './protocol.js';
+import { parseMessage } from './message-text.js';
 import type { McpFrontend } from './frontend.js';
 import { HttpGuard, type ClientId } from './http-guard.js';
 import { SessionTable, shortId, type Session } from './sessions.js';
@@ -65,22 +66,19 @@ async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unkn
     }
     chunks.push(chunk as Buffer);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (exceedsJsonDepth(text, MAX_MESSAGE_DEPTH)) {
-    sendError(res, 400, TOO_DEEP, {}, RPC.invalidRequest);
+  const parsed = parseMessage(Buffer.concat(chunks).toString('utf8'));
+  if ('error' in parsed) {
+    if (!res.headersSent) res.writeHead(400, { 'content-type': 'application/json' });
+    res.end(parsed.error);
     return BODY_FAILED;
   }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    sendError(res, 400, `parse error: ${(err as Error).message}`, {}, RPC.parseError);
-    return BODY_FAILED;
-  }
+  return parsed.message;
 }
 
 function startsSession(body: unknown): boolean {
   return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
 }
+
 
 /** Bind and serve; refuses a non-loopback bind without a token. */
 export async function startHttp(frontend: McpFrontend, options: HttpOptions): Promise<McpHttpServer> {
@@ -114,12 +112,15 @@ export async function startHttp(frontend: McpFrontend, options: HttpOptions): Pr
       }
       // 404 tells a client its session is gone and it should initialize again.
       if (session === undefined || session === 'foreign') return sendError(res, 404, 'unknown or closed MCP session; initialize a new one');
+      const batch = Array.isArray(body) ? batchRefusal(body, session.server.protocolVersion) : null;
+      if (batch) return sendError(res, 400, batch, {}, RPC.invalidRequest);
       table.track(session, res);
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !startsSession(body)) {
       return sendError(res, 400, 'no mcp-session-id: start a session with an initialize request (POST)');
     }
+    if (Array.isArray(body)) return sendError(res, 400, batchRefusal(body, undefined)!, {}, RPC.invalidRequest);
     const admission = table.admit(client);
     if (!admission.admitted) {
       log.warn({ status: admission.status, ...counts(client) }, `refused a new MCP HTTP session: ${admission.message}`);

@@ -54,6 +54,7 @@ export class McpSession {
   private readonly inFlight = new Map<RequestId, AbortController>();
   private readonly debounced = new Set<string>();
   private readonly pending = new Set<string>();
+  private negotiated: string | undefined;
 
   constructor(private readonly info: ServerInfo, private readonly options: SessionOptions) {
     for (const method of options.debouncedNotificationMethods ?? []) this.debounced.add(method);
@@ -113,10 +114,16 @@ export class McpSession {
     return this.notification({ method: 'notifications/resources/updated', params });
   }
 
+  /** The protocol version this session negotiated; undefined before `initialize`. */
+  get protocolVersion(): string | undefined {
+    return this.negotiated;
+  }
+
   private initialize(params: Params): Record<string, unknown> {
     const requested = stringParam(params, 'protocolVersion', 'initialize');
+    this.negotiated = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
     return {
-      protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
+      protocolVersion: this.negotiated,
       capabilities: this.options.capabilities,
       serverInfo: this.info,
       ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
@@ -125,33 +132,53 @@ export class McpSession {
 
   private receive(transport: Transport, message: JSONRPCMessage): void {
     const m: unknown = message;
-    if (!isObject(m)) {
-      this.refuse(transport, null, RPC.invalidRequest, 'not a JSON-RPC 2.0 message: send one object per message (batches are not part of MCP)');
+    const send = (answer: JSONRPCMessage | JSONRPCMessage[]) => transport.send(answer as JSONRPCMessage).catch((error: unknown) => {
+      const to = Array.isArray(answer) ? 'a batch' : `request ${String((answer as { id?: unknown }).id)}`;
+      this.onerror?.(new Error(`could not send the answer to ${to}: ${String(error)}`));
+    });
+    if (!Array.isArray(m)) {
+      void this.answer(transport, m).then((answer) => answer && send(answer));
       return;
     }
+    const refusal = batchRefusal(m, this.negotiated);
+    if (refusal) {
+      void send(errorResponse(null, RPC.invalidRequest, refusal));
+      return;
+    }
+    // One array of answers, in order, once all are in; notifications in the batch get none.
+    void Promise.all(m.map((item: unknown) => this.answer(transport, item))).then((answers) => {
+      const sent = answers.filter((a) => a !== undefined);
+      if (sent.length > 0) void send(sent);
+    });
+  }
+
+  /** One message's answer: a result or error for a request, nothing for a notification or a response. */
+  private answer(transport: Transport, m: unknown): Promise<JSONRPCMessage | undefined> {
+    if (!isObject(m)) return refused(null, RPC.invalidRequest, 'not a JSON-RPC 2.0 message: send one object per message');
     const id = m.id;
     const hasId = typeof id === 'string' || typeof id === 'number';
     if (m.jsonrpc !== '2.0') {
-      this.refuse(transport, hasId ? id : null, RPC.invalidRequest, 'not a JSON-RPC 2.0 message: send an object with "jsonrpc": "2.0"');
-      return;
+      return refused(hasId ? id : null, RPC.invalidRequest, 'not a JSON-RPC 2.0 message: send an object with "jsonrpc": "2.0"');
     }
     if (typeof m.method !== 'string') {
       // A response: this server sends no requests, so none is awaited.
-      if (hasId && ('result' in m || 'error' in m)) return;
-      this.refuse(transport, hasId ? id : null, RPC.invalidRequest, 'a request needs a "method" string');
-      return;
+      if (hasId && ('result' in m || 'error' in m)) return Promise.resolve(undefined);
+      return refused(hasId ? id : null, RPC.invalidRequest, 'a request needs a "method" string');
     }
     if (m.params !== undefined && !isObject(m.params)) {
-      if (hasId) this.refuse(transport, id, RPC.invalidParams, `${m.method}: params must be an object`);
-      return;
+      return hasId ? refused(id, RPC.invalidParams, `${m.method}: params must be an object`) : Promise.resolve(undefined);
     }
     const params = (m.params ?? {}) as Params;
-    if (!('id' in m)) return this.onNotification(m.method, params);
-    if (!hasId) {
-      this.refuse(transport, null, RPC.invalidRequest, 'a request id must be a string or a number');
-      return;
+    if (!('id' in m)) {
+      this.onNotification(m.method, params);
+      return Promise.resolve(undefined);
     }
-    this.onRequest(transport, id, m.method, params);
+    if (!hasId) return refused(null, RPC.invalidRequest, 'a request id must be a string or a number');
+    // Before initialize only ping is answered (MCP lifecycle): nothing else knows the client yet.
+    if (this.negotiated === undefined && m.method !== 'initialize' && m.method !== 'ping') {
+      return refused(id, RPC.invalidRequest, `${m.method} before initialize: send "initialize" first (then "notifications/initialized")`);
+    }
+    return this.onRequest(transport, id, m.method, params);
   }
 
   private onNotification(method: string, params: Params): void {
@@ -164,12 +191,9 @@ export class McpSession {
     // Other notifications (progress for requests this server never sends, roots changes) need nothing.
   }
 
-  private onRequest(transport: Transport, id: RequestId, method: string, params: Params): void {
+  private onRequest(transport: Transport, id: RequestId, method: string, params: Params): Promise<JSONRPCMessage | undefined> {
     const handler = this.handlers.get(method);
-    if (!handler) {
-      this.refuse(transport, id, RPC.methodNotFound, 'Method not found');
-      return;
-    }
+    if (!handler) return refused(id, RPC.methodNotFound, 'Method not found');
     const controller = new AbortController();
     this.inFlight.set(id, controller);
     const meta = isObject(params._meta) ? (params._meta as RequestExtra['_meta']) : undefined;
@@ -188,19 +212,11 @@ export class McpSession {
       if (this.inFlight.get(id) === controller) this.inFlight.delete(id);
       return !controller.signal.aborted;
     };
-    // A handler that throws at once is answered like one that rejects.
-    new Promise((resolve) => resolve(handler(params, extra)))
-      .then(
-        (result) => (ended() ? transport.send({ jsonrpc: '2.0', id, result: (result ?? {}) as Record<string, unknown> }) : undefined),
-        (error: unknown) => (ended() ? transport.send(errorMessage(id, error)) : undefined),
-      )
-      .catch((error: unknown) => this.onerror?.(new Error(`could not send the answer to request ${String(id)}: ${String(error)}`)));
-  }
-
-  private refuse(transport: Transport, id: RequestId | null, code: number, message: string): void {
-    transport
-      .send(errorResponse(id, code, message))
-      .catch((error: unknown) => this.onerror?.(new Error(`could not send an error: ${String(error)}`)));
+    // A handler that throws at once is answered like one that rejects; a cancelled one is not answered.
+    return new Promise((resolve) => resolve(handler(params, extra))).then(
+      (result) => (ended() ? ({ jsonrpc: '2.0', id, result: (result ?? {}) as Record<string, unknown> } as JSONRPCMessage) : undefined),
+      (error: unknown) => (ended() ? errorMessage(id, error) : undefined),
+    );
   }
 
   private closed(): void {
@@ -212,6 +228,25 @@ export class McpSession {
     this.onclose?.();
   }
 }
+
+function refused(id: RequestId | null, code: number, message: string): Promise<JSONRPCMessage> {
+  return Promise.resolve(errorResponse(id, code, message));
+}
+
+/**
+ * Why a batch (a JSON array of messages) is refused, or null to answer it. Batches were part
+ * of MCP 2025-03-26 only (added then, removed in 2025-06-18), so only a session that
+ * negotiated that version takes them, over stdio and HTTP alike; initialize is never batched.
+ */
+export function batchRefusal(batch: unknown[], negotiated: string | undefined): string | null {
+  if (negotiated !== BATCH_PROTOCOL_VERSION) {
+    return `a batch (JSON array) is only answered in MCP ${BATCH_PROTOCOL_VERSION}; this session ${negotiated ? `negotiated ${negotiated}` : 'is not initialized'}: send one message at a time`;
+  }
+  if (batch.length === 0) return 'an empty batch: send at least one message';
+  return null;
+}
+
+const BATCH_PROTOCOL_VERSION = '2025-03-26';
 
 function errorMessage(id: RequestId, error: unknown): JSONRPCMessage {
   if (error instanceof RpcError) return errorResponse(id, error.code, error.message || 'Internal error', error.data);

@@ -79,7 +79,7 @@ export async function runMcp(options: RunMcpOptions): Promise<void> {
       process.stdout.write(JSON.stringify({ transport: 'http', url: server.url, port: server.port, auth: token ? 'bearer' : 'none' }) + '\n');
     } else {
       frontend.start();
-      const transport = new StdioTransport();
+      const transport = new StdioTransport(process.stdin, process.stdout, { log: log.child({ part: 'mcp-stdio' }) });
       const server = frontend.createServer();
       // The client going away (stdin closed) ends this process.
       process.stdin.once('end', stop);

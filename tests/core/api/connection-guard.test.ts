@@ -14,7 +14,8 @@ describe('ConnectionGuard', () => {
   it('documents its defaults', () => {
     expect(MIN_TOKEN_LENGTH).toBe(16);
     expect(DEFAULT_GUARD_LIMITS).toEqual({
-      maxPending: 64, preAuthBytes: 8192, authTimeoutMs: 10_000, maxFailures: 10, failureWindowMs: 60_000, backoffMs: 60_000,
+      maxPending: 64, maxPendingPerSource: 8, pressuredAuthTimeoutMs: 1_000, preAuthBytes: 8192, authTimeoutMs: 10_000,
+      maxFailures: 10, failureWindowMs: 60_000, backoffMs: 60_000, maxGlobalFailures: 100,
     });
   });
 
@@ -31,15 +32,24 @@ describe('ConnectionGuard', () => {
     for (const wrong of [undefined, '', TOKEN.slice(0, -1), TOKEN + 'x', TOKEN.toUpperCase(), 'z'.repeat(10_000)]) expect(g.matches(wrong)).toBe(false);
   });
 
-  it('after maxFailures wrong tokens from one address refuses its attempts, the right token too, until the backoff ends', () => {
+  it('after maxFailures wrong tokens from one address throttles its wrong tokens until the backoff ends; the right token always passes', () => {
     const { g, advance } = guard({ maxFailures: 3, backoffMs: 5_000 });
     for (let i = 0; i < 3; i++) expect(g.authenticate('wrong', '10.0.0.1')).toMatchObject({ code: 'unauthorized' });
-    const throttled = g.authenticate(TOKEN, '10.0.0.1');
+    const throttled = g.authenticate('wrong again', '10.0.0.1');
     expect(throttled).toMatchObject({ code: 'unauthorized', details: { reason: 'throttled', retryAfterMs: 5_000 } });
     expect(throttled?.message).toMatch(/too many failed token attempts from 10\.0\.0\.1; wait 5 s/);
-    expect(g.authenticate(TOKEN, '10.0.0.2')).toBeNull();
-    advance(5_001);
     expect(g.authenticate(TOKEN, '10.0.0.1')).toBeNull();
+    expect(g.authenticate('wrong', '10.0.0.2')).not.toMatchObject({ details: { reason: 'throttled' } });
+    advance(5_001);
+    expect(g.authenticate('wrong', '10.0.0.1')).not.toMatchObject({ details: { reason: 'throttled' } });
+  });
+
+  it('rotating source addresses spend one global budget: past it every address is throttled, the right token still passes', () => {
+    const { g } = guard({ maxGlobalFailures: 20, backoffMs: 5_000 });
+    for (let i = 0; i < 20; i++) g.authenticate('wrong', `127.0.0.${i + 2}`);
+    expect(g.authenticate('wrong', '127.0.0.99')).toMatchObject({ details: { reason: 'throttled' } });
+    expect(g.authenticate('wrong', '127.0.0.99')?.message).toMatch(/^too many failed token attempts; wait 5 s/);
+    expect(g.authenticate(TOKEN, '127.0.0.99')).toBeNull();
   });
 
   it('forgets failures older than the window', () => {
@@ -51,21 +61,25 @@ describe('ConnectionGuard', () => {
     expect(g.authenticate(TOKEN, 'a')).toBeNull();
   });
 
-  it('admits up to maxPending connections at once and counts releases once', () => {
-    const { g } = guard({ maxPending: 2 });
-    const a = g.admit('a', () => {});
-    const b = g.admit('b', () => {});
-    expect(g.admit('c', () => {})).toMatchObject({ code: 'unavailable' });
-    if (a instanceof Error || b instanceof Error) throw new Error('admitted');
-    expect(a.bytesLeft).toBe(8192);
-    a.release();
-    a.release();
-    expect(g.pending).toBe(1);
-    const c = g.admit('c', () => {});
+  it('admits up to maxPending at once, then the oldest of the busiest source gives way; counts releases once', () => {
+    const { g } = guard({ maxPending: 3, maxPendingPerSource: 2 });
+    const expired: string[] = [];
+    const admit = (address: string, name: string) => g.admit(address, (error) => expired.push(`${name}: ${error.code}`));
+    const a = admit('a', 'a1');
+    admit('a', 'a2');
+    expect(admit('a', 'a3')).toMatchObject({ code: 'unavailable', message: expect.stringContaining('from a') });
+    admit('b', 'b1');
+    expect(g.pending).toBe(3);
+    const c = admit('c', 'c1');
     expect(c).not.toBeInstanceOf(Error);
-    b.release();
-    if (!(c instanceof Error)) c.release();
-    expect(g.pending).toBe(0);
+    expect(expired).toEqual(['a1: unavailable']);
+    expect(g.pending).toBe(3);
+    if (a instanceof Error || c instanceof Error) throw new Error('admitted');
+    expect(a.bytesLeft).toBe(8192);
+    a.release(); // already given way: counts nothing
+    c.release();
+    c.release();
+    expect(g.pending).toBe(2);
   });
 
   it('keys IPv4 peers of a dual-stack socket by their IPv4 address', () => {

@@ -12,11 +12,16 @@ describe('parseRequestLine', () => {
     expect(parseRequestLine('{"method":"ping"}')).toMatchObject({ ok: true, id: null });
   });
 
-  it('refuses a line nested past the bound before parsing it, without echoing its id', () => {
+  it('refuses a line nested past the bound before parsing it, echoing its id only when the id is a readable scalar', () => {
     const parsed = parseRequestLine(`{"id":${deep(5_000)},"method":"ping"}`);
     expect(parsed).toMatchObject({ ok: false, id: null, error: { code: 'invalid_request' } });
     expect(parsed.ok || parsed.error.message).toMatch(/deeper than 64 levels/);
-    expect(parseRequestLine(`{"id":1,"method":"state","params":{"a":${deep(70)}}}`)).toMatchObject({ ok: false, id: null });
+    expect(parseRequestLine(`{"id":1,"method":"state","params":{"a":${deep(70)}}}`)).toMatchObject({ ok: false, id: 1 });
+    expect(parseRequestLine(`{"params":{"id":2,"a":${deep(70)}}, "id" : "outer" }`)).toMatchObject({ ok: false, id: 'outer' });
+    expect(parseRequestLine(`{"\\u0069d":3,"params":${deep(70)}}`)).toMatchObject({ ok: false, id: 3 });
+    for (const id of ['1e999', JSON.stringify('x'.repeat(257)), 'true', '{"a":1}']) {
+      expect(parseRequestLine(`{"id":${id},"params":${deep(70)}}`), id).toMatchObject({ ok: false, id: null });
+    }
   });
 
   it('refuses ids that are not a short string, a finite number or null, and echoes none of them', () => {

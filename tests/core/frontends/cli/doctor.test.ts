@@ -100,4 +100,17 @@ describe('mcbridge status and doctor', { timeout: 90_000 }, () => {
     expect(broken.code).toBe(1);
     expect(line(broken.stdout, 'config')).toMatch(/^FAIL\s+config\s/);
   });
+
+  it('--json exits 1 when a check fails, as the text form does, for status and doctor', async () => {
+    const p = project({ install: false });
+    p.write('mcbridge.config.json', JSON.stringify({ buffer: 0 }));
+    const port = String(await freePort());
+    for (const command of ['status', 'doctor']) {
+      const result = await runCli([command, '--json', '--api-port', port], { cwd: p.dir, env });
+      const report = JSON.parse(result.stdout) as { ok: boolean; checks: Array<{ name: string; ok: boolean | null }> };
+      expect(report.ok, command).toBe(false);
+      expect(report.checks.find((c) => c.name === 'daemon')?.ok, command).toBe(false);
+      expect(result.code, command).toBe(1);
+    }
+  });
 });

@@ -89,6 +89,25 @@ describe('mcbridge mcp over streamable HTTP', { timeout: 60_000 }, () => {
     expect(JSON.parse(text(await live.client.callTool({ name: 'mc_state', arguments: {} })))).toMatchObject({ type: 'state' });
   });
 
+  it('answers a batch only in a 2025-03-26 session, as stdio does; never an initialize batch', async () => {
+    const s = await stack();
+    const { server } = await serve(s.daemon.apiAddress.port);
+    const batch = [{ jsonrpc: '2.0', id: 2, method: 'ping' }, { jsonrpc: '2.0', id: 3, method: 'ping' }];
+    const answers: Record<string, unknown> = {};
+    for (const version of ['2025-06-18', '2025-03-26']) {
+      const init = await raw(server.port, { body: { ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion: version } } });
+      const headers = { 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': version, accept: 'application/json, text/event-stream' };
+      await raw(server.port, { headers, body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
+      const answer = await raw(server.port, { headers, body: batch });
+      answers[version] = { status: answer.status, body: answer.body };
+    }
+    expect(answers['2025-06-18']).toMatchObject({ status: 400, body: expect.stringContaining('a batch (JSON array) is only answered in MCP 2025-03-26; this session negotiated 2025-06-18') });
+    expect(answers['2025-03-26']).toMatchObject({ status: 200, body: expect.stringMatching(/"id":2[\s\S]*"id":3/) });
+    const initBatch = await raw(server.port, { body: [INITIALIZE] });
+    expect(initBatch.status).toBe(400);
+    expect(initBatch.body).toContain('this session is not initialized');
+  });
+
   it('cancels mc_wait over HTTP: the daemon stops waiting', async () => {
     const s = await stack();
     const { server } = await serve(s.daemon.apiAddress.port);
@@ -159,14 +178,14 @@ describe('mcbridge mcp over streamable HTTP', { timeout: 60_000 }, () => {
       expect((await raw(server.port, { body: INITIALIZE })).status).toBe(200);
     });
 
-    it('refuses a message nesting deeper than 64 levels before parsing it (400), and takes one at the bound', async () => {
+    it('refuses a message nesting deeper than 64 levels before parsing it (400, with its id), and takes one at the bound', async () => {
       const { server } = await serve(await freePort());
       const nested = (depth: number): unknown => (depth === 0 ? 1 : { a: nested(depth - 1) });
       // The envelope and params are two levels: capabilities 62 deep make a message 64 deep.
       const message = (depth: number) => ({ ...INITIALIZE, params: { ...INITIALIZE.params, capabilities: nested(depth) } });
       const deep = await raw(server.port, { body: message(63) });
       expect(deep.status).toBe(400);
-      expect(JSON.parse(deep.body)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'a message nesting deeper than 64 levels was dropped: tool arguments nest a few levels at most' } });
+      expect(JSON.parse(deep.body)).toEqual({ jsonrpc: '2.0', id: INITIALIZE.id, error: { code: -32600, message: 'a message nesting deeper than 64 levels was dropped: tool arguments nest a few levels at most' } });
       expect((await raw(server.port, { body: message(62) })).status).toBe(200);
     });
 

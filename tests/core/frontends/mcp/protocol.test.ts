@@ -30,7 +30,8 @@ afterEach(async () => {
   for (const wire of open.splice(0)) await wire.close();
 });
 
-async function wire(setup: (session: McpSession) => void = () => {}): Promise<Wire> {
+/** A session on an in-memory pair; initialized first (its answer not kept) unless `initialized: false`. */
+async function wire(setup: (session: McpSession) => void = () => {}, { initialized = true, protocolVersion = '2025-06-18' } = {}): Promise<Wire> {
   const session = new McpSession({ name: 'test', version: '1.2.3' }, {
     capabilities: { tools: { listChanged: true } },
     instructions: 'be kind',
@@ -58,10 +59,16 @@ async function wire(setup: (session: McpSession) => void = () => {}): Promise<Wi
     close: () => client.close(),
   };
   open.push(w);
+  if (initialized) {
+    await w.send(initialize('init', protocolVersion));
+    await w.next();
+    out.length = 0;
+    seen = 0;
+  }
   return w;
 }
 
-const initialize = (id: number, protocolVersion: unknown) =>
+const initialize = (id: number | string, protocolVersion: unknown) =>
   ({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
 
 describe('the MCP protocol layer', () => {
@@ -71,7 +78,7 @@ describe('the MCP protocol layer', () => {
   });
 
   it('initialize: echoes a supported version, offers the newest for another, and refuses a missing one', async () => {
-    const w = await wire();
+    const w = await wire(undefined, { initialized: false });
     await w.send(initialize(1, '2025-06-18'));
     expect(await w.next()).toEqual({
       jsonrpc: '2.0', id: 1,
@@ -105,10 +112,55 @@ describe('the MCP protocol layer', () => {
     expect(await w.next()).toEqual({ jsonrpc: '2.0', id: 5, result: { got: { a: [1] } } });
   });
 
+  it('before initialize answers ping and refuses every other request, naming what to send first', async () => {
+    let called = 0;
+    const w = await wire((s) => s.setRequestHandler('tools/call', () => (called += 1)), { initialized: false });
+    await w.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } });
+    expect(await w.next()).toEqual({ jsonrpc: '2.0', id: 1, error: { code: RPC.invalidRequest, message: 'tools/call before initialize: send "initialize" first (then "notifications/initialized")' } });
+    await w.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    expect(await w.next()).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+    expect(w.session.protocolVersion).toBeUndefined();
+    await w.send(initialize(3, '2025-06-18'));
+    await w.next();
+    await w.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'x' } });
+    expect(await w.next()).toEqual({ jsonrpc: '2.0', id: 4, result: 1 as unknown as Record<string, unknown> });
+    expect(called).toBe(1);
+  });
+
+  it('answers a batch as one array in order in a 2025-03-26 session only; never an initialize batch or an empty one', async () => {
+    const w = await wire((s) => s.setRequestHandler('echo', async (params) => {
+      await new Promise((resolve) => setTimeout(resolve, Number(params.wait ?? 0)));
+      return params;
+    }), { protocolVersion: '2025-03-26' });
+    await w.send([
+      { jsonrpc: '2.0', id: 'slow', method: 'echo', params: { wait: 30 } },
+      { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+      { jsonrpc: '2.0', id: 2, method: 'nope' },
+      { jsonrpc: '2.0', id: 3, method: 'echo', params: { n: 3 } },
+    ]);
+    expect(await w.next()).toEqual([
+      { jsonrpc: '2.0', id: 'slow', result: { wait: 30 } },
+      { jsonrpc: '2.0', id: 2, error: { code: RPC.methodNotFound, message: 'Method not found' } },
+      { jsonrpc: '2.0', id: 3, result: { n: 3 } },
+    ]);
+    await w.send([]);
+    expect(await w.next()).toMatchObject({ id: null, error: { code: RPC.invalidRequest, message: 'an empty batch: send at least one message' } });
+    // Only notifications: nothing to answer.
+    await w.send([{ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }]);
+    await w.send({ jsonrpc: '2.0', id: 9, method: 'ping' });
+    expect(await w.next()).toEqual({ jsonrpc: '2.0', id: 9, result: {} });
+
+    const fresh = await wire(undefined, { initialized: false });
+    await fresh.send([initialize(1, '2025-03-26')]);
+    expect(await fresh.next()).toMatchObject({ id: null, error: { code: RPC.invalidRequest, message: expect.stringContaining('this session is not initialized') } });
+  });
+
   it('refuses what is not a request with a clear error, and ignores responses and unknown notifications', async () => {
     const w = await wire((s) => s.setRequestHandler('echo', (params) => params));
     await w.send([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
-    expect(await w.next()).toMatchObject({ id: null, error: { code: RPC.invalidRequest, message: expect.stringContaining('batches') } });
+    expect(await w.next()).toMatchObject({ id: null, error: { code: RPC.invalidRequest, message: expect.stringContaining('a batch (JSON array) is only answered in MCP 2025-03-26; this session negotiated 2025-06-18') } });
+    await w.send('a string');
+    expect(await w.next()).toMatchObject({ id: null, error: { code: RPC.invalidRequest, message: expect.stringContaining('not a JSON-RPC 2.0 message') } });
     await w.send({ id: 2, method: 'ping' });
     expect(await w.next()).toMatchObject({ id: 2, error: { code: RPC.invalidRequest, message: expect.stringContaining('"jsonrpc": "2.0"') } });
     await w.send({ jsonrpc: '2.0', id: 3, method: 'echo', params: [1, 2] });
@@ -317,10 +369,11 @@ describe('the MCP protocol layer', () => {
     server.send = () => Promise.reject(new Error('pipe gone'));
     await session.connect(server);
     await client.start();
+    await client.send(initialize(0, '2025-06-18') as JSONRPCMessage);
     await client.send({ jsonrpc: '2.0', id: 1, method: 'fine' } as JSONRPCMessage);
     await client.send({ jsonrpc: '2.0', id: 2, method: 'nope' } as JSONRPCMessage);
-    await waitUntil(() => errors.length === 2, 2_000, 'two reports');
-    expect(errors.sort()).toEqual(['could not send an error: Error: pipe gone', 'could not send the answer to request 1: Error: pipe gone']);
+    await waitUntil(() => errors.length === 3, 2_000, 'three reports');
+    expect(errors.sort()).toEqual([0, 1, 2].map((id) => `could not send the answer to request ${id}: Error: pipe gone`));
     server.onerror?.(new Error('transport trouble'));
     expect(errors).toContain('transport trouble');
     await client.close();

@@ -6,12 +6,13 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { RPC } from '../../../../core/frontends/mcp/jsonrpc.js';
 import { StdioTransport } from '../../../../core/frontends/mcp/stdio.js';
+import type { Logger } from '../../../../core/util/log.js';
 import { waitUntil } from '../../../support/helpers.js';
 
 async function started(maxLineBytes?: number) {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
-  const transport = new StdioTransport(stdin, stdout, maxLineBytes);
+  const transport = new StdioTransport(stdin, stdout, { maxLineBytes });
   const received: unknown[] = [];
   transport.onmessage = (message) => received.push(message);
   let written = '';
@@ -45,13 +46,16 @@ describe('the stdio transport', () => {
     expect(t.received).toEqual([{ jsonrpc: '2.0', id: 3, method: 'ping' }]);
   });
 
-  it('drops a message nesting deeper than 64 levels before parsing it, and says so', async () => {
+  it('drops a message nesting deeper than 64 levels before parsing it, and says so with its id when the id is readable', async () => {
     const t = await started();
     const nested = (depth: number): string => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
     t.stdin.write(`{"jsonrpc":"2.0","id":1,"method":"x","params":${nested(64)}}\n`);
     t.stdin.write(`{"jsonrpc":"2.0","id":2,"method":"x","params":${nested(63)}}\n`);
-    await waitUntil(() => t.received.length === 1 && t.answers().length === 1, 2_000, 'an error and a message');
-    expect(t.answers()).toEqual([{ jsonrpc: '2.0', id: null, error: { code: RPC.invalidRequest, message: 'a message nesting deeper than 64 levels was dropped: tool arguments nest a few levels at most' } }]);
+    t.stdin.write(`{"jsonrpc":"2.0","params":${nested(70)},"id":"after"}\n`);
+    t.stdin.write(`{"jsonrpc":"2.0","method":"x","id":${nested(70)}}\n`);
+    await waitUntil(() => t.received.length === 1 && t.answers().length === 3, 2_000, 'three errors and a message');
+    const error = { code: RPC.invalidRequest, message: 'a message nesting deeper than 64 levels was dropped: tool arguments nest a few levels at most' };
+    expect(t.answers()).toEqual([{ jsonrpc: '2.0', id: 1, error }, { jsonrpc: '2.0', id: 'after', error }, { jsonrpc: '2.0', id: null, error }]);
     expect((t.received[0] as { id: number }).id).toBe(2);
   });
 
@@ -93,5 +97,54 @@ describe('the stdio transport', () => {
     await sending;
     expect(drained).toBe(true);
     await transport.close();
+  });
+
+  it('refuses a number id JSON cannot carry exactly, echoing it as written; safe ids pass', async () => {
+    const t = await started();
+    let written = '';
+    t.stdout.on('data', (d: string) => (written += d));
+    t.stdin.write('{"jsonrpc":"2.0","id":1e400,"method":"ping"}\n');
+    t.stdin.write('{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}\n');
+    t.stdin.write('{"jsonrpc":"2.0","id":9007199254740991,"method":"ping"}\n');
+    t.stdin.write('{"jsonrpc":"2.0","id":-1.5,"method":"ping"}\n');
+    await waitUntil(() => t.received.length === 2 && t.answers().length === 2, 2_000, 'two refusals and two messages');
+    const lines = written.split('\n').filter(Boolean);
+    expect(lines[0]).toMatch(/^\{"jsonrpc":"2.0","id":1e400,"error":\{"code":-32600,"message":"a number id that JSON cannot carry exactly \(1e400\)/);
+    expect(lines[1]).toMatch(/^\{"jsonrpc":"2.0","id":9007199254740993,"error":\{"code":-32600,/);
+    expect(t.received.map((m) => (m as { id: number }).id)).toEqual([9007199254740991, -1.5]);
+  });
+
+  it('stops reading while its unsent answers are over the bound, goes on once they drain, and closes past the hard bound', async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough({ highWaterMark: 1024 });
+    const warned: string[] = [];
+    const log = { warn: (_o: unknown, m: string) => warned.push(m), error: (_o: unknown, m: string) => warned.push(m) } as unknown as Logger;
+    const transport = new StdioTransport(stdin, stdout, { pauseAboveBytes: 8 * 1024, maxUnsentBytes: 64 * 1024, log });
+    let handled = 0;
+    transport.onmessage = (m) => {
+      handled += 1;
+      void transport.send({ jsonrpc: '2.0', id: (m as { id: number }).id, result: { pad: 'x'.repeat(1000) } });
+    };
+    let closed = false;
+    transport.onclose = () => (closed = true);
+    await transport.start();
+    for (let i = 0; i < 200; i++) stdin.write(`{"jsonrpc":"2.0","id":${i},"method":"ping"}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // About the pause bound's worth of answers, not 200 of them.
+    expect(handled).toBeLessThan(40);
+    expect(stdout.writableLength).toBeLessThan(8 * 1024 + 16 * 1100);
+    expect(warned[0]).toMatch(/not reading its answers/);
+    let answers = 0;
+    stdout.setEncoding('utf8').on('data', (d: string) => (answers += d.split('\n').length - 1));
+    await waitUntil(() => answers === 200, 5_000, 'every answer once the client reads');
+    expect(handled).toBe(200);
+    expect(closed).toBe(false);
+
+    // Answers owed past the hard bound (the client reads nothing any more): closed, and said so.
+    stdout.pause();
+    stdout.removeAllListeners('data');
+    for (let i = 0; i < 80 && !closed; i++) void transport.send({ jsonrpc: '2.0', method: 'notifications/message', params: { pad: 'y'.repeat(1000) } });
+    expect(closed).toBe(true);
+    expect(warned.at(-1)).toMatch(/closing MCP stdio: the client does not read its answers/);
   });
 });
