@@ -48,13 +48,14 @@ export const waitPlugin = definePlugin({
       annotations: { readOnly: true, idempotent: false },
       run: async ({ ticks }, ctx) => {
         const started = Date.now();
-        // An estimate from wall time: the mod itself reports nothing until the end.
+        // An estimate from wall time: the mod itself reports nothing until the end. Nothing for a
+        // wait of 2 s or less, and nothing at the end: the answer follows at once, and a client
+        // drops progress that has no message or comes with the result (issue 27).
         const timer = ticks > 40
           ? setInterval(() => ctx.progress(Math.min(ticks, Math.floor((Date.now() - started) / TICK_MS)), ticks, 'waiting for ticks'), 1_000)
           : undefined;
         try {
           const reply = await ctx.request(`WAIT ${ticks}`);
-          ctx.progress(ticks, ticks);
           return { ...reply, ticks, elapsedMs: Date.now() - started };
         } finally {
           if (timer) clearInterval(timer);
