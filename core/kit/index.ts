@@ -2,6 +2,7 @@
  * 'mcbridge/kit': helpers any plugin may use (the built-in ones use nothing else): zod field
  * builders for mod text and event filters, event scanning, and small value readers.
  */
+export { commandRefusal, commandRefusalFields, refusalOf } from './command-refusal.js';
 export { sortedCounts } from './counts.js';
 export {
   compactEvent, cursorInput, EventCounter, eventFilterFields, eventMatcher, eventSender, eventText, hasEventFilter, scanEvents,

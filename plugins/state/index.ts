@@ -21,10 +21,16 @@ export const statePlugin = definePlugin({
         inWorld: z.boolean().optional(),
         protocol: z.number().optional(),
         modVersion: z.string().optional(),
+        control: z.looseObject({ enabled: z.boolean() }).optional()
+          .describe('whether the mod serves its control protocol (TLS on the game port), and how'),
       }),
       annotations: { readOnly: true, idempotent: true },
       passthrough: true,
-      run: async (_args, ctx) => ctx.request('STATE'),
+      run: async (_args, ctx) => {
+        // `samePortSpike` describes an experimental transport the mod says to ignore (mod-protocol §1): left out.
+        const { samePortSpike: _experimental, ...state } = await ctx.request('STATE');
+        return state;
+      },
     }),
   ],
 });

@@ -1,6 +1,6 @@
 /**
- * `mcbridge run` in daily use (issue 27): a taken API port says who holds it and what to do, and
- * the --help of run and call lists the global options that apply to them.
+ * Daily use (issue 27): a taken API port says who holds it and what to do; the --help of run and
+ * call lists the global options that apply to them; status shows the calls in progress.
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,5 +50,18 @@ describe('--help of run and call', () => {
       expect(help.code).toBe(0);
       expect(help.stdout).toMatch(/Global Options:[\s\S]*--api-port <port>[\s\S]*--api-token <token>[\s\S]*--timeout <seconds>/);
     }
+  });
+});
+
+describe('mcbridge status while a long call runs', { timeout: 60_000 }, () => {
+  it('shows the calls in progress, with how long each has run', async () => {
+    const api = ['--api-port', String(daemon.port)];
+    const idle = await runCli(['status', ...api]);
+    expect(idle.stdout).toMatch(/^ok +calls +none in progress$/m);
+    const wait = processes.start(['call', 'wait', '{"ticks": 6000}', ...api]);
+    let busy = '';
+    for (let i = 0; i < 40 && !/in progress: wait/.test(busy); i++) busy = (await runCli(['status', ...api])).stdout;
+    expect(busy).toMatch(/^ok +calls +1 in progress: wait \(\d+\.\d s\)$/m);
+    wait.child.kill('SIGINT');
   });
 });
