@@ -1,7 +1,7 @@
 /**
- * Raw mod fields that mean nothing to a user stay out of results (issue 27): WAIT's `detail` is
- * always "ticks=0" whatever was waited, and STATE's `samePortSpike` describes an experimental
- * transport the mod says to ignore (mod-protocol §1, §2.11).
+ * Raw mod fields that mean nothing to a user stay out of results or are named (issue 27): WAIT's
+ * `detail` is always "ticks=0" whatever was waited, so it is left out; STATE is passed through as
+ * the mod wrote it, so its transport diagnostics are described in the output schema.
  */
 import { describe, expect, it } from 'vitest';
 import { useStacks } from '../support/plugins.js';
@@ -16,10 +16,13 @@ describe('results without meaningless mod fields', () => {
     expect(waited).not.toHaveProperty('detail');
   });
 
-  it('state leaves out samePortSpike and keeps control, which the output schema describes', async () => {
+  it('state passes the mod\'s reply through as written, and its schema names samePortSpike and control', async () => {
     const stack = await stacks.start();
     const state = (await stack.client.call('state')) as Record<string, unknown>;
-    expect(state).toMatchObject({ type: 'state', control: { enabled: false } });
-    expect(state).not.toHaveProperty('samePortSpike');
+    expect(state).toMatchObject({ type: 'state', control: { enabled: false }, samePortSpike: { enabled: false } });
+    const tool = stack.daemon.host.manifest().tools.find((t) => t.name === 'state')!;
+    const properties = (tool.outputSchema as { properties: Record<string, { description?: string }> }).properties;
+    expect(properties.samePortSpike!.description).toMatch(/experimental/);
+    expect(properties.control!.description).toMatch(/control protocol/);
   });
 });
