@@ -3,6 +3,22 @@ import { defineConfig } from 'vitest/config';
 
 const core = (file: string) => path.resolve(import.meta.dirname, 'core', file);
 
+/**
+ * Files that spawn processes (the CLI, daemons, npm, tsc) or build on dist/: the slow part of the
+ * suite. `npm test` runs every file; `npm run test:fast` (the `fast` project) leaves these out
+ * for a quick loop while working, and needs no build.
+ */
+const SPAWNING = [
+  'tests/compat/**', 'tests/package/**', 'tests/layout/**', 'tests/faults/**',
+  'tests/core/daemon/config/**', 'tests/core/frontends/cli/**',
+  'tests/core/frontends/mcp/{http,inspector,stdio}.test.ts',
+  'tests/integration/activity-log.test.ts',
+  'tests/plugins/{fork-cli,publishable,restore-cli,restore-readme}.test.ts',
+  'tests/plugins/webhook/{config-entry,daemon-spool,no-leak}.test.ts',
+];
+const ALL = ['tests/**/*.test.ts', 'examples/**/*.test.ts'];
+const IGNORED = ['**/node_modules/**', '**/dist/**'];
+
 export default defineConfig({
   resolve: {
     // The package's own entry points, as plugins and third parties import them, served from the
@@ -16,8 +32,10 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['tests/**/*.test.ts', 'examples/**/*.test.ts'],
-    exclude: ['**/node_modules/**', '**/dist/**'],
+    projects: [
+      { extends: true, test: { name: 'fast', include: ALL, exclude: [...IGNORED, ...SPAWNING] } },
+      { extends: true, test: { name: 'processes', include: SPAWNING, exclude: IGNORED } },
+    ],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Integration suites open real sockets and spawn real processes; two cores.

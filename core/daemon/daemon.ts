@@ -8,6 +8,8 @@ import { policyProblems, type ToolPolicy } from '../host/registry/policy.js';
 import { McbridgeError } from '../host/errors.js';
 import { builtinEntries } from './builtins.js';
 import type { SimulatedMod } from '../sim/index.js';
+import { DEFAULT_API_HOST, DEFAULT_API_PORT } from '../api/address.js';
+import { portTakenError } from './port-taken.js';
 
 export interface DaemonOptions {
   vantage?: Vantage;
@@ -134,7 +136,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   } catch (err) {
     await config?.close();
     await sim?.stop();
-    throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    throw await portTakenError({ host: options.api?.host ?? DEFAULT_API_HOST, port: options.api?.port ?? DEFAULT_API_PORT, token: options.api?.token });
   }
   await host.start();
   config?.watch();

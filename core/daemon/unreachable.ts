@@ -12,7 +12,7 @@ export interface DaemonAddress {
 
 export function howToStart(address: DaemonAddress): string {
   return `No mcbridge daemon answers on ${address.host}:${address.port}. Start one next to the game server with ` +
-    '`npx mcbridge run` (or `npx mcbridge run --sim` for the simulated world), or run this MCP server with ' +
+    '`mcbridge run` (or `mcbridge run --sim` for the simulated world), or run this MCP server with ' +
     '`mcbridge mcp --embedded` so it hosts the mod link itself. Until a daemon answers, the tool list is the default ' +
     'surface of the mod\'s released capabilities and every game tool fails with code "unavailable".';
 }

@@ -87,6 +87,8 @@ export class Host extends EventEmitter {
   private readonly records = new Map<string, PluginRecord>();
   private readonly statusSections = new Map<string, () => unknown>();
   private readonly startedAt = Date.now();
+  /** Tool calls running now (a long `wait`, a fork), for status: what is the daemon busy with. */
+  private readonly running = new Set<{ tool: string; startedAt: number }>();
   private started = false;
   private lastSurfaceKey = '';
 
@@ -343,6 +345,7 @@ export class Host extends EventEmitter {
         name: p.name, version: p.version, source: p.source, state: p.state, ...(p.from ? { from: p.from } : {}), ...(p.error ? { error: p.error } : {}),
       })),
       uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000 * 1000) / 1000,
+      calls: this.callsInProgress(),
     };
     for (const [name, section] of this.statusSections) out[name] = section();
     for (const record of this.records.values()) {
@@ -351,6 +354,13 @@ export class Host extends EventEmitter {
       }
     }
     return out;
+  }
+
+  /** The calls running now, oldest first (at most 20 listed), each with how long it has run. */
+  private callsInProgress(): HostStatus['calls'] {
+    const now = Date.now();
+    const running = [...this.running].sort((a, b) => a.startedAt - b.startedAt);
+    return { inProgress: running.length, oldest: running.slice(0, 20).map((c) => ({ tool: c.tool, runningMs: now - c.startedAt })) };
   }
 
   view(): HostView {
@@ -399,6 +409,8 @@ export class Host extends EventEmitter {
     const parsed = parseParams(tool, applyParamAliases(name, args ?? {}, tool.spec.paramAliases), options.lenientParams === true);
     const signal = options.signal ?? new Cancellation();
     if (signal.aborted) throw new McbridgeError('cancelled', `the call to '${name}' was cancelled`);
+    const running = { tool: name, startedAt: Date.now() };
+    this.running.add(running);
     try {
       const scope = new CallScope(this.events, name, this.log);
       let result: unknown;
@@ -419,6 +431,8 @@ export class Host extends EventEmitter {
       const error = toMcbridgeError(err);
       if (error.code === 'internal') this.log.error({ tool: name, err }, `tool '${name}' failed unexpectedly`);
       throw error;
+    } finally {
+      this.running.delete(running);
     }
   }
 

@@ -77,6 +77,8 @@ export interface HostStatus {
   tools: { total: number; available: number; revision: number };
   plugins: Array<Omit<PluginInfo, 'tools' | 'description'>>;
   uptimeSeconds: number;
+  /** Tool calls running now (status itself among them), the oldest first. */
+  calls: { inProgress: number; oldest: Array<{ tool: string; runningMs: number }> };
   [section: string]: unknown;
 }
 

@@ -4,6 +4,7 @@
  * general verb declarations. A family of plugins keeps its own helpers in its plugin (the snapshot
  * family: plugins/snapshot/kit.ts).
  */
+export { commandRefusal, commandRefusalFields, refusalOf } from './command-refusal.js';
 export { sortedCounts } from './counts.js';
 export {
   compactEvent, cursorInput, EventCounter, eventFilterFields, eventMatcher, eventSender, eventText, hasEventFilter,

@@ -4,9 +4,19 @@
  */
 import { z } from 'zod';
 
-/** A trimmed, non-empty, single-line string; messages name `field` and show an example. */
-export function lineText(field: string, example: string, maxLength = 4096) {
-  return z.string({ error: `${field} must be a string, e.g. ${example}` })
+/** The predecessor's "one line" filter (docs/compatibility.md): each CR and LF becomes a space. */
+function foldLineBreaks(text: string): string {
+  return text.replace(/[\r\n]/g, ' ');
+}
+
+/**
+ * A trimmed, non-empty, single-line string; messages name `field` and show an example. With
+ * `fold`, line breaks are folded to spaces as the predecessor did, for free text (chat, mark)
+ * where that cannot change what is done; without it they are refused (docs/compatibility.md).
+ */
+export function lineText(field: string, example: string, maxLength = 4096, { fold = false } = {}) {
+  const text = z.string({ error: `${field} must be a string, e.g. ${example}` });
+  return (fold ? text.overwrite(foldLineBreaks) : text)
     .trim()
     .min(1, `${field} must not be empty, e.g. ${example}`)
     .max(maxLength, `${field} must be at most ${maxLength} characters`)

@@ -53,7 +53,7 @@ export const clientPlugin = definePlugin({
         '`chat_ack`; the message itself comes back as a `chat` event. Not for commands: use `command_output` (or ' +
         '`command`) for anything starting with a slash. Fails with "no server connection" when no world is open.',
       input: z.object({
-        message: lineText('message', '"hello"', MAX_CHAT_LENGTH)
+        message: lineText('message', '"hello"', MAX_CHAT_LENGTH, { fold: true })
           .refine((m) => !m.startsWith('/'), 'message must not start with "/": send commands with command_output or command'),
       }).strict(),
       output: modAck,

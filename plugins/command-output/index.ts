@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { definePlugin, defineTool, McbridgeError, type RecordedEvent, type ToolContext } from 'mcbridge';
-import { CMD_VERB, commandText } from 'mcbridge/kit';
+import { CMD_VERB, commandRefusalFields, commandText, refusalOf } from 'mcbridge/kit';
 
 const DEFAULT_OUTPUT_WAIT_SECONDS = 2;
 const MIN_OUTPUT_WAIT_SECONDS = 0.1;
@@ -19,6 +19,7 @@ const commandOutputResult = z.object({
   source: z.enum(['ack', 'events']),
   cursor: z.number().int(),
   truncated: z.boolean(),
+  ...commandRefusalFields,
   note: z.string().optional(),
   /** The `wait` asked for was out of range: what was asked and what was used instead. */
   waitClamped: z.object({ requested: z.number(), used: z.number() }).optional(),
@@ -94,18 +95,20 @@ export const commandOutputPlugin = definePlugin({
         const detail = typeof ack.detail === 'string' ? ack.detail : command.replace(/^\//, '');
         if (Array.isArray(ack.output)) {
           const output = ack.output.map(String);
-          return { type: 'command_output', command: detail, output, source: 'ack', cursor, truncated: false, ...clamped };
+          return { type: 'command_output', command: detail, output, source: 'ack', cursor, truncated: false, ...refusalOf(output), ...clamped };
         }
         const lines = await collectLines(ctx, cursor, wait * 1000);
         const truncated = lines.length > MAX_OUTPUT_LINES;
         const kept = truncated ? lines.slice(0, MAX_OUTPUT_LINES) : lines;
+        const output = kept.map((e) => (typeof e.text === 'string' ? e.text : ''));
         return {
           type: 'command_output',
           command: detail,
-          output: kept.map((e) => (typeof e.text === 'string' ? e.text : '')),
+          output,
           source: 'events',
           cursor,
           truncated,
+          ...refusalOf(output),
           note: 'collected from the game and chat messages received after the command; unrelated messages can be included',
           ...clamped,
         };

@@ -17,7 +17,7 @@ export const markPlugin = definePlugin({
       description:
         'Put a text marker into the event stream (the mod echoes it as a `mark` event to every client), e.g. ' +
         '"experiment 3 begins", so later event replays can be cut at that point. Does not change the world.',
-      input: z.object({ text: lineText('text', '"experiment 3 begins"') }).strict(),
+      input: z.object({ text: lineText('text', '"experiment 3 begins"', undefined, { fold: true }) }).strict(),
       output: modAck,
       // Writes an event, changes nothing in the world: not read-only, not destructive.
       annotations: { readOnly: false, destructive: false, idempotent: false },

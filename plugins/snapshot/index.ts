@@ -5,6 +5,12 @@ import { checkSnapshotFiles, snapshotAck, snapshotDimension, snapshotName, snaps
 import { SNAPSHOT_VERBS, snapshotLine } from './files.js';
 import { journalService } from './journal-service.js';
 
+/** The predecessor returned the raw `snapshot_ack`, so its scripts read `id` and `type`: kept beside `name`. */
+const snapshotToolResult = snapshotResult.extend({
+  type: z.literal('snapshot_ack'),
+  id: z.string().describe('the snapshot name, as the predecessor called it (same as `name`)'),
+});
+
 const listed = z.looseObject({
   id: z.string(),
   entities: z.number().optional(),
@@ -40,12 +46,12 @@ export const snapshotPlugin = definePlugin({
           dimension: snapshotDimension.optional().describe('default: the primary level'),
         })
         .strict(),
-      output: snapshotResult,
+      output: snapshotToolResult,
       annotations: { readOnly: false, destructive: true, idempotent: false },
       only: { vantage: 'server' },
       run: async (args, ctx) => {
         const ack = snapshotAck(await ctx.request(snapshotLine(args)), args.name);
-        return { ...ack, files: await checkSnapshotFiles(ack) };
+        return { type: 'snapshot_ack' as const, id: ack.name, ...ack, files: await checkSnapshotFiles(ack) };
       },
     }),
     defineTool({

@@ -21,9 +21,14 @@ export const statePlugin = definePlugin({
         inWorld: z.boolean().optional(),
         protocol: z.number().optional(),
         modVersion: z.string().optional(),
+        control: z.looseObject({ enabled: z.boolean() }).optional()
+          .describe('whether the mod serves its control protocol (TLS on the game port), and how'),
+        samePortSpike: z.looseObject({ enabled: z.boolean() }).optional()
+          .describe('the mod\'s experimental plain-text transport on the game port (off unless the server enables it); safe to ignore'),
       }),
       annotations: { readOnly: true, idempotent: true },
       passthrough: true,
+      // Passed through as the mod wrote it (its text, numbers and escapes), so its fields are named in the schema instead.
       run: async (_args, ctx) => ctx.request('STATE'),
     }),
   ],

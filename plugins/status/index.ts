@@ -26,6 +26,7 @@ export const statusPlugin = definePlugin({
         lastError: z.string().nullable().optional(),
         capabilities: z.array(z.string()).nullable().optional(),
         capsSource: z.string().optional(),
+        pid: z.number().int().optional().describe('the daemon process id (absent when no daemon answers)'),
         // Absent when no daemon answers and the MCP front-end answers for it (default-surface.ts).
         memory: z.object({
           rssBytes: z.number().int().nonnegative(),
@@ -35,7 +36,7 @@ export const statusPlugin = definePlugin({
         }).optional(),
       }),
       annotations: { readOnly: true, idempotent: true },
-      run: async (_args, ctx) => ({ ...ctx.host.status(), memory: memory() }),
+      run: async (_args, ctx) => ({ ...ctx.host.status(), pid: process.pid, memory: memory() }),
     }),
   ],
 });

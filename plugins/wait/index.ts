@@ -46,17 +46,19 @@ export const waitPlugin = definePlugin({
         ticks: z.number().int('ticks must be a whole number').min(0).max(MAX_WAIT_TICKS, `ticks must be at most ${MAX_WAIT_TICKS} (one hour)`)
           .default(0).describe('game ticks to wait (20 = 1 second); default 0 returns at once'),
       }).strict(),
-      output: modReply({ detail: z.string().optional(), ticks: z.number().int(), elapsedMs: z.number() }),
+      output: modReply({ ticks: z.number().int(), elapsedMs: z.number() }),
       annotations: { readOnly: true, idempotent: false },
       run: async ({ ticks }, ctx) => {
         const started = Date.now();
-        // An estimate from wall time: the mod itself reports nothing until the end.
+        // An estimate from wall time: the mod itself reports nothing until the end. Nothing for a
+        // wait of 2 s or less, and nothing at the end: the answer follows at once, and a client
+        // drops progress that has no message or comes with the result (issue 27).
         const timer = ticks > 40
           ? setInterval(() => ctx.progress(Math.min(ticks, Math.floor((Date.now() - started) / TICK_MS)), ticks, 'waiting for ticks'), 1_000)
           : undefined;
         try {
-          const reply = await ctx.request(`WAIT ${ticks}`);
-          ctx.progress(ticks, ticks);
+          // The ack's `detail` is always "ticks=0" whatever was waited (mod-protocol §2.11): `ticks` says it instead.
+          const { detail: _alwaysZero, ...reply } = await ctx.request(`WAIT ${ticks}`);
           return { ...reply, ticks, elapsedMs: Date.now() - started };
         } finally {
           if (timer) clearInterval(timer);

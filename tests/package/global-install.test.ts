@@ -101,6 +101,8 @@ describe('`mcbridge` installed globally, run from another directory', () => {
     const client = new Client({ name: 'install-test', version: '1.0.0' });
     await client.connect(transport);
     try {
+      // The bundled front-end finds the installed package's version (it once said 0.0.0).
+      expect(client.getServerVersion()).toMatchObject({ name: 'mcbridge', version: manifest.version });
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['mc_status', 'mc_state', 'mc_entities']));
       const result = await client.callTool({ name: 'mc_state', arguments: {} });

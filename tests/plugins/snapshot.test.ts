@@ -99,6 +99,8 @@ describe('snapshot tool', () => {
     const result = (await stack.call('snapshot', { radius: 64, name: 'base' })) as Record<string, any>;
     expect(sentSince(stack, before)).toEqual(['SNAPSHOT 64.0 base']);
     expect(result).toMatchObject({ name: 'base', entities: 5, dimension: 'minecraft:overworld', replaced: false });
+    // The predecessor's scripts read the raw ack's `id` and `type`: they stay beside `name`.
+    expect(result).toMatchObject({ type: 'snapshot_ack', id: 'base' });
     expect(result.dir).toBe(path.join(stack.sim.modDir, 'snapshots', 'base'));
     expect(result.files).toEqual({ read: true, entities: 5, orderHashMatches: true, problem: null, issue: null });
     expect(((await stack.call('snapshot', { name: 'base' })) as any).replaced).toBe(true);

@@ -46,6 +46,12 @@ export async function callCommand(
     });
     spinner?.stop();
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    // The call worked but the game did not run the command (`refused`, kit/command-refusal.ts): a script must see it.
+    const refused = result as { refused?: unknown; refusal?: unknown } | null;
+    if (refused?.refused === true) {
+      process.stderr.write(`error: the game refused the command: ${String(refused.refusal ?? '').replaceAll('\n', ' | ')}\n`);
+      process.exitCode = EXIT.failed;
+    }
   } catch (err) {
     spinner?.stop();
     if (controller.signal.aborted && err instanceof McbridgeError && err.code === 'cancelled') {

@@ -53,6 +53,7 @@ export interface DaemonStatus {
   api?: { host?: string; port?: number };
   plugins: PluginInfo[];
   memory?: { rssBytes: number; heapUsedBytes: number };
+  calls?: { inProgress: number; oldest: Array<{ tool: string; runningMs: number }> };
 }
 
 /** The daemon's resident memory and V8 heap in use; not judged, only reported. */
@@ -60,6 +61,15 @@ export function memoryCheck(memory: DaemonStatus['memory']): Check {
   if (!memory) return { name: 'memory', ok: null, detail: 'not reported by this daemon (an older mcbridge)' };
   const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
   return { name: 'memory', ok: true, detail: `the daemon holds ${mb(memory.rssBytes)} resident, ${mb(memory.heapUsedBytes)} of it V8 heap in use` };
+}
+
+/** The tool calls the daemon is running (a long `wait`, a fork), apart from the status call asking; not judged. */
+export function callsCheck(calls: DaemonStatus['calls']): Check {
+  if (!calls) return { name: 'calls', ok: null, detail: 'not reported by this daemon (an older mcbridge)' };
+  const others = calls.oldest.filter((c) => c.tool !== 'status');
+  if (others.length === 0) return { name: 'calls', ok: true, detail: 'none in progress' };
+  const listed = others.slice(0, 5).map((c) => `${c.tool} (${(c.runningMs / 1000).toFixed(1)} s)`).join(', ');
+  return { name: 'calls', ok: true, detail: `${calls.inProgress - (calls.oldest.length - others.length)} in progress: ${listed}${others.length > 5 ? ', ...' : ''}` };
 }
 
 /** Ask the daemon for its status and manifest; the check says whether it answered. */

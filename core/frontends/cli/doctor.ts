@@ -39,7 +39,7 @@ async function configCheck(config: string | false | undefined): Promise<{ check:
 }
 
 async function diagnose(cmd: Command, opts: DiagnoseOptions, global: GlobalOptions): Promise<Check[]> {
-  const [{ capsCheck, daemonCheck, discoveryCheck, memoryCheck, modCheckFromDaemon, nodeCheck, pluginsCheck, probeMod }, { resolvePort }] = await Promise.all([
+  const [{ callsCheck, capsCheck, daemonCheck, discoveryCheck, memoryCheck, modCheckFromDaemon, nodeCheck, pluginsCheck, probeMod }, { resolvePort }] = await Promise.all([
     import('./checks.js'), import('../../host/link/discovery.js'),
   ]);
   const checks: Check[] = [];
@@ -55,7 +55,7 @@ async function diagnose(cmd: Command, opts: DiagnoseOptions, global: GlobalOptio
   if (daemon.view) {
     const { status, manifest } = daemon.view;
     checks.push(discoveryCheck(status.discovery), modCheckFromDaemon(status), capsCheck(status.connected ? status.capabilities : undefined, status.capsSource));
-    checks.push(pluginsCheck(status.plugins, manifest), memoryCheck(status.memory));
+    checks.push(pluginsCheck(status.plugins, manifest), callsCheck(status.calls), memoryCheck(status.memory));
     return checks;
   }
   // No daemon: look for the mod as `run` would, from the flags and the config.

@@ -27,6 +27,8 @@ export function buildProgram(): Command {
   )
     .option('--timeout <seconds>', 'client commands: give up on each call (and cancel it) after this long', parseSeconds)
     .showHelpAfterError()
+    // Every command's --help lists the global options too (--api-port, --timeout, ...): they apply there.
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride();
 
   // Client commands read the config's apiHost/apiPort/apiToken/log keys too (client-config.ts).

@@ -1,6 +1,6 @@
 import { ApiClient } from '../../api/client.js';
 import type { EventFrame, GapFrame } from '../../api/frames.js';
-import { UsageError } from './exit.js';
+import { EXIT, UsageError } from './exit.js';
 import { watchLine, type WatchFormat } from './watch-format.js';
 import { McbridgeError, toMcbridgeError } from '../../host/errors.js';
 import type { EventPage, RecordedEvent } from '../../host/events/event-log.js';
@@ -91,7 +91,7 @@ export async function followEvents(
 export interface WatchOptions {
   events: string[];
   since?: number;
-  /** With --since: replay only the newest N buffered events (as the predecessor's --limit did). */
+  /** With --since: replay only the newest N buffered events (as the predecessor's --limit did); alone, nothing to cap. */
   limit?: number;
   /** Whole `{type, event, data}` frames instead of the records. */
   frames?: boolean;
@@ -104,11 +104,17 @@ export interface WatchOptions {
  * with --format text.
  */
 export async function watchCommand(opts: WatchOptions, global: GlobalOptions): Promise<void> {
-  if (opts.limit !== undefined && opts.since === undefined) throw new UsageError('--limit caps the replay that --since asks for; give --since too (e.g. --since 0 --limit 20)');
   if (opts.frames && opts.format === 'text') throw new UsageError('--frames prints JSON frames; leave out --format text');
+  // The predecessor accepted --limit alone (it has nothing to cap then), and so do its scripts.
+  if (opts.limit !== undefined && opts.since === undefined) {
+    process.stderr.write('mcbridge watch: --limit caps the replay that --since asks for; without --since only new events are printed\n');
+  }
   const client = await ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken, frontend: 'cli' });
   const interrupted = new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
+    process.once('SIGINT', () => {
+      process.exitCode = EXIT.interrupted; // Ctrl-C: 130, as documented and as the predecessor's CLI exited
+      resolve();
+    });
     process.once('SIGTERM', () => resolve());
   });
   try {

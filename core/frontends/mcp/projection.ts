@@ -7,6 +7,7 @@ import type { CallToolResult, Tool, ToolAnnotations as McpToolAnnotations } from
 import { McbridgeError, toMcbridgeError } from '../../host/errors.js';
 import type { Manifest, ManifestTool, ToolAnnotations } from '../../host/plugin-api.js';
 import { isObject } from '../../kit/values.js';
+import { portableSchema } from './portable-schema.js';
 
 /** Every registry tool appears to MCP clients as mc_<name> (the predecessor's names). */
 export const MCP_TOOL_PREFIX = 'mc_';
@@ -54,10 +55,10 @@ export function mcpTool(tool: ManifestTool, toolNames: ReadonlySet<string>): Too
   const out: Tool = {
     name: mcpToolName(tool.name),
     description: mcpDescription(tool.description, toolNames),
-    inputSchema: inputSchema as Tool['inputSchema'],
+    inputSchema: portableSchema(inputSchema) as Tool['inputSchema'],
     annotations: mcpAnnotations(tool.annotations),
   };
-  out.outputSchema = mcpOutputSchema(tool) as Tool['outputSchema'];
+  out.outputSchema = portableSchema(mcpOutputSchema(tool)) as Tool['outputSchema'];
   return out;
 }
 

@@ -159,6 +159,11 @@ function bypasses(policy: ToolPolicy, denied: readonly PolicySubject[], tools: r
   return null;
 }
 
+/** Every capability token the tools need, canonical. */
+function capsOf(tools: readonly PolicySubject[]): string[] {
+  return [...new Set(tools.flatMap((t) => t.requires.map(canonicalCap)))];
+}
+
 /**
  * Entries that match no tool: an exact name or a selector is a mistake (a deny that silently
  * protects nothing); a glob may be waiting for a plugin and is only worth a warning.
@@ -182,10 +187,14 @@ export function policyProblems(policy: ToolPolicy, tools: readonly PolicySubject
         }
         return;
       }
+      // A capability close to one the tools need is a typo, as a misspelt tool name is: it would deny nothing.
+      const close = s.kind === 'cap' ? suggestion(entry, capsOf(tools).map((cap) => `cap:${cap}`)) : '';
       if (s.kind === 'glob' && !s.exact) {
         problems.push({ path, entry, message: `'${entry}' matches no tool yet`, fatal: false });
       } else if (s.kind === 'glob') {
         problems.push({ path, entry, message: `'${entry}' is not the name of any tool${suggestion(entry, names)} (\`mcbridge tools\` lists them)`, fatal: true });
+      } else if (close) {
+        problems.push({ path, entry, message: `'${entry}' is not a capability any tool needs${close} (\`mcbridge tools --json\` shows each tool's requires)`, fatal: true });
       } else {
         // An unknown plugin is a typo; an effect or capability no tool has yet denies nothing now.
         problems.push({ path, entry, message: `'${entry}' matches no tool of the loaded plugins`, fatal: s.kind === 'plugin' });

@@ -43,7 +43,7 @@ describe('mcbridge status and doctor', { timeout: 90_000 }, () => {
     expect(doctor.code).toBe(0);
     const report = JSON.parse(doctor.stdout) as { ok: boolean; checks: Array<{ name: string; ok: boolean | null; detail: string }> };
     expect(report.ok).toBe(true);
-    expect(report.checks.map((c) => c.name)).toEqual(['node', 'config', 'daemon', 'discovery', 'mod', 'caps', 'plugins', 'memory']);
+    expect(report.checks.map((c) => c.name)).toEqual(['node', 'config', 'daemon', 'discovery', 'mod', 'caps', 'plugins', 'calls', 'memory']);
     expect(report.checks.find((c) => c.name === 'config')!.detail).toBe(`${p.dir}/mcbridge.config.json: 0 plugins, 0 composites`);
   });
 

@@ -129,6 +129,7 @@ describe('mcbridge mcp over streamable HTTP', { timeout: 60_000 }, () => {
       const right = await raw(server.port, { body: INITIALIZE, headers: { authorization: `Bearer ${TOKEN}` } });
       expect(right.status).toBe(200);
       expect(right.body).toMatch(/"serverInfo":\{"name":"mcbridge"/);
+      expect(right.body).toContain(`"version":"${JSON.parse(fs.readFileSync('package.json', 'utf8')).version}"`);
       // The SDK client with the token works end to end.
       const { client } = await connect(server.url, TOKEN);
       expect((await client.listTools()).tools.length).toBeGreaterThan(0);

@@ -1,16 +1,19 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../../core/api/client.js';
 import { defaultSurface } from '../../../../core/daemon/default-surface.js';
 import type { Manifest } from '../../../../core/host/plugin-api.js';
-import { project, removeProjects } from '../../../support/config-project.js';
-import { freePort, type startStack, waitUntil, type Stack } from '../../../support/helpers.js';
+import { project, REPO, removeProjects } from '../../../support/config-project.js';
+import { freePort, startStack, waitUntil, type Stack } from '../../../support/helpers.js';
 import { assertTableMatches, assertWaitCancels, cleanupsAfterEach, errorOf, probeStack, runNode, TABLE_CAPS, text } from '../../../support/mcp.js';
 import { BIN } from '../../../support/cli-process.js';
 
 const defer = cleanupsAfterEach();
+const PACKAGE_VERSION = (JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 const stack = (options: Parameters<typeof startStack>[0] = {}): Promise<Stack> => probeStack(defer, options);
 
 /** The real CLI (`node bin/mcbridge.js mcp ...`) behind the SDK's stdio client transport. */
@@ -32,7 +35,8 @@ describe('mcbridge mcp over stdio (the real CLI)', { timeout: 60_000 }, () => {
   it('initializes, lists the CAPS-filtered tools and answers the call table like the local API', async () => {
     const s = await stack({ sim: { capabilities: TABLE_CAPS } });
     const { client, stderr } = await connectStdio(['--api-port', String(s.daemon.apiAddress.port)]);
-    expect(client.getServerVersion()).toMatchObject({ name: 'mcbridge' });
+    // The bundled front-end (dist/core/frontends/mcp/run.bundle.js) reports the package's version.
+    expect(client.getServerVersion()).toEqual(expect.objectContaining({ name: 'mcbridge', version: PACKAGE_VERSION }));
     const names = (await client.listTools()).tools.map((t) => t.name).sort();
     expect(names).toEqual(availableNames(s.daemon.host.manifest()));
     expect(names).not.toContain('mc_mark');
@@ -98,7 +102,8 @@ describe('mcbridge mcp over stdio (the real CLI)', { timeout: 60_000 }, () => {
     expect(names).toEqual(availableNames(defaultSurface('server').manifest));
     const status = JSON.parse(text(await client.callTool({ name: 'mc_status', arguments: {} })));
     expect(status).toMatchObject({ connected: false, daemon: { reachable: false } });
-    expect(status.hint).toMatch(/npx mcbridge run/);
+    expect(status.hint).toMatch(/`mcbridge run`/);
+    expect(status.hint).not.toMatch(/npx/);
     expect(errorOf(await client.callTool({ name: 'mc_state', arguments: {} }))).toMatchObject({ code: 'unavailable' });
   });
 

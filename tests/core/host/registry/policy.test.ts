@@ -55,6 +55,13 @@ describe('policy entries that match nothing', () => {
     expect(policyProblems({ allow: ['state', 'statee'] }, TOOLS)).toMatchObject([{ path: 'allow[1]', fatal: true }]);
   });
 
+  it('a misspelt capability is fatal like a misspelt tool name, with the nearest token', () => {
+    expect(policyProblems({ deny: ['cap:comand'] }, TOOLS)).toEqual([{
+      path: 'deny[0]', entry: 'cap:comand', fatal: true,
+      message: "'cap:comand' is not a capability any tool needs; did you mean 'cap:command'? (`mcbridge tools --json` shows each tool's requires)",
+    }]);
+  });
+
   it('an unknown selector or plugin is fatal; a glob, effect or capability that matches nothing yet is a warning', () => {
     const problems = policyProblems({ deny: ['effect:loud', 'plugin:nope', 'nope:x', 'weather_*', 'cap:snapshot'] }, TOOLS);
     expect(problems.map((p) => [p.entry, p.fatal])).toEqual([

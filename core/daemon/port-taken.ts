@@ -1,0 +1,46 @@
+/**
+ * What to say when the API port is taken: a bare EADDRINUSE leaves a person guessing. The
+ * process on the port is asked over the local API; an mcbridge daemon answers `status` with
+ * its pid, anything else is named as not ours, with how to find it.
+ */
+import { ApiClient } from '../api/client.js';
+import { McbridgeError } from '../host/errors.js';
+
+const PROBE_MS = 1_500;
+
+export interface TakenPort {
+  host: string;
+  port: number;
+  token?: string;
+}
+
+/** Who holds the port, in words (with the pid when an mcbridge daemon answers). */
+async function whoHolds({ host, port, token }: TakenPort): Promise<{ mcbridge: boolean; pid?: number; words: string }> {
+  let client: ApiClient | undefined;
+  try {
+    client = await ApiClient.connect({ host, port, token, connectTimeoutMs: PROBE_MS, frontend: 'run' });
+    const status = (await client.call('status', {}, { timeoutMs: PROBE_MS })) as { pid?: unknown; connected?: unknown };
+    const pid = typeof status.pid === 'number' ? status.pid : undefined;
+    const mod = status.connected === true ? 'connected to its mod' : 'not connected to a mod';
+    return { mcbridge: true, pid, words: `another mcbridge daemon${pid ? ` (pid ${pid})` : ''}, ${mod},` };
+  } catch (err) {
+    // A daemon that wants a token still answers in its own words.
+    if (err instanceof McbridgeError && err.code === 'unauthorized') return { mcbridge: true, words: 'another mcbridge daemon (it requires a token)' };
+    return { mcbridge: false, words: 'a process that is not an mcbridge daemon' };
+  } finally {
+    client?.close();
+  }
+}
+
+/** The error for a taken API port: who holds it and what to do. */
+export async function portTakenError(address: TakenPort): Promise<McbridgeError> {
+  const { host, port } = address;
+  const holder = await whoHolds(address);
+  const todo = holder.mcbridge
+    ? `Use that one (\`mcbridge status --api-port ${port}\`), stop it${holder.pid ? ` (\`kill ${holder.pid}\`)` : ''}, or`
+    : `Find it with \`ss -ltnp 'sport = :${port}'\` (or \`lsof -i :${port}\`) and stop it, or`;
+  return new McbridgeError('unavailable',
+    `the local API port ${host}:${port} is taken by ${holder.words} already listening there. ${todo} start this daemon on another ` +
+    'port: --api-port <port> (0 picks a free one; clients then need the same --api-port).',
+    { reason: 'port_taken', host, port, ...(holder.pid ? { pid: holder.pid } : {}) });
+}
