@@ -10,6 +10,7 @@ export {
 export { commandText, firstSentence, javaDouble, lineText } from './text.js';
 export { modAck, modReply } from './replies.js';
 export { isObject, num, str } from './values.js';
+export { StateFile, writeFileAtomic, type StateFileOptions, type StateFileStatus } from './state-file.js';
 export {
   dimensionId, orderHash, radiusText, readSnapshot, SNAPSHOT_PROTOCOL, SNAPSHOT_VERBS, SNAPSHOT_WORKFLOW_VERBS, SnapshotFileError, snapshotLine,
   snapshotNameProblem, type SnapshotEntity, type SnapshotFiles, type SnapshotIssue, type SnapshotMeta,

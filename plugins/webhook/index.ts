@@ -7,6 +7,12 @@ import { Spool } from './spool.js';
 
 const tool = defineTool.withOptions(webhookOptions);
 
+const spoolStatusOutput = z.object({
+  file: z.string(), failing: z.boolean(), writes: z.number(), failures: z.number(), lastError: z.string().nullable(),
+  lastWrittenAt: z.number().nullable(), bytes: z.number(), maxBytes: z.number(),
+  damaged: z.object({ skipped: z.number(), movedTo: z.string().optional(), moveError: z.string().optional() }).optional(),
+});
+
 /**
  * Forwards game events to HTTP receivers as signed POSTs (the predecessor's `forward`, inside
  * the daemon). Off unless a receiver is configured. A factory, so every host gets its own state.
@@ -71,9 +77,9 @@ export function createWebhookPlugin() {
         name: 'webhook_status',
         description:
           'The webhook forwarder: per receiver its redacted URL (scheme://host:port), forwarded categories and counters ' +
-          '(queued, delivered, retries, failed, dropped, gaps, lastEventId, lastError), or why forwarding is off. Changes nothing.',
+          '(queued, delivered, retries, failed, dropped, gaps, lastEventId, lastError), the spool\'s health (writes, failures such as a full disk), or why forwarding is off. Changes nothing.',
         input: z.object({}).strict(),
-        output: z.object({ enabled: z.boolean(), off: z.string().optional(), connected: z.boolean(), receivers: z.array(z.unknown()), spool: z.string().optional() }),
+        output: z.object({ enabled: z.boolean(), off: z.string().optional(), connected: z.boolean(), receivers: z.array(z.unknown()), spool: z.string().optional(), spoolStatus: spoolStatusOutput.optional() }),
         annotations: { readOnly: true, idempotent: true },
         run: async () => status(),
       }),

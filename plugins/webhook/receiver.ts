@@ -130,12 +130,13 @@ export class WebhookReceiver {
     this.wake?.();
   }
 
-  /** Drop the oldest queued event (the spool is over its byte bound); false when nothing is queued. */
-  dropOldest(why: string): boolean {
-    if (!this.queue.shift()) return false;
+  /** Drop the oldest queued event (the spool is over its byte bound): the one dropped, if any was queued. */
+  dropOldest(why: string): Delivery | undefined {
+    const dropped = this.queue.shift();
+    if (!dropped) return undefined;
     this.counts.dropped += 1;
     this.warn({ dropped: 1, total: this.counts.dropped }, `webhook ${why}; dropped 1 oldest event(s)`);
-    return true;
+    return dropped;
   }
 
   /** Events the source lost before this receiver saw them. */

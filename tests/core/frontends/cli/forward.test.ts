@@ -109,7 +109,7 @@ describe('mcbridge forward', () => {
     for (let seq = 1; seq <= 20; seq += 1) {
       forwarder.handle({ kind: 'event', event: { type: 'chat', category: 'chat', seq, streamId: 's', eventId: `s:${seq}`, receivedAt: 1, text: `m${seq}` } });
     }
-    forwarder.flush(); // what the scheduled write does once this turn of the event loop ends
+    await forwarder.flush(); // what the scheduled write does soon after
     expect(readFileSync(file).length).toBeLessThanOrEqual(2_000);
     const status = forwarder.status().receivers[0]!;
     expect(status.dropped).toBeGreaterThan(0);
