@@ -1,6 +1,6 @@
-import path from 'node:path';
 import type { McbridgeConfig, Plugin } from '../index.js';
 import type { PluginEntry } from '../host/host.js';
+import { builtinOptions } from './config/builtin-options.js';
 import { capabilitiesPlugin } from '../../plugins/capabilities/index.js';
 import { clientPlugin } from '../../plugins/client/index.js';
 import { commandPlugin } from '../../plugins/command/index.js';
@@ -43,28 +43,24 @@ export const builtinPlugins: Plugin[] = [
 ];
 
 /**
- * The built-ins as host entries. A built-in with options in the config gets them: `webhook` is
- * the webhook plugin's, its file paths made relative to the config's directory.
+ * The built-ins as host entries. A built-in the config gives options to (`plugins: [['webhook',
+ * {...}]]`, or its name as a key) gets them, and every built-in resolves its paths from the
+ * config's folder.
  */
-export function builtinEntries(config?: { config: McbridgeConfig; dir: string }): PluginEntry[] {
-  const webhook = config?.config.webhook;
-  const at = (file: string | undefined) => (file === undefined ? undefined : path.resolve(config!.dir, file));
-  const webhookOptions = webhook && {
-    ...webhook,
-    ...(webhook.spool !== undefined ? { spool: at(webhook.spool) } : {}),
-    ...(webhook.receivers ? { receivers: webhook.receivers.map((r) => ({ ...r, ...(r.urlFile ? { urlFile: at(r.urlFile) } : {}), ...(r.secretFile ? { secretFile: at(r.secretFile) } : {}) })) } : {}),
-  };
+export function builtinEntries(config?: { config: McbridgeConfig; file: string | null; dir: string }): PluginEntry[] {
+  const options = config ? builtinOptions(config.config as Record<string, unknown>, config.file, builtinPlugins) : new Map<string, unknown>();
   return builtinPlugins.map((plugin) => ({
     plugin,
     source: 'built-in' as const,
-    ...(plugin === webhookPlugin && webhookOptions ? { options: webhookOptions } : {}),
+    ...(options.has(plugin.name) ? { options: options.get(plugin.name) } : {}),
+    ...(config ? { configDir: config.dir } : {}),
   }));
 }
 
-// The standalone `mcbridge forward` runs the webhook plugin's engine outside the daemon; this
-// file is the one place above the plugins that may reach into them (tests/support/layers.ts).
-export { Forwarder, type ForwarderStatus } from '../../plugins/webhook/forwarder.js';
-export { resolveReceivers, webhookConfigEntry } from '../../plugins/webhook/config.js';
-export { Spool } from '../../plugins/webhook/spool.js';
+/** Commands a built-in plugin runs outside the daemon: the CLI registers them, each loads when run. */
+export const builtinCommands = {
+  forward: () => import('../../plugins/webhook/standalone.js'),
+};
+
 // The MCP front-end answers `capabilities` itself while no daemon answers, in the tool's own shape.
 export { describeSurface } from '../../plugins/capabilities/index.js';

@@ -156,6 +156,8 @@ export interface ToolSpec<I extends AnyObjectSchema = AnyObjectSchema, O extends
 export interface ServiceContext<C = unknown> {
   log: Logger;
   config: C;
+  /** The folder of the config file that configured the plugin (else the working directory): resolve relative paths in `config` against it. */
+  configDir: string;
   events: EventsView;
   host: HostView;
   call(tool: string, args?: Record<string, unknown>): Promise<unknown>;

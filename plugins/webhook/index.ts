@@ -1,7 +1,6 @@
-import path from 'node:path';
 import { z } from 'zod';
 import { definePlugin, defineTool, type Cursor, type EventCategory, type EventsView, type ServiceContext } from 'mcbridge';
-import { DEFAULT_SPOOL_MAX_BYTES, resolveReceivers, webhookOptions, type WebhookOptions } from './config.js';
+import { DEFAULT_SPOOL_MAX_BYTES, resolvePaths, resolveReceivers, webhookOptions, type WebhookOptions } from './config.js';
 import { Forwarder, type ForwarderStatus } from './forwarder.js';
 import { Spool } from './spool.js';
 
@@ -49,14 +48,15 @@ export function createWebhookPlugin() {
       name: 'forwarder',
       start(ctx) {
         // Refusals (a URL without a secret, a bad number) throw: the plugin is left out and the message shown.
-        const resolved = resolveReceivers(ctx.config, process.env);
+        const options = resolvePaths(ctx.config, ctx.configDir);
+        const resolved = resolveReceivers(options, process.env);
         const f = new Forwarder(resolved, ctx.log);
         forwarder = f;
         if (resolved.off) {
           ctx.log.info(resolved.off);
           return;
         }
-        const since = ctx.config.spool ? resumeFrom(f, new Spool(path.resolve(ctx.config.spool), ctx.config.spoolMaxBytes ?? DEFAULT_SPOOL_MAX_BYTES), ctx.events) : undefined;
+        const since = options.spool ? resumeFrom(f, new Spool(options.spool, options.spoolMaxBytes ?? DEFAULT_SPOOL_MAX_BYTES), ctx.events) : undefined;
         f.start();
         service = ctx;
         stopFollowing = new AbortController();

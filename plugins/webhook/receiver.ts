@@ -36,6 +36,11 @@ export interface ReceiverStatus {
   url: string;
   events: string[];
   queueSize: number;
+  /** The retry policy: attempts (the first included), backoff and its cap, and one attempt's bound, in seconds. */
+  maxAttempts: number;
+  backoff: number;
+  maxBackoff: number;
+  timeout: number;
   received: number;
   queued: number;
   delivered: number;
@@ -168,6 +173,10 @@ export class WebhookReceiver {
       url: this.shownUrl,
       events: [...this.config.events],
       queueSize: this.config.queueSize,
+      maxAttempts: this.config.maxAttempts,
+      backoff: this.config.backoff,
+      maxBackoff: this.config.maxBackoff,
+      timeout: this.config.timeout,
       ...this.counts,
       queued: this.queue.length,
       lastEventId: this.lastEventId,
