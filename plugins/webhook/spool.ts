@@ -44,7 +44,7 @@ function deliveryJson(d: Delivery): { json: string; bytes: number } {
 
 /** The bytes one record line takes (newline included). */
 export function recordBytes(key: string, d: Delivery): number {
-  return deliveryJson(d).bytes + key.length + 10;
+  return deliveryJson(d).bytes + key.length + 14;
 }
 
 function isDelivery(v: unknown): v is Delivery {
