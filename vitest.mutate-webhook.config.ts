@@ -11,6 +11,8 @@ export default defineConfig({
   ...kernel,
   test: {
     ...kernel.test,
+    // Instrumented, the test of a receiver that hangs took over 10 s on this machine.
+    testTimeout: 30_000,
     include: [
       'tests/plugins/webhook/engine.test.ts',
       'tests/plugins/webhook/config.test.ts',
