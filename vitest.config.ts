@@ -9,12 +9,12 @@ const core = (file: string) => path.resolve(import.meta.dirname, 'core', file);
  * for a quick loop while working, and needs no build.
  */
 const SPAWNING = [
-  'tests/compat/**', 'tests/package/**', 'tests/layout/**', 'tests/faults/**',
-  'tests/core/daemon/config/**', 'tests/core/frontends/cli/**',
+  'tests/{compat,package,layout,faults}/**/*.test.ts',
+  'tests/core/daemon/config/**/*.test.ts', 'tests/core/frontends/cli/**/*.test.ts',
   'tests/core/frontends/mcp/{http,inspector,stdio}.test.ts',
   'tests/integration/activity-log.test.ts',
-  'tests/plugins/{fork-cli,publishable,restore-cli,restore-readme}.test.ts',
-  'tests/plugins/webhook/{config-entry,daemon-spool,no-leak}.test.ts',
+  'tests/plugins/{fork-cli,publishable,restore-cli,restore-doc-workflow}.test.ts',
+  'tests/plugins/webhook/{config-entry,daemon-spool,no-leak,spool-faults,standalone}.test.ts',
 ];
 const ALL = ['tests/**/*.test.ts', 'examples/**/*.test.ts'];
 const IGNORED = ['**/node_modules/**', '**/dist/**'];

@@ -15,55 +15,11 @@ export type PluginConfigEntry = Plugin | string | [Plugin | string, unknown?] | 
  * Daemon options, tool policy and `watch` (the `mcbridge run` flags, camelCased; a flag on the
  * command line wins) come from the option table, core/authoring/options.ts, docs included.
  */
-/**
- * One receiver of the `webhook` entry. Its URL (whose path and query are often the token) and
- * secret are credentials: this file is code that gets committed and printed by `mcbridge config`,
- * so it names the environment variable or file holding each, never the value.
- */
-export interface WebhookReceiverConfig {
-  /** The environment variable that holds the receiver's URL (http:// or https://). */
-  urlEnv?: string;
-  /** A file holding the URL (relative to this file); read when `urlEnv` is unset or not given. */
-  urlFile?: string;
-  /** The environment variable that holds the HMAC secret. */
-  secretEnv?: string;
-  /** A file holding the secret (relative to this file). */
-  secretFile?: string;
-  /** Categories forwarded: a comma list or a list (`chat`, `game`, `mark`, `error`, ...), or `*`. Default chat,game,mark,error. */
-  events?: string | string[];
-  /** Events queued for this receiver at most; past it the oldest is dropped, counted (default 256). */
-  queueSize?: number;
-  /** Attempts per event, the first included (default 5). */
-  maxAttempts?: number;
-  /** Seconds before the first retry, doubled each time with jitter (default 1), capped at `maxBackoff` (default 30). */
-  backoff?: number;
-  maxBackoff?: number;
-  /** Seconds one whole attempt may take (default 10). */
-  timeout?: number;
-}
-
-/** The built-in webhook forwarder (README, "Webhooks"). Read when the daemon starts; a change waits for a restart. */
-export interface WebhookConfig {
-  /** Receivers, each with its own events, queue and counters. Without it: the MC_AGENT_WEBHOOK_* environment. */
-  receivers?: WebhookReceiverConfig[];
-  /** Keep the queues and the stream cursor in this file (relative to this file), so a restart loses nothing. */
-  spool?: string;
-  /** Bytes the spool may hold (default 16 MiB); past it the oldest queued events are dropped, counted. */
-  spoolMaxBytes?: number;
-}
-
-/** The built-in fork tool (issue 24, N10). Read when the daemon starts. */
-export interface ForkConfig {
-  /** Folders (relative to this file) besides the game's own server folder whose worlds `fork` may copy with world_dir. */
-  allowedWorldRoots?: string[];
-}
-
 export interface McbridgeConfig extends DaemonOptionValues {
-  /** The built-in fork tool: folders besides the game's whose worlds it may copy. */
-  fork?: ForkConfig;
-  /** The built-in webhook forwarder: receivers named by environment variables or files, and a spool. */
-  webhook?: WebhookConfig;
-  /** Plugins beyond the built-ins, with their options: `[plugin, options]`. */
+  /**
+   * Plugins beyond the built-ins, with their options: `[plugin, options]`. A built-in's name with
+   * options (`['webhook', { ... }]`) configures that built-in.
+   */
   plugins?: PluginConfigEntry[];
   /** Tools defined right here, chaining other tools and waits. */
   // biome-ignore lint/suspicious/noExplicitAny: each composite keeps its own input and output types; the list needs only the common shape

@@ -1,6 +1,6 @@
-import path from 'node:path';
 import type { McbridgeConfig, Plugin } from '../index.js';
 import type { PluginEntry } from '../host/host.js';
+import { builtinOptions } from './config/builtin-options.js';
 import { capabilitiesPlugin } from '../../plugins/capabilities/index.js';
 import { clientPlugin } from '../../plugins/client/index.js';
 import { commandPlugin } from '../../plugins/command/index.js';
@@ -9,7 +9,6 @@ import { contextPlugin } from '../../plugins/context/index.js';
 import { entitiesPlugin } from '../../plugins/entities/index.js';
 import { eventsPlugin } from '../../plugins/events/index.js';
 import { forkPlugin } from '../../plugins/fork/index.js';
-import { forkOptions } from '../../plugins/fork/world-check.js';
 import { markPlugin } from '../../plugins/mark/index.js';
 import { playerPlugin } from '../../plugins/player/index.js';
 import { restorePlugin } from '../../plugins/restore/index.js';
@@ -44,32 +43,24 @@ export const builtinPlugins: Plugin[] = [
 ];
 
 /**
- * The built-ins as host entries. A built-in with options in the config gets them: `webhook` is
- * the webhook plugin's, `fork` the fork plugin's, their paths made relative to the config's directory.
+ * The built-ins as host entries. A built-in the config gives options to (`plugins: [['webhook',
+ * {...}]]`, or its name as a key) gets them, and every built-in resolves its paths from the
+ * config's folder.
  */
-export function builtinEntries(config?: { config: McbridgeConfig; dir: string }): PluginEntry[] {
-  const webhook = config?.config.webhook;
-  const at = (file: string | undefined) => (file === undefined ? undefined : path.resolve(config!.dir, file));
-  const webhookOptions = webhook && {
-    ...webhook,
-    ...(webhook.spool !== undefined ? { spool: at(webhook.spool) } : {}),
-    ...(webhook.receivers ? { receivers: webhook.receivers.map((r) => ({ ...r, ...(r.urlFile ? { urlFile: at(r.urlFile) } : {}), ...(r.secretFile ? { secretFile: at(r.secretFile) } : {}) })) } : {}),
-  };
-  const fork = config?.config.fork;
-  const forkEntry = fork && { ...fork, ...(fork.allowedWorldRoots ? { allowedWorldRoots: fork.allowedWorldRoots.map((dir) => at(dir)!) } : {}) };
+export function builtinEntries(config?: { config: McbridgeConfig; file: string | null; dir: string }): PluginEntry[] {
+  const options = config ? builtinOptions(config.config as Record<string, unknown>, config.file, builtinPlugins) : new Map<string, unknown>();
   return builtinPlugins.map((plugin) => ({
     plugin,
     source: 'built-in' as const,
-    ...(plugin === webhookPlugin && webhookOptions ? { options: webhookOptions } : {}),
-    ...(plugin === forkPlugin && forkEntry ? { options: forkEntry } : {}),
+    ...(options.has(plugin.name) ? { options: options.get(plugin.name) } : {}),
+    ...(config ? { configDir: config.dir } : {}),
   }));
 }
 
-// The standalone `mcbridge forward` runs the webhook plugin's engine outside the daemon; this
-// file is the one place above the plugins that may reach into them (tests/support/layers.ts).
-export { Forwarder, type ForwarderStatus } from '../../plugins/webhook/forwarder.js';
-export { resolveReceivers, webhookConfigEntry } from '../../plugins/webhook/config.js';
-export { forkOptions as forkConfigEntry };
-export { Spool } from '../../plugins/webhook/spool.js';
+/** Commands a built-in plugin runs outside the daemon: the CLI registers them, each loads when run. */
+export const builtinCommands = {
+  forward: () => import('../../plugins/webhook/standalone.js'),
+};
+
 // The MCP front-end answers `capabilities` itself while no daemon answers, in the tool's own shape.
 export { describeSurface } from '../../plugins/capabilities/index.js';

@@ -26,6 +26,8 @@ export interface PluginEntry {
   options?: unknown;
   /** Where it came from (package directory, config file), shown by `mcbridge plugins`. */
   from?: string;
+  /** The config file's folder: the plugin's relative paths mean paths from there (default: the working directory). */
+  configDir?: string;
 }
 
 export type LinkSettings = Omit<ModLinkOptions, 'vantage' | 'log' | 'onEvent'>;
@@ -57,6 +59,7 @@ interface PluginRecord {
   plugin: Plugin;
   source: PluginSource;
   from?: string;
+  configDir?: string;
   config: unknown;
   tools: string[];
   state: 'loaded' | 'failed';
@@ -146,6 +149,7 @@ export class Host extends EventEmitter {
     setMaxListeners(0, stopController.signal);
     const record: PluginRecord = { plugin, source, config, tools, state: 'loaded', stopController, started: [] };
     if (entry.from !== undefined) record.from = entry.from;
+    if (entry.configDir !== undefined) record.configDir = entry.configDir;
     this.records.set(plugin.name, record);
     return this.started ? this.setupPlugin(record) : Promise.resolve();
   }
@@ -240,7 +244,7 @@ export class Host extends EventEmitter {
     return {
       log: this.log.child({ plugin: record.plugin.name }),
       config: record.config,
-      configDir: this.configDir,
+      configDir: record.configDir ?? this.configDir,
       events: this.eventsView(record.stopController.signal),
       host: this.view(),
       call: (tool, args) => this.call(tool, args ?? {}, { signal: record.stopController.signal }),

@@ -24,9 +24,11 @@ async function worldDirOf(args: ForkArgs, ctx: ToolContext<ForkOptions>): Promis
   const state = await ctx.request('STATE');
   const raw = str(state.worldDir);
   const serverDir = raw ? path.dirname(path.resolve(raw)) : null; // `<server>/<level>/.` resolves to `<server>/<level>`
-  const linkRoots = [...(serverDir === null ? [] : [serverDir]), ...ctx.config.allowedWorldRoots];
+  // The operator's roots are written relative to the config file, wherever the daemon runs.
+  const options = { ...ctx.config, allowedWorldRoots: ctx.config.allowedWorldRoots.map((dir) => path.resolve(ctx.configDir, dir)) };
+  const linkRoots = [...(serverDir === null ? [] : [serverDir]), ...options.allowedWorldRoots];
   if (args.world_dir) {
-    return { worldDir: await checkWorldDir(path.resolve(args.world_dir), { serverDir, explicit: true }, ctx.config), linkRoots };
+    return { worldDir: await checkWorldDir(path.resolve(args.world_dir), { serverDir, explicit: true }, options), linkRoots };
   }
   if (!raw) {
     throw new McbridgeError(
@@ -36,7 +38,7 @@ async function worldDirOf(args: ForkArgs, ctx: ToolContext<ForkOptions>): Promis
       { step: 'STATE' },
     );
   }
-  return { worldDir: await checkWorldDir(path.resolve(raw), { serverDir, explicit: false }, ctx.config), linkRoots };
+  return { worldDir: await checkWorldDir(path.resolve(raw), { serverDir, explicit: false }, options), linkRoots };
 }
 
 /** Say what happened to the tick state in the error itself; a cancel is left to the deferred unfreeze. */

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { z } from 'zod';
 import { EVENT_CATEGORIES, McbridgeError } from 'mcbridge';
 import { redactUrl } from './redact.js';
@@ -29,13 +30,6 @@ export type ReceiverOptions = z.infer<typeof receiverOptions>;
 
 /** The spool's default byte bound, as `mcbridge forward --spool-max-bytes`. */
 export const DEFAULT_SPOOL_MAX_BYTES = 16 * 1024 * 1024;
-const spoolOptions = {
-  spool: z.string().min(1).optional(),
-  spoolMaxBytes: z.number().int().min(4096, 'spoolMaxBytes must be at least 4096 bytes').optional(),
-};
-
-export const webhookOptions = z.object({ receivers: z.array(receiverOptions).optional(), ...spoolOptions }).strict();
-export type WebhookOptions = z.infer<typeof webhookOptions>;
 
 const inConfigFile = (kind: 'url' | 'secret') =>
   z.never({
@@ -43,13 +37,34 @@ const inConfigFile = (kind: 'url' | 'secret') =>
   }).optional();
 
 /**
- * The `webhook` entry of mcbridge.config.ts (McbridgeConfig['webhook']): the plugin's options,
- * except that URL and secret may only be named (urlEnv, secretFile...), never written in.
+ * The plugin's options: `plugins: [['webhook', { receivers, spool }]]` in mcbridge.config.ts.
+ * A receiver's URL (whose path and query are often the token) and secret are credentials, and a
+ * config is code that gets committed and printed by `mcbridge config`: so it names the
+ * environment variable (`urlEnv`, `secretEnv`) or the file (`urlFile`, `secretFile`, relative to
+ * the config) holding each, never the value. Per receiver: `events` (a comma list or a list, or
+ * `*`; default chat,game,mark,error), `queueSize` (256), `maxAttempts` (5, the first included),
+ * `backoff` (1 s, doubled with jitter up to `maxBackoff`, 30 s), `timeout` (10 s per attempt).
+ * Without `receivers`: the MC_AGENT_WEBHOOK_* environment. `spool` (relative to the config) keeps
+ * the queues and the stream cursor across restarts, within `spoolMaxBytes` (16 MiB).
  */
-export const webhookConfigEntry = z.object({
+export const webhookOptions = z.object({
   receivers: z.array(receiverOptions.extend({ url: inConfigFile('url'), secret: inConfigFile('secret') }).strict()).optional(),
-  ...spoolOptions,
+  spool: z.string().min(1).optional(),
+  spoolMaxBytes: z.number().int().min(4096, 'spoolMaxBytes must be at least 4096 bytes').optional(),
 }).strict();
+export type WebhookOptions = z.infer<typeof webhookOptions>;
+
+/** The options with their paths made absolute from `dir` (the config's folder). */
+export function resolvePaths(options: WebhookOptions, dir: string): WebhookOptions {
+  const at = (file: string | undefined) => (file === undefined ? undefined : path.resolve(dir, file));
+  return {
+    ...options,
+    ...(options.spool !== undefined ? { spool: at(options.spool) } : {}),
+    ...(options.receivers
+      ? { receivers: options.receivers.map((r) => ({ ...r, ...(r.urlFile ? { urlFile: at(r.urlFile) } : {}), ...(r.secretFile ? { secretFile: at(r.secretFile) } : {}) })) }
+      : {}),
+  };
+}
 
 export const DEFAULT_EVENTS = ['chat', 'game', 'mark', 'error'];
 const DEFAULTS = { queueSize: 256, maxAttempts: 5, backoff: 1, maxBackoff: 30, timeout: 10 };
@@ -133,7 +148,7 @@ function finish(url: string, secret: string, events: string[], n: typeof DEFAULT
 }
 
 /** The predecessor's single receiver: environment over file over default. */
-function defaultReceiver(env: NodeJS.ProcessEnv, file: Record<string, unknown>): Resolved {
+function defaultReceiver(env: NodeJS.ProcessEnv, file: Record<string, unknown>, flags: ForwardFlags): Resolved {
   const fromFile = (k: string) => (typeof file[k] === 'string' && file[k] !== '' ? (file[k] as string) : undefined);
   const url = env[ENV.url] || fromFile('url');
   const secret = env[ENV.secret] || fromFile('secret');
@@ -150,7 +165,8 @@ function defaultReceiver(env: NodeJS.ProcessEnv, file: Record<string, unknown>):
     if (e !== undefined && e !== '') n[key] = parseNumber(e, ENV[key]);
     else if (file[FILE_KEYS[key]] !== undefined) n[key] = parseNumber(file[FILE_KEYS[key]], `config file: ${FILE_KEYS[key]}`);
   }
-  return { receivers: [finish(url, secret, events, n, 'webhook')] };
+  const given = withFlags(events, n, flags);
+  return { receivers: [finish(url, secret, given.events, given.n, 'webhook')] };
 }
 
 function credential(o: ReceiverOptions, kind: 'url' | 'secret', env: NodeJS.ProcessEnv, where: string): string {
@@ -172,13 +188,14 @@ function credential(o: ReceiverOptions, kind: 'url' | 'secret', env: NodeJS.Proc
 }
 
 /** One receiver of a list. */
-function listedReceiver(o: ReceiverOptions, env: NodeJS.ProcessEnv, where: string): ReceiverConfig {
+function listedReceiver(o: ReceiverOptions, env: NodeJS.ProcessEnv, where: string, flags: ForwardFlags): ReceiverConfig {
   const url = credential(o, 'url', env, where);
   const secret = credential(o, 'secret', env, where);
   const events = o.events === undefined ? DEFAULT_EVENTS : parseEvents(o.events, where);
   const n = { ...DEFAULTS };
   for (const key of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) if (o[key] !== undefined) n[key] = o[key];
-  return finish(url, secret, events, n, where);
+  const given = withFlags(events, n, flags);
+  return finish(url, secret, given.events, given.n, where);
 }
 
 /**
@@ -186,15 +203,51 @@ function listedReceiver(o: ReceiverOptions, env: NodeJS.ProcessEnv, where: strin
  * the JSON file (`configFile`, else MC_AGENT_WEBHOOK_CONFIG), else the single receiver of the
  * MC_AGENT_WEBHOOK_* variables and that file. Throws `invalid_params` saying what to set.
  */
-export function resolveReceivers(options: WebhookOptions, env: NodeJS.ProcessEnv, configFile?: string): Resolved {
-  const path = configFile ?? (env[ENV.config] || undefined);
-  const file = path ? readJsonObject(path) : {};
-  let list = options.receivers;
+export function resolveReceivers(options: WebhookOptions, env: NodeJS.ProcessEnv, configFile?: string, flags: ForwardFlags = {}): Resolved {
+  const configPath = configFile ?? (env[ENV.config] || undefined);
+  const file = configPath ? readJsonObject(configPath) : {};
+  let list: ReceiverOptions[] | undefined = options.receivers;
   if (!list?.length && file.receivers !== undefined) {
     const parsed = z.array(receiverOptions).safeParse(file.receivers);
-    if (!parsed.success) throw refuse(`webhook config file ${path}: receivers: ${parsed.error.issues[0]?.message ?? 'invalid'} at ${parsed.error.issues[0]?.path.join('.')}`);
+    if (!parsed.success) throw refuse(`webhook config file ${configPath}: receivers: ${parsed.error.issues[0]?.message ?? 'invalid'} at ${parsed.error.issues[0]?.path.join('.')}`);
     list = parsed.data;
   }
-  if (!list?.length) return defaultReceiver(env, file);
-  return { receivers: list.map((o, i) => listedReceiver(o, env, `webhook receiver ${i + 1}`)) };
+  if (!list?.length) return defaultReceiver(env, file, flags);
+  return { receivers: list.map((o, i) => listedReceiver(o, env, `webhook receiver ${i + 1}`, flags)) };
+}
+
+/**
+ * The predecessor's `forward` flags, as typed. A flag wins over the environment, the file and the
+ * default, for every receiver; units as the predecessor's (seconds, events per queue).
+ */
+export interface ForwardFlags {
+  events?: string | undefined;
+  queue?: string | number | undefined;
+  maxAttempts?: string | number | undefined;
+  backoff?: string | number | undefined;
+  maxBackoff?: string | number | undefined;
+  deliveryTimeout?: string | number | undefined;
+}
+
+const FLAG_FIELDS = {
+  queue: ['queueSize', '--queue'],
+  maxAttempts: ['maxAttempts', '--max-attempts'],
+  backoff: ['backoff', '--backoff'],
+  maxBackoff: ['maxBackoff', '--max-backoff'],
+  deliveryTimeout: ['timeout', '--delivery-timeout'],
+} as const;
+
+/** `events` and `n` with the flags given put over them; a bad flag is refused by its name. */
+function withFlags(events: string[], n: typeof DEFAULTS, flags: ForwardFlags): { events: string[]; n: typeof DEFAULTS } {
+  const out = { ...n };
+  for (const [flag, [key, name]] of Object.entries(FLAG_FIELDS) as Array<[keyof typeof FLAG_FIELDS, (typeof FLAG_FIELDS)[keyof typeof FLAG_FIELDS]]>) {
+    const given = flags[flag];
+    if (given === undefined) continue;
+    const value = parseNumber(given, name);
+    const whole = key === 'queueSize' || key === 'maxAttempts';
+    if (whole && (!Number.isInteger(value) || value < 1)) throw refuse(`${name} must be a whole number >= 1; got ${JSON.stringify(given).slice(0, 40)}`);
+    if (key === 'timeout' && value <= 0) throw refuse(`${name} must be more than 0 seconds`);
+    out[key] = value;
+  }
+  return { events: flags.events !== undefined ? parseEvents(flags.events, '--events') : events, n: out };
 }

@@ -1,10 +1,18 @@
 import type { FollowItem } from 'mcbridge';
+import { StateFile, type StateFileStatus } from 'mcbridge/kit';
 import { WebhookReceiver, type LogLike, type ReceiverStatus } from './receiver.js';
 import type { Resolved } from './config.js';
-import { receiverKey, Spool, type SpoolState } from './spool.js';
+import { receiverKey, recordBytes, Spool, type SpoolDamage, type SpoolState } from './spool.js';
 
-/** The longest a change waits before the spool is written. */
+/** The least time between two spool writes: an fsync costs about as much as a local delivery. */
 const SPOOL_WRITE_MS = 50;
+
+/** How the spool is doing: writes, failures (a full disk), and what a damaged one lost. */
+export interface SpoolStatus extends StateFileStatus {
+  /** The byte bound; past it the oldest queued events are dropped (counted in each receiver's `dropped`). */
+  maxBytes: number;
+  damaged?: SpoolDamage;
+}
 
 export interface ForwarderStatus {
   enabled: boolean;
@@ -13,6 +21,7 @@ export interface ForwarderStatus {
   connected: boolean;
   /** The spool file, when one keeps the queues across restarts. */
   spool?: string;
+  spoolStatus?: SpoolStatus;
   receivers: ReceiverStatus[];
 }
 
@@ -25,13 +34,16 @@ export class Forwarder {
   readonly receivers: WebhookReceiver[];
   private connected = false;
   private spool: Spool | undefined;
+  private spoolFile: StateFile | undefined;
+  private damage: SpoolDamage | undefined;
+  /** Set by a stop that handed over every event of its stream: the next write says so. */
+  private closed = false;
   /** One write per handled event, not one per receiver that queued it. */
   private handling = false;
-  private writeTimer: NodeJS.Timeout | undefined;
   /** The last event handed to the receivers: where a restarted forwarder carries on. */
   private cursor: { streamId?: string | undefined; lastSeq?: number | undefined } = {};
 
-  constructor(private readonly resolved: Resolved, log: LogLike) {
+  constructor(private readonly resolved: Resolved, private readonly log: LogLike) {
     this.receivers = resolved.receivers.map((config) => new WebhookReceiver(config, log));
   }
 
@@ -51,48 +63,66 @@ export class Forwarder {
 
   /** `useSpool`, with the whole state as loaded (whether the previous run stopped cleanly). */
   takeSpool(spool: Spool): { state: SpoolState; resume: { streamId?: string | undefined; lastSeq?: number | undefined } } {
-    const state = spool.load();
+    const { damage, ...state } = spool.load();
+    if (damage) this.reportDamage(spool, damage);
     this.receivers.forEach((r, i) => {
       const owed = state.queues[receiverKey(r.config.url, i)];
       if (owed?.length) r.restore(owed);
       r.onChange = () => this.persist();
     });
     this.spool = spool;
+    this.spoolFile = new StateFile(spool.file, {
+      render: () => Spool.render(this.spoolState()),
+      minIntervalMs: SPOOL_WRITE_MS,
+      onFailure: (err, s) => this.log.error(
+        { spool: spool.file, code: err.code, failures: s.failures },
+        `webhook spool ${spool.file} cannot be written (${s.lastError}); delivery goes on from memory, and the spool is written again once it can be (a restart meanwhile loses what only memory holds)`,
+      ),
+      onRecovery: (s) => this.log.info({ spool: spool.file, failures: s.failures }, `webhook spool ${spool.file} is written again`),
+    });
     this.cursor = { streamId: state.streamId, lastSeq: state.lastSeq };
     return { state, resume: { ...this.cursor } };
   }
 
-  /**
-   * Write the state down soon: at most one write per `SPOOL_WRITE_MS` (an fsync costs about as
-   * much as a local delivery). A crash loses nothing by it: cursor and queues are written
-   * together, so a stale spool only means re-reading recent events from the daemon's buffer and
-   * re-sending recently delivered ones, with the same `eventId`.
-   */
+  private reportDamage(spool: Spool, damage: SpoolDamage): void {
+    this.damage = damage;
+    for (const r of this.receivers) r.noteGap(0, 'spool-damaged');
+    const where = damage.movedTo ? `moved to ${damage.movedTo}` : `could not be moved aside (${damage.moveError}); it is overwritten`;
+    this.log.error({ spool: spool.file, ...damage }, `webhook spool ${spool.file} was damaged: ${damage.skipped} part(s) could not be read and are lost, the rest is delivered; the file was ${where}`);
+  }
+
+  /** Write the state down soon (coalesced: a burst of changes is one write; a slow disk is fewer writes, never a blocked loop). */
   private persist(): void {
-    if (!this.spool || this.handling || this.writeTimer) return;
-    this.writeTimer = setTimeout(() => this.flush(), SPOOL_WRITE_MS);
+    if (!this.handling) this.spoolFile?.changed();
   }
 
   /**
-   * Write the state now. Over the byte bound, the oldest queued events go first (counted as
-   * dropped). `closed`: the caller has handed over every event its stream holds (a clean stop).
+   * The state to write. Over the byte bound, the oldest queued events go first (counted as
+   * dropped). A crash loses nothing by a stale spool: cursor and queues are written together, so
+   * it only means re-reading recent events from the daemon's buffer and re-sending recently
+   * delivered ones, with the same `eventId`.
    */
-  flush(closed = false): void {
-    clearTimeout(this.writeTimer);
-    this.writeTimer = undefined;
-    if (!this.spool) return;
-    const state = (): SpoolState => ({
-      ...this.cursor,
-      ...(closed ? { closed } : {}),
-      queues: Object.fromEntries(this.receivers.map((r, i) => [receiverKey(r.config.url, i), r.pending()])),
-    });
-    let s = state();
-    while (Spool.size(s) > this.spool.maxBytes) {
-      const longest = [...this.receivers].sort((a, b) => b.pending().length - a.pending().length)[0];
-      if (!longest?.dropOldest('spool full')) break;
-      s = state();
+  private spoolState(): SpoolState {
+    const keys = this.receivers.map((r, i) => receiverKey(r.config.url, i));
+    const size = () => this.receivers.reduce((n, r, i) => n + r.pending().reduce((m, d) => m + recordBytes(keys[i]!, d), 0), 200);
+    let over = size() - this.spool!.maxBytes;
+    while (over > 0) {
+      const longest = [...this.receivers.keys()].sort((a, b) => this.receivers[b]!.pending().length - this.receivers[a]!.pending().length)[0];
+      const dropped = longest === undefined ? undefined : this.receivers[longest]!.dropOldest('spool full');
+      if (!dropped) break;
+      over -= recordBytes(keys[longest!]!, dropped);
     }
-    this.spool.save(s);
+    return {
+      ...this.cursor,
+      ...(this.closed ? { closed: true } : {}),
+      queues: Object.fromEntries(this.receivers.map((r, i) => [keys[i]!, r.pending()])),
+    };
+  }
+
+  /** Write the state now and wait for it (a failure is reported and counted, never thrown). */
+  async flush(closed = false): Promise<void> {
+    this.closed = closed;
+    await this.spoolFile?.flush();
   }
 
   start(): void {
@@ -135,7 +165,8 @@ export class Forwarder {
   async stop(closed = false): Promise<void> {
     this.setConnected(false);
     await Promise.all(this.receivers.map((r) => r.stop()));
-    this.flush(closed);
+    await this.flush(closed);
+    this.spoolFile?.close();
   }
 
   status(): ForwarderStatus {
@@ -143,7 +174,9 @@ export class Forwarder {
       enabled: this.receivers.length > 0,
       ...(this.resolved.off ? { off: this.resolved.off } : {}),
       connected: this.connected,
-      ...(this.spool ? { spool: this.spool.file } : {}),
+      ...(this.spool && this.spoolFile
+        ? { spool: this.spool.file, spoolStatus: { ...this.spoolFile.status(), maxBytes: this.spool.maxBytes, ...(this.damage ? { damaged: this.damage } : {}) } }
+        : {}),
       receivers: this.receivers.map((r) => r.status()),
     };
   }

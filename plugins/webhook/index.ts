@@ -1,11 +1,16 @@
-import path from 'node:path';
 import { z } from 'zod';
 import { definePlugin, defineTool, type Cursor, type EventCategory, type EventsView, type ServiceContext } from 'mcbridge';
-import { DEFAULT_SPOOL_MAX_BYTES, resolveReceivers, webhookOptions, type WebhookOptions } from './config.js';
+import { DEFAULT_SPOOL_MAX_BYTES, resolvePaths, resolveReceivers, webhookOptions, type WebhookOptions } from './config.js';
 import { Forwarder, type ForwarderStatus } from './forwarder.js';
 import { Spool } from './spool.js';
 
 const tool = defineTool.withOptions(webhookOptions);
+
+const spoolStatusOutput = z.object({
+  file: z.string(), failing: z.boolean(), writes: z.number(), failures: z.number(), lastError: z.string().nullable(),
+  lastWrittenAt: z.number().nullable(), bytes: z.number(), maxBytes: z.number(),
+  damaged: z.object({ skipped: z.number(), movedTo: z.string().optional(), moveError: z.string().optional() }).optional(),
+});
 
 /**
  * Forwards game events to HTTP receivers as signed POSTs (the predecessor's `forward`, inside
@@ -43,14 +48,15 @@ export function createWebhookPlugin() {
       name: 'forwarder',
       start(ctx) {
         // Refusals (a URL without a secret, a bad number) throw: the plugin is left out and the message shown.
-        const resolved = resolveReceivers(ctx.config, process.env);
+        const options = resolvePaths(ctx.config, ctx.configDir);
+        const resolved = resolveReceivers(options, process.env);
         const f = new Forwarder(resolved, ctx.log);
         forwarder = f;
         if (resolved.off) {
           ctx.log.info(resolved.off);
           return;
         }
-        const since = ctx.config.spool ? resumeFrom(f, new Spool(path.resolve(ctx.config.spool), ctx.config.spoolMaxBytes ?? DEFAULT_SPOOL_MAX_BYTES), ctx.events) : undefined;
+        const since = options.spool ? resumeFrom(f, new Spool(options.spool, options.spoolMaxBytes ?? DEFAULT_SPOOL_MAX_BYTES), ctx.events) : undefined;
         f.start();
         service = ctx;
         stopFollowing = new AbortController();
@@ -71,9 +77,9 @@ export function createWebhookPlugin() {
         name: 'webhook_status',
         description:
           'The webhook forwarder: per receiver its redacted URL (scheme://host:port), forwarded categories and counters ' +
-          '(queued, delivered, retries, failed, dropped, gaps, lastEventId, lastError), or why forwarding is off. Changes nothing.',
+          '(queued, delivered, retries, failed, dropped, gaps, lastEventId, lastError), the spool\'s health (writes, failures such as a full disk), or why forwarding is off. Changes nothing.',
         input: z.object({}).strict(),
-        output: z.object({ enabled: z.boolean(), off: z.string().optional(), connected: z.boolean(), receivers: z.array(z.unknown()), spool: z.string().optional() }),
+        output: z.object({ enabled: z.boolean(), off: z.string().optional(), connected: z.boolean(), receivers: z.array(z.unknown()), spool: z.string().optional(), spoolStatus: spoolStatusOutput.optional() }),
         annotations: { readOnly: true, idempotent: true },
         run: async () => status(),
       }),

@@ -75,17 +75,16 @@ export function post(url: URL, body: string, headers: Record<string, string>, ti
       let read = 0;
       res.on('data', (chunk: Buffer) => {
         read += chunk.length;
-        if (read > MAX_RESPONSE_BYTES) res.destroy(); // the status is known; the rest is not needed
-      });
-      res.on('aborted', () => finish({ kind: 'retry', status, error: `truncated response (HTTP ${status})` }));
-      res.on('error', (err) => {
+        // The status is known and the rest is not needed: settle on it before cutting the body off,
+        // so the cut is never mistaken for a truncated answer.
         if (read > MAX_RESPONSE_BYTES) finish(classify(status, res.statusMessage));
-        else finish({ kind: 'retry', status, error: `truncated response (HTTP ${status}): ${err.message}` });
       });
-      res.on('end', () => finish(res.complete ? classify(status, res.statusMessage) : { kind: 'retry', status, error: `truncated response (HTTP ${status})` }));
+      const cut = () => finish({ kind: 'retry', status, error: `truncated response (HTTP ${status})` });
+      res.on('aborted', cut);
+      res.on('error', (err) => finish({ kind: 'retry', status, error: `truncated response (HTTP ${status}): ${err.message}` }));
+      res.on('end', () => (res.complete ? finish(classify(status, res.statusMessage)) : cut()));
       res.on('close', () => {
-        if (read > MAX_RESPONSE_BYTES) finish(classify(status, res.statusMessage));
-        else if (!res.complete) finish({ kind: 'retry', status, error: `truncated response (HTTP ${status})` });
+        if (!res.complete) cut();
       });
     });
     req.end(body, 'utf8');

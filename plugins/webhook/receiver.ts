@@ -36,6 +36,11 @@ export interface ReceiverStatus {
   url: string;
   events: string[];
   queueSize: number;
+  /** The retry policy: attempts (the first included), backoff and its cap, and one attempt's bound, in seconds. */
+  maxAttempts: number;
+  backoff: number;
+  maxBackoff: number;
+  timeout: number;
   received: number;
   queued: number;
   delivered: number;
@@ -130,12 +135,13 @@ export class WebhookReceiver {
     this.wake?.();
   }
 
-  /** Drop the oldest queued event (the spool is over its byte bound); false when nothing is queued. */
-  dropOldest(why: string): boolean {
-    if (!this.queue.shift()) return false;
+  /** Drop the oldest queued event (the spool is over its byte bound): the one dropped, if any was queued. */
+  dropOldest(why: string): Delivery | undefined {
+    const dropped = this.queue.shift();
+    if (!dropped) return undefined;
     this.counts.dropped += 1;
     this.warn({ dropped: 1, total: this.counts.dropped }, `webhook ${why}; dropped 1 oldest event(s)`);
-    return true;
+    return dropped;
   }
 
   /** Events the source lost before this receiver saw them. */
@@ -167,6 +173,10 @@ export class WebhookReceiver {
       url: this.shownUrl,
       events: [...this.config.events],
       queueSize: this.config.queueSize,
+      maxAttempts: this.config.maxAttempts,
+      backoff: this.config.backoff,
+      maxBackoff: this.config.maxBackoff,
+      timeout: this.config.timeout,
       ...this.counts,
       queued: this.queue.length,
       lastEventId: this.lastEventId,

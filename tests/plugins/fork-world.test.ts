@@ -45,10 +45,10 @@ describe('fork: which folders it copies', () => {
     for (const name of ['etc', 'out']) expect(fs.existsSync(path.join(stack.sim.modDir, 'snapshots', name, 'world'))).toBe(false);
   });
 
-  it('copies a world outside the game\'s folder when the config lists its parent in fork.allowedWorldRoots', async () => {
+  it('copies a world outside the game\'s folder when the config gives the fork plugin its parent in allowedWorldRoots', async () => {
     const root = tmp();
     const outside = world(root);
-    const stack = await live({ fork: { allowedWorldRoots: [root] } });
+    const stack = await live({ plugins: [['fork', { allowedWorldRoots: [root] }]] });
     const result = (await stack.call('fork', { name: 'ok', world_dir: outside })) as Record<string, any>;
     expect(result).toMatchObject({ worldDir: outside, manifest: { files: 2, bytes: 3 } });
     // A symlink into the allowed root does not open anything beyond it.

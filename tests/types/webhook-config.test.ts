@@ -1,14 +1,13 @@
-/** `McbridgeConfig['webhook']` is written by hand in core/authoring; the webhook plugin's schema checks it. They must agree. */
+/** The webhook plugin's options are typed by its own schema, nowhere in the public entry. */
 import { expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
-import type { McbridgeConfig, WebhookConfig, WebhookReceiverConfig } from 'mcbridge';
-import type { webhookConfigEntry } from '../../plugins/webhook/config.js';
+import type { McbridgeConfig, ServiceContext } from 'mcbridge';
+import type { webhookOptions, WebhookOptions } from '../../plugins/webhook/config.js';
 
-type Entry = z.input<typeof webhookConfigEntry>;
-type EntryReceiver = Omit<NonNullable<Entry['receivers']>[number], 'url' | 'secret'>;
-
-it('the config type and the schema that checks it agree', () => {
-  expectTypeOf<McbridgeConfig['webhook']>().toEqualTypeOf<WebhookConfig | undefined>();
-  expectTypeOf<Required<Omit<Entry, 'receivers'>>>().toEqualTypeOf<Required<Omit<WebhookConfig, 'receivers'>>>();
-  expectTypeOf<Required<EntryReceiver>>().toEqualTypeOf<Required<WebhookReceiverConfig>>();
+it('the options type is the schema\'s, and the public config type knows no webhook key', () => {
+  expectTypeOf<WebhookOptions>().toEqualTypeOf<z.infer<typeof webhookOptions>>();
+  expectTypeOf<NonNullable<WebhookOptions['receivers']>[number]['url']>().toEqualTypeOf<undefined>();
+  expectTypeOf<NonNullable<WebhookOptions['receivers']>[number]['urlEnv']>().toEqualTypeOf<string | undefined>();
+  expectTypeOf<McbridgeConfig>().not.toHaveProperty('webhook');
+  expectTypeOf<ServiceContext<WebhookOptions>['configDir']>().toEqualTypeOf<string>();
 });

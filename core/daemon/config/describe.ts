@@ -7,6 +7,8 @@ import { DAEMON_OPTIONS, groupKeys, type OptionKey, type OptionSpec } from '../.
 import type { ConfigPlan } from './runtime.js';
 import { deriveComposites, toolFacts, type ToolFacts } from './composites.js';
 import { REDACTED, redactValue } from '../../util/redact.js';
+import { builtinPlugins } from '../builtins.js';
+import { builtinOptions } from './builtin-options.js';
 
 /** Printed whole (no cuts), but secret-named keys, URL credentials, paths and queries hidden; bounded against cycles. */
 function redact(value: unknown): unknown {
@@ -41,8 +43,8 @@ export function describePlan(plan: ConfigPlan, builtins: ReadonlyMap<string, Too
     file,
     dir,
     ...describeOptions(config),
-    ...(config.webhook ? { webhook: redact(config.webhook) } : {}),
-    ...(config.fork ? { fork: config.fork } : {}),
+    // Each configured built-in's options under its name, however the config spelled them.
+    ...Object.fromEntries([...builtinOptions(config as Record<string, unknown>, file, builtinPlugins)].map(([name, options]) => [name, redact(options)])),
     plugins: redact(plan.plugins.map((p) => ({
       name: p.plugin.name,
       version: p.plugin.version,

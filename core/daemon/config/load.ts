@@ -9,6 +9,8 @@ import type { CosmiconfigResult, Loader } from 'cosmiconfig';
 import type { Jiti } from 'jiti';
 import type { McbridgeConfig } from '../../authoring/config.js';
 import { configSchema } from './schema.js';
+import { builtinPlugins } from '../builtins.js';
+import { builtinOptions } from './builtin-options.js';
 import { ConfigError, zodProblems } from './errors.js';
 import { configTimeoutMs, probeConfig, withinConfigTimeout } from './probe.js';
 import { runningPackageAliases } from './self-alias.js';
@@ -100,6 +102,7 @@ export function validateConfig(raw: unknown, file: string | null): McbridgeConfi
   }
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) throw new ConfigError(file, zodProblems(parsed.error));
+  builtinOptions(raw as Record<string, unknown>, file, builtinPlugins);
   return raw as McbridgeConfig;
 }
 

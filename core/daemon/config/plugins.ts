@@ -14,6 +14,8 @@ import type { Plugin } from '../../host/plugin-api.js';
 import { ConfigError } from './errors.js';
 import { importModule } from './load.js';
 import { fallBackToRunningPackages } from './package-hook.js';
+import { builtinPlugins } from '../builtins.js';
+import { builtinNamed } from './builtin-options.js';
 
 export interface ResolvedPlugin extends PluginEntry {
   source: 'config' | 'npm';
@@ -117,6 +119,8 @@ async function resolveOne(entry: unknown, index: number, file: string | null, di
     throw new ConfigError(file, [{ path: where, message }]);
   };
   if (entry === false || entry === null || entry === undefined) return null;
+  // Options for a built-in (builtin-options.ts), not a plugin to load.
+  if (builtinNamed(entry, builtinPlugins)) return null;
   let target: unknown = entry;
   let options: unknown;
   let optionsAt = `${at}.options`;

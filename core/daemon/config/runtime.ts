@@ -15,7 +15,9 @@ import { loadConfig, type LoadedConfig } from './load.js';
 import { configTimeoutMs, withinConfigTimeout } from './probe.js';
 import { resolvePlugins, type ResolvedPlugin } from './plugins.js';
 import type { CompositeSpec, McbridgeConfig } from '../../authoring/config.js';
-import { RESTART_KEYS } from './schema.js';
+import { DAEMON_KEYS } from './schema.js';
+import { builtinOptions } from './builtin-options.js';
+import { builtinPlugins } from '../builtins.js';
 
 /** The policy in force: flags given on the command line win over the config. */
 export function mergePolicy(config: McbridgeConfig, overrides: ToolPolicy = {}): ToolPolicy {
@@ -122,6 +124,20 @@ export interface ReloadResult {
   error?: string;
 }
 
+/**
+ * What changed that only a restart applies: daemon options, and the options of built-in plugins
+ * (read when the daemon starts: the webhook's queues and spool outlive a config save).
+ */
+function restartOnlyChanges(before: LoadedConfig, after: LoadedConfig): string[] {
+  const changed: string[] = DAEMON_KEYS.filter((k) => JSON.stringify(after.config[k]) !== JSON.stringify(before.config[k]));
+  const was = builtinOptions(before.config as Record<string, unknown>, before.file, builtinPlugins);
+  const now = builtinOptions(after.config as Record<string, unknown>, after.file, builtinPlugins);
+  for (const name of new Set([...was.keys(), ...now.keys()])) {
+    if (JSON.stringify(was.get(name)) !== JSON.stringify(now.get(name))) changed.push(name);
+  }
+  return changed;
+}
+
 /** Keeps a host in step with its config file. */
 export class ConfigRuntime {
   private loaded: LoadedConfig;
@@ -200,7 +216,7 @@ export class ConfigRuntime {
         if (!loaded) throw new ConfigError(file, [{ path: '', message: 'no longer holds a config' }]);
         // Plugin packages are imported here: one that never finishes must not stall every later reload.
         const plan = await withinConfigTimeout(file, planConfig(loaded, this.neighbours(), this.options.overrides), configTimeoutMs());
-        const restartOnly = RESTART_KEYS.filter((k) => JSON.stringify(loaded.config[k]) !== JSON.stringify(this.loaded.config[k]));
+        const restartOnly = restartOnlyChanges(this.loaded, loaded);
         const { added, removed } = await this.apply(plan);
         this.loaded = loaded;
         this.loadedAt = Date.now();
@@ -208,7 +224,7 @@ export class ConfigRuntime {
         this.lastError = null;
         this.log.info({ file, reason, added, removed, tools: plan.composites.map((c) => c.name) }, `config reloaded from ${displayPath(file)}`);
         if (restartOnly.length > 0) {
-          this.log.warn({ keys: restartOnly }, `config: ${restartOnly.join(', ')} changed; daemon options and webhook take effect when the daemon restarts`);
+          this.log.warn({ keys: restartOnly }, `config: ${restartOnly.join(', ')} changed; daemon options and built-in plugins' options take effect when the daemon restarts`);
         }
         return { ok: true, added, removed };
       } catch (err) {

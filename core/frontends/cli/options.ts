@@ -31,6 +31,12 @@ export function parseSeconds(value: string): number {
   return n;
 }
 
+export function parseNonNegativeSeconds(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`expected a number of seconds, 0 or more, got '${value}'`);
+  return n;
+}
+
 export function parseList(value: string): string[] {
   return value.split(',').map((s) => s.trim()).filter(Boolean);
 }

@@ -5,7 +5,7 @@ import { holdYoungGeneration } from '../../util/young-generation.js';
 import { EXIT } from './exit.js';
 import { PLAIN_MCP_OPTIONS } from './mcp-options.js';
 import {
-  addTableOptions, clientOptions, parseList, parseNonNegativeInt, parsePositiveInt, parsePort, parseSeconds, parseTransport,
+  addTableOptions, clientOptions, parseList, parseNonNegativeInt, parseNonNegativeSeconds, parsePositiveInt, parsePort, parseSeconds, parseTransport,
 } from './options.js';
 import { addSimCommand } from './sim.js';
 import { addAuthoringCommands } from './authoring.js';
@@ -59,13 +59,20 @@ export function buildProgram(): Command {
     .addOption(new Option('--format <format>', 'json (one record per line) or text (a line for a person)').choices(['json', 'text']).default('json'))
     .action(async (opts) => (await import('./watch.js')).watchCommand(opts, await globals()));
 
+  // The predecessor's flags, as it spelt them (a flag wins over MC_AGENT_WEBHOOK_*, which wins over the file).
   program.command('forward')
     .description('forward the daemon\'s events to a webhook as signed POSTs (URL and secret from MC_AGENT_WEBHOOK_URL/SECRET or the config file)')
     .option('--config <file>', 'JSON config file (also MC_AGENT_WEBHOOK_CONFIG): url, secret, events, queue_size, max_attempts, backoff, max_backoff, timeout, or receivers')
+    .option('--events <list>', 'categories to forward, comma separated, or * (default chat,game,mark,error; also MC_AGENT_WEBHOOK_EVENTS)')
+    .option('--queue <n>', 'events queued per receiver at most; past it the oldest is dropped (default 256; also MC_AGENT_WEBHOOK_QUEUE)', parsePositiveInt)
+    .option('--max-attempts <n>', 'attempts per event, the first included (default 5; also MC_AGENT_WEBHOOK_MAX_ATTEMPTS)', parsePositiveInt)
+    .option('--backoff <seconds>', 'wait before the first retry, doubled each time with jitter (default 1.0; also MC_AGENT_WEBHOOK_BACKOFF)', parseNonNegativeSeconds)
+    .option('--max-backoff <seconds>', 'longest wait between retries (default 30.0; also MC_AGENT_WEBHOOK_MAX_BACKOFF)', parseNonNegativeSeconds)
+    .option('--delivery-timeout <seconds>', 'longest one attempt may take (default 10.0; also MC_AGENT_WEBHOOK_TIMEOUT)', parseSeconds)
     .option('--status', 'print what would be forwarded where (URLs redacted) and whether the daemon answers, then exit')
-    .option('--reconnect-delay <seconds>', 'wait this long before reconnecting to the daemon', parseSeconds, 2)
+    .option('--reconnect-delay <seconds>', 'wait this long before reconnecting to the daemon (default 2.0)', parseSeconds)
     .option('--spool <file>', 'keep undelivered events and the stream position in this file (fsync\'d), so a restart resumes where it stopped')
-    .option('--spool-max-bytes <n>', 'bound of the spool file; past it the oldest queued events are dropped (default 16 MiB)', parseNonNegativeInt, 16 * 1024 * 1024)
+    .option('--spool-max-bytes <n>', 'bound of the spool file; past it the oldest queued events are dropped (default 16 MiB)', parseNonNegativeInt)
     .action(async (opts) => (await import('./forward.js')).forwardCommand(opts, await globals()));
 
   addTableOptions(program.command('discover').description('print where the daemon would find the mod, without starting anything'), 'discover')

@@ -59,4 +59,35 @@ describe('the webhook entry of the config', () => {
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).webhook).toEqual({ ...webhook, receivers: [{ ...webhook.receivers[0], secretFile: '[redacted]' }] });
   });
+
+  it('is configured like any plugin: a `plugins` entry naming it gives its options, paths from the config\'s folder', async () => {
+    const server = await startReceiver(SECRET);
+    open.push(server);
+    const p = project({ install: false });
+    p.write('secrets/hook', `${SECRET}\n`);
+    vi.stubEnv('ENTRY_HOOK_URL', server.url('/entry/s3cr3t-path'));
+    const options = { receivers: [{ urlEnv: 'ENTRY_HOOK_URL', secretFile: 'secrets/hook', events: 'mark' }], spool: 'state/hook.spool' };
+    const file = p.write('mcbridge.config.json', JSON.stringify({ plugins: [['webhook', options]] }));
+    const t: TestHost = await startTestHost({ config: file, sim: { autoTick: false } });
+    open.push(t);
+    await t.call('mark', { text: 'via plugins' });
+    await server.hitsReached(1);
+    expect(server.hits[0]).toMatchObject({ verified: true, json: { event: 'mark' } });
+    expect(await t.call('webhook_status')).toMatchObject({ spool: `${p.dir}/state/hook.spool`, receivers: [{ events: ['mark'] }] });
+    expect(t.daemon.host.plugins().filter((info) => info.name === 'webhook')).toHaveLength(1);
+    const run = await runCli(['config', '--config', file]);
+    expect(JSON.parse(run.stdout).webhook).toEqual({ ...options, receivers: [{ ...options.receivers[0], secretFile: '[redacted]' }] });
+  });
+
+  it('the new spelling is checked by the plugin\'s schema at its place; configured twice is refused, naming both', async () => {
+    const p = project({ install: false });
+    const literal = p.write('literal.config.json', JSON.stringify({ plugins: [false, ['webhook', { receivers: [{ url: 'https://hooks.example.com/h/abc', secretEnv: 'S' }] }]] }));
+    const err = await startTestHost({ config: literal }).then(() => null, (e: Error) => e);
+    expect(err?.message).toMatch(/plugins\[1\]\[1\]\.receivers\[0\]\.url: a url written into mcbridge\.config\.ts .*urlEnv/);
+    expect(err?.message).not.toContain('abc');
+    const twice = p.write('twice.config.json', JSON.stringify({ webhook: { spool: 'a' }, plugins: [['webhook', { spool: 'b' }]] }));
+    const run = await runCli(['config', '--config', twice]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/plugins\[0\]: the built-in plugin 'webhook' is configured twice \(also by webhook\); give its options once, as plugins: \[\['webhook', \{ \.\.\. \}\]\]/);
+  });
 });

@@ -9,6 +9,7 @@ import { afterEach, expect, it } from 'vitest';
 import { ApiClient } from '../../../core/api/client.js';
 import { CliProcesses } from '../../support/cli-process.js';
 import { pollUntil, startDaemonProcess, type DaemonProcess } from '../../faults/support.js';
+import { parseSpool } from '../../../plugins/webhook/spool.js';
 import { startReceiver } from './test-receiver.js';
 
 const SECRET = 'whsec-daemon-spool-secret';
@@ -56,8 +57,8 @@ it('a restarted daemon delivers what it had queued and what its log holds, once 
   expect(await status(c1)).toMatchObject({ spool: spoolFile, receivers: [{ delivered: 0, gaps: 0 }] });
   await first.kill('SIGTERM');
   const spooled = fs.readFileSync(spoolFile, 'utf8');
-  expect(JSON.parse(spooled)).toMatchObject({ closed: true });
-  expect(Object.values(JSON.parse(spooled).queues as Record<string, unknown[]>)[0]).toHaveLength(3);
+  expect(parseSpool(spooled)).toMatchObject({ skipped: 0, state: { closed: true } });
+  expect(Object.values(parseSpool(spooled).state.queues)[0]).toHaveLength(3);
   for (const leak of [SECRET, 's3cr3t-path', 'querytoken', String(server.port)]) expect(spooled).not.toContain(leak);
 
   // Run 2: the spooled three first, then this run's events; a clean stop before it means no gap.
@@ -73,7 +74,7 @@ it('a restarted daemon delivers what it had queued and what its log holds, once 
   expect(server.hits.every((h) => h.verified)).toBe(true);
 
   // Run 3, after a crash: whatever run 2 recorded in its last moments may be missing, so it says so.
-  const written = () => JSON.parse(fs.readFileSync(spoolFile, 'utf8')) as { closed?: boolean; lastSeq?: number; queues: Record<string, unknown[]> };
+  const written = () => parseSpool(fs.readFileSync(spoolFile, 'utf8')).state;
   await pollUntil(async () => written().closed === undefined && (written().lastSeq ?? 0) > 0 && Object.values(written().queues).every((q) => q.length === 0));
   await second.kill('SIGKILL');
   const third = await start();

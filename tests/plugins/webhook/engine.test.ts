@@ -118,6 +118,15 @@ describe('webhook delivery engine', () => {
     expect(lines.some((l) => l.includes('truncated response'))).toBe(true);
   });
 
+  it('a 2xx with a body over 64 KiB is delivered once: the body is cut off unread, not taken for a truncated answer (N9)', async () => {
+    const { server, receiver } = await setup(['big-200', 'big-200']);
+    receiver.offer(chat('chatty receiver'));
+    receiver.offer(chat('again'));
+    await receiver.settled(2);
+    expect(server.hits).toHaveLength(2);
+    expect(receiver.status()).toMatchObject({ delivered: 2, retries: 0, failed: 0, lastError: null });
+  });
+
   it('gives up after maxAttempts', async () => {
     const { server, receiver } = await setup([500, 500, 500], { maxAttempts: 2 });
     receiver.offer(chat('doomed'));

@@ -4,9 +4,10 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * What the receiver does with one request: answer a status, hang, cut the body short, or answer
- * 503 with a reason phrase that quotes the request's path and query (a careless receiver or proxy).
+ * 503 with a reason phrase that quotes the request's path and query (a careless receiver or proxy),
+ * or answer 200 with a 256 KiB body (a receiver that echoes too much).
  */
-export type Behaviour = number | 'hang' | 'truncate' | 'echo-503';
+export type Behaviour = number | 'hang' | 'truncate' | 'echo-503' | 'big-200';
 
 export interface Hit {
   method: string;
@@ -46,6 +47,7 @@ export async function startReceiver(secret: string, script: Behaviour[] = [], in
       const behaviour = script.shift() ?? fallback;
       hits.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, json, verified: got.length === expected.length && timingSafeEqual(got, expected), behaviour });
       if (behaviour === 'hang') hanging.push(res);
+      else if (behaviour === 'big-200') res.writeHead(200, { 'Content-Type': 'text/plain' }).end('x'.repeat(256 * 1024));
       else if (behaviour === 'echo-503') res.writeHead(503, `Unavailable: ${req.url}`).end();
       else if (behaviour === 'truncate') {
         res.writeHead(200, { 'Content-Length': '100' });
@@ -66,7 +68,7 @@ export async function startReceiver(secret: string, script: Behaviour[] = [], in
     /** How requests are answered from now on, once the script is used up. */
     answer: (behaviour: Behaviour) => void (fallback = behaviour),
     /** Event ids answered with a 2xx, in arrival order (a repeat shows twice). */
-    accepted: () => hits.filter((h) => typeof h.behaviour === 'number' && h.behaviour >= 200 && h.behaviour < 300).map((h) => String(h.json.eventId)),
+    accepted: () => hits.filter((h) => h.behaviour === 'big-200' || (typeof h.behaviour === 'number' && h.behaviour >= 200 && h.behaviour < 300)).map((h) => String(h.json.eventId)),
     url: (path = '/hook/s3cr3t-path?token=querytoken') => `http://127.0.0.1:${port}${path}`,
     /** Resolves once `n` requests have arrived (event-driven: no polling). */
     hitsReached: (n: number) => (hits.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve }))),

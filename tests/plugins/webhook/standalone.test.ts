@@ -2,13 +2,16 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiClient } from '../../../../core/api/client.js';
-import { Forwarder, resolveReceivers, Spool } from '../../../../core/daemon/builtins.js';
-import { runForwarder } from '../../../../core/frontends/cli/forward.js';
-import { silentLogger } from '../../../../core/util/log.js';
-import { startTestHost } from '../../../../core/testing/index.js';
-import { runCli } from '../../../support/cli-process.js';
-import { startReceiver } from '../../../plugins/webhook/test-receiver.js';
+import { ApiClient } from '../../../core/api/client.js';
+import { followEvents } from '../../../core/frontends/cli/watch.js';
+import { silentLogger } from '../../../core/util/log.js';
+import { startTestHost } from '../../../core/testing/index.js';
+import { resolveReceivers } from '../../../plugins/webhook/config.js';
+import { Forwarder } from '../../../plugins/webhook/forwarder.js';
+import { Spool } from '../../../plugins/webhook/spool.js';
+import { runForwarder } from '../../../plugins/webhook/standalone.js';
+import { runCli } from '../../support/cli-process.js';
+import { startReceiver } from './test-receiver.js';
 
 const SECRET = 'whsec-forward-secret';
 const open: Array<{ close(): Promise<void> }> = [];
@@ -32,7 +35,7 @@ describe('mcbridge forward', () => {
     let stop!: () => void;
     const until = new Promise<void>((resolve) => (stop = resolve));
     const running = runForwarder({
-      forwarder, log: silentLogger(), until, reconnectDelayMs: 10, onConnected: () => connected(),
+      forwarder, log: silentLogger(), until, reconnectDelayMs: 10, onConnected: () => connected(), follow: followEvents,
       connect: async () => {
         const c = await ApiClient.connect({ port: t.daemon.apiAddress.port });
         clients.push(c);
@@ -71,7 +74,7 @@ describe('mcbridge forward', () => {
       let connected!: () => void;
       const ready = new Promise<void>((resolve) => (connected = resolve));
       const running = runForwarder({
-        forwarder, log: silentLogger(), until, reconnectDelayMs: 10, resume, onConnected: () => connected(),
+        forwarder, log: silentLogger(), until, reconnectDelayMs: 10, resume, onConnected: () => connected(), follow: followEvents,
         connect: () => ApiClient.connect({ port: t.daemon.apiAddress.port }),
       });
       return { forwarder, ready, stop: async () => {
@@ -112,7 +115,7 @@ describe('mcbridge forward', () => {
     for (let seq = 1; seq <= 20; seq += 1) {
       forwarder.handle({ kind: 'event', event: { type: 'chat', category: 'chat', seq, streamId: 's', eventId: `s:${seq}`, receivedAt: 1, text: `m${seq}` } });
     }
-    forwarder.flush(); // what the scheduled write does once this turn of the event loop ends
+    await forwarder.flush(); // what the scheduled write does soon after
     expect(readFileSync(file).length).toBeLessThanOrEqual(2_000);
     const status = forwarder.status().receivers[0]!;
     expect(status.dropped).toBeGreaterThan(0);

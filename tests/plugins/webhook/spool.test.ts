@@ -1,0 +1,71 @@
+/** The spool file: what reads is kept, whatever else the file holds (N20), in both formats. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { buildDelivery } from '../../../plugins/webhook/body.js';
+import { parseSpool, receiverKey, recordBytes, Spool } from '../../../plugins/webhook/spool.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+const spoolFile = () => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbridge-spool-unit-'));
+  dirs.push(d);
+  return path.join(d, 'w.spool');
+};
+const delivery = (n: number) => buildDelivery({ type: 'mark', category: 'mark', seq: n, streamId: 's', eventId: `s:${n}`, receivedAt: n, text: `m${n}` });
+const KEY = receiverKey('http://127.0.0.1:1/x', 0);
+
+it('renders and reads back the cursor, the clean stop and every queue in order', () => {
+  const state = { streamId: 's', lastSeq: 9, closed: true, queues: { [KEY]: [delivery(1), delivery(2)], '1:other': [delivery(3)] } };
+  const text = Spool.render(state);
+  expect(text.split('\n')).toHaveLength(5);
+  expect(parseSpool(text)).toEqual({ state, skipped: 0 });
+  expect(parseSpool(Spool.render({ queues: {} }))).toEqual({ state: { queues: {} }, skipped: 0 });
+  expect(Buffer.byteLength(text.split('\n')[1]!) + 1).toBe(recordBytes(KEY, delivery(1)));
+});
+
+it('skips what does not read: a torn line, a record of the wrong shape, a lost header (its cursor gone)', () => {
+  const lines = Spool.render({ streamId: 's', lastSeq: 3, queues: { [KEY]: [delivery(1), delivery(2)] } }).trimEnd().split('\n');
+  const bad = ['{"r":', '{"r":"k","d":{"eventId":1,"type":"t","body":"b"}}', `{"r":"${'k'.repeat(65)}","d":${JSON.stringify(delivery(5))}}`, '[1]', 'null'];
+  const torn = parseSpool([lines[0], lines[1], ...bad, lines[2]].join('\n'));
+  expect(torn.skipped).toBe(bad.length);
+  expect(torn.state).toEqual({ streamId: 's', lastSeq: 3, queues: { [KEY]: [delivery(1), delivery(2)] } });
+  const headless = parseSpool([lines[1], lines[2]].join('\n'));
+  expect(headless).toEqual({ state: { queues: { [KEY]: [delivery(1), delivery(2)] } }, skipped: 1 });
+  expect(parseSpool('garbage\n')).toEqual({ state: { queues: {} }, skipped: 1 });
+  const badCursor = parseSpool(JSON.stringify({ spool: 2, streamId: 's', lastSeq: -1 }));
+  expect(badCursor).toEqual({ state: { queues: {} }, skipped: 0 });
+});
+
+it('reads the first format (one JSON object), keeping its good deliveries', () => {
+  const old = { streamId: 's', lastSeq: 4, closed: true, queues: { [KEY]: [delivery(1), { eventId: 'x' }, delivery(2)], bad: 'nope' } };
+  expect(parseSpool(JSON.stringify(old))).toEqual({ state: { streamId: 's', lastSeq: 4, closed: true, queues: { [KEY]: [delivery(1), delivery(2)] } }, skipped: 2 });
+  expect(parseSpool(JSON.stringify({ queues: null }))).toEqual({ state: { queues: {} }, skipped: 1 });
+});
+
+it('load: a missing file is a fresh start, a damaged one is moved aside and named, one too long is read up to its bound', () => {
+  const file = spoolFile();
+  expect(new Spool(file, 4096).load()).toEqual({ queues: {} });
+  fs.writeFileSync(file, Spool.render({ streamId: 's', lastSeq: 1, queues: { [KEY]: [delivery(1)] } }));
+  expect(new Spool(file, 4096).load()).toEqual({ streamId: 's', lastSeq: 1, queues: { [KEY]: [delivery(1)] } });
+  expect(fs.existsSync(file)).toBe(true);
+
+  fs.appendFileSync(file, '{"torn":\n');
+  const damaged = new Spool(file, 4096).load();
+  expect(damaged.queues[KEY]).toEqual([delivery(1)]);
+  expect(damaged.damage).toEqual({ skipped: 1, movedTo: expect.stringMatching(/w\.spool\.damaged-\d+$/) });
+  expect(fs.existsSync(file)).toBe(false);
+  expect(fs.readFileSync(damaged.damage!.movedTo!, 'utf8')).toContain('{"torn":');
+
+  const long = spoolFile();
+  fs.writeFileSync(long, Spool.render({ queues: { [KEY]: [delivery(1)] } }) + 'x'.repeat(4096 + 1024 * 1024));
+  const cut = new Spool(long, 4096).load();
+  expect(cut.queues[KEY]).toEqual([delivery(1)]);
+  expect(cut.damage?.skipped).toBe(2); // the unread tail, and the partial line where reading stopped
+  const folder = spoolFile();
+  fs.mkdirSync(folder);
+  expect(() => new Spool(folder, 4096).load()).toThrow(/webhook spool .* cannot be read \(EISDIR\): check it is a file/);
+});
