@@ -19,11 +19,13 @@ const summonAt = defineComposite({
     'Summon an entity (e.g. "zombie", "minecraft:cow") at an online player\'s position, plus an optional offset, and ' +
     'return the entity record the game reports for it (id, uuid, position, health). Use it instead of `command` + ' +
     '`entities` when you need to know exactly which entity you created. Players in the overworld only.',
-  input: z.object({
-    type: z.string().regex(/^[a-z0-9_.-]+(:[a-z0-9_./-]+)?$/, 'must be an entity type id, e.g. "zombie" or "minecraft:cow"'),
-    player: z.string().min(1).optional().describe('player name; default: the first online player'),
-    offset: z.object({ x: z.number(), y: z.number(), z: z.number() }).partial().optional().describe('blocks from the player'),
-  }).strict(),
+  input: z
+    .object({
+      type: z.string().regex(/^[a-z0-9_.-]+(:[a-z0-9_./-]+)?$/, 'must be an entity type id, e.g. "zombie" or "minecraft:cow"'),
+      player: z.string().min(1).optional().describe('player name; default: the first online player'),
+      offset: z.object({ x: z.number(), y: z.number(), z: z.number() }).partial().optional().describe('blocks from the player'),
+    })
+    .strict(),
   uses: ['state', 'command', 'entities'],
   // `command` can destroy anything; this one only adds an entity.
   annotations: { destructive: false },
@@ -31,9 +33,12 @@ const summonAt = defineComposite({
     const players = ((await state()).playerList ?? []) as Array<{ name: string; x: number; y: number; z: number; dimension: string }>;
     const player = args.player === undefined ? players[0] : players.find((p) => p.name.toLowerCase() === args.player!.toLowerCase());
     if (!player) {
-      throw new McbridgeError('invalid_params', args.player === undefined
-        ? 'nobody is online to summon at; pass a player who is'
-        : `no online player is called '${args.player}' (online: ${players.map((p) => p.name).join(', ') || 'nobody'})`);
+      throw new McbridgeError(
+        'invalid_params',
+        args.player === undefined
+          ? 'nobody is online to summon at; pass a player who is'
+          : `no online player is called '${args.player}' (online: ${players.map((p) => p.name).join(', ') || 'nobody'})`,
+      );
     }
     if (player.dimension !== 'minecraft:overworld') {
       throw new McbridgeError('invalid_params', `${player.name} is in ${player.dimension}; summon_at summons in the overworld only`);
@@ -52,22 +57,28 @@ const commandUntil = defineComposite({
   name: 'command_until',
   description:
     'Run one console command, then wait until an event whose text matches `until` (a regular expression) arrives, and ' +
-    'return the command\'s feedback and that event. For what a single command cannot report, e.g. ask with ' +
+    "return the command's feedback and that event. For what a single command cannot report, e.g. ask with " +
     '"say Ready?" and wait for a player\'s chat answer (category "chat", from "<player>"). Gives up after timeoutSeconds.',
-  input: z.object({
-    command: z.string().trim().min(1),
-    until: z.string().min(1).refine((re) => {
-      try {
-        new RegExp(re);
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'must be a valid regular expression').describe('regular expression tested against each event\'s text'),
-    category: z.enum(['chat', 'game', 'mark', 'other']).optional().describe('only events of this category'),
-    from: z.string().min(1).optional().describe('only chat events from this player'),
-    timeoutSeconds: z.number().positive().max(600).default(30),
-  }).strict(),
+  input: z
+    .object({
+      command: z.string().trim().min(1),
+      until: z
+        .string()
+        .min(1)
+        .refine((re) => {
+          try {
+            new RegExp(re);
+            return true;
+          } catch {
+            return false;
+          }
+        }, 'must be a valid regular expression')
+        .describe("regular expression tested against each event's text"),
+      category: z.enum(['chat', 'game', 'mark', 'other']).optional().describe('only events of this category'),
+      from: z.string().min(1).optional().describe('only chat events from this player'),
+      timeoutSeconds: z.number().positive().max(600).default(30),
+    })
+    .strict(),
   uses: ['command'],
   run: async ({ args, command, waitFor }) => {
     const pattern = new RegExp(args.until);
@@ -77,7 +88,8 @@ const commandUntil = defineComposite({
       (e) =>
         (args.category === undefined || e.category === args.category) &&
         (args.from === undefined || String(e.sender ?? '').toLowerCase() === args.from.toLowerCase()) &&
-        typeof e.text === 'string' && pattern.test(e.text),
+        typeof e.text === 'string' &&
+        pattern.test(e.text),
       { timeoutMs: args.timeoutSeconds * 1000 },
     );
     return { command: args.command, feedback: ack.output ?? [], event };

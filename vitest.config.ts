@@ -10,7 +10,8 @@ const core = (file: string) => path.resolve(import.meta.dirname, 'core', file);
  */
 const SPAWNING = [
   'tests/{compat,package,layout,faults}/**/*.test.ts',
-  'tests/core/daemon/config/**/*.test.ts', 'tests/core/frontends/cli/**/*.test.ts',
+  'tests/core/daemon/config/**/*.test.ts',
+  'tests/core/frontends/cli/**/*.test.ts',
   'tests/core/frontends/mcp/{http,inspector,stdio}.test.ts',
   'tests/integration/activity-log.test.ts',
   'tests/plugins/{fork-cli,publishable,restore-cli,restore-doc-workflow}.test.ts',

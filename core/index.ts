@@ -5,8 +5,28 @@
 export { definePlugin, defineTool, TOOL_NAME, RESERVED_NAMES } from './host/define.js';
 export { HOST_API_VERSION } from './host/plugin-api.js';
 export type {
-  Plugin, PluginContext, PluginInfo, PluginSource, Service, ServiceContext, ServiceStop, ToolAnnotations, ToolContext, ToolSpec, DeferredCleanup,
-  EventsView, HostView, HostStatus, Manifest, ManifestTool, PluginGuide, Surface, ToolAvailability, ToolDependency, CapsSource, HiddenBy,
+  Plugin,
+  PluginContext,
+  PluginInfo,
+  PluginSource,
+  Service,
+  ServiceContext,
+  ServiceStop,
+  ToolAnnotations,
+  ToolContext,
+  ToolSpec,
+  DeferredCleanup,
+  EventsView,
+  HostView,
+  HostStatus,
+  Manifest,
+  ManifestTool,
+  PluginGuide,
+  Surface,
+  ToolAvailability,
+  ToolDependency,
+  CapsSource,
+  HiddenBy,
 } from './host/plugin-api.js';
 export type { ToolPolicy } from './host/registry/policy.js';
 export type { ToolScope, VerbRule, VerbSpec } from './host/plugin-api.js';

@@ -32,6 +32,5 @@ export function receiver(secret, onEvent) {
 // MC_AGENT_WEBHOOK_SECRET=... node examples/webhook-receiver.mjs   (listens on 127.0.0.1:8080, or PORT)
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (!process.env.MC_AGENT_WEBHOOK_SECRET) throw new Error('set MC_AGENT_WEBHOOK_SECRET to the secret the forwarder signs with');
-  receiver(process.env.MC_AGENT_WEBHOOK_SECRET, (e) => console.log(e.eventId, e.type, e.sender, e.data.text ?? ''))
-    .listen(Number(process.env.PORT ?? 8080), '127.0.0.1');
+  receiver(process.env.MC_AGENT_WEBHOOK_SECRET, (e) => console.log(e.eventId, e.type, e.sender, e.data.text ?? '')).listen(Number(process.env.PORT ?? 8080), '127.0.0.1');
 }

@@ -55,8 +55,9 @@ export class ActivityLog {
     const log = (this.log = options.log);
     const file = options.file;
     this.file = file
-      ? new RotatingFile(file, options.maxBytes ?? DEFAULT_ACTIVITY_MAX_BYTES, options.keep ?? DEFAULT_ACTIVITY_KEEP,
-        () => log.warn({ file }, 'the activity log file was removed or replaced (logrotate?); opened it again'))
+      ? new RotatingFile(file, options.maxBytes ?? DEFAULT_ACTIVITY_MAX_BYTES, options.keep ?? DEFAULT_ACTIVITY_KEEP, () =>
+          log.warn({ file }, 'the activity log file was removed or replaced (logrotate?); opened it again'),
+        )
       : null;
   }
 

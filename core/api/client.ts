@@ -49,7 +49,11 @@ export class ApiClient extends EventEmitter {
   private readonly pending = new Map<number, Pending>();
   private closedWith: McbridgeError | null = null;
 
-  private constructor(private readonly socket: net.Socket, private readonly token: string | undefined, private readonly frontend?: string) {
+  private constructor(
+    private readonly socket: net.Socket,
+    private readonly token: string | undefined,
+    private readonly frontend?: string,
+  ) {
     super();
     const splitter = new LineSplitter({ maxLineBytes: DEFAULT_MAX_LINE_BYTES, onLine: (line) => this.onLine(line) });
     socket.on('data', (chunk: Buffer) => splitter.push(chunk));

@@ -51,8 +51,10 @@ const MAX_TRACKED_ADDRESSES = 4096;
 /** Refuses a token too short to protect a daemon that runs console commands. */
 export function checkTokenStrength(token: string | undefined): void {
   if (token && token.length < MIN_TOKEN_LENGTH) {
-    throw new McbridgeError('invalid_params', `the API token must be at least ${MIN_TOKEN_LENGTH} characters (got ${token.length}); ` +
-      'pass a longer --api-token, MCBRIDGE_API_TOKEN or apiToken, e.g. the output of: openssl rand -hex 16');
+    throw new McbridgeError(
+      'invalid_params',
+      `the API token must be at least ${MIN_TOKEN_LENGTH} characters (got ${token.length}); ` + 'pass a longer --api-token, MCBRIDGE_API_TOKEN or apiToken, e.g. the output of: openssl rand -hex 16',
+    );
   }
 }
 
@@ -89,7 +91,12 @@ export class ConnectionGuard {
   private globalSince = 0;
   private globalBlockedUntil = 0;
 
-  constructor(token: string, limits: Partial<GuardLimits> | undefined, private readonly log: Logger, private readonly now: () => number = Date.now) {
+  constructor(
+    token: string,
+    limits: Partial<GuardLimits> | undefined,
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+  ) {
     this.limits = { ...DEFAULT_GUARD_LIMITS, ...limits };
     this.expected = digest(token);
   }
@@ -108,7 +115,10 @@ export class ConnectionGuard {
   admit(address: string, expire: (error: McbridgeError) => void): PreAuth | McbridgeError {
     const mine = this.waiting.get(address) ?? [];
     if (mine.length >= this.limits.maxPendingPerSource) {
-      return new McbridgeError('unavailable', `too many connections from ${address} are waiting to authenticate (${this.limits.maxPendingPerSource}); send the token in the first request and try again later`);
+      return new McbridgeError(
+        'unavailable',
+        `too many connections from ${address} are waiting to authenticate (${this.limits.maxPendingPerSource}); send the token in the first request and try again later`,
+      );
     }
     if (this.pendingCount >= this.limits.maxPending) {
       if (!this.full) {
@@ -135,8 +145,10 @@ export class ConnectionGuard {
         if (this.pendingCount < this.limits.maxPending) this.full = false;
       },
     };
-    const timer = setTimeout(() => entry.expire(new McbridgeError('unauthorized',
-      `no request carrying the token within ${deadlineMs} ms of connecting; send "auth" with the first request`)), deadlineMs);
+    const timer = setTimeout(
+      () => entry.expire(new McbridgeError('unauthorized', `no request carrying the token within ${deadlineMs} ms of connecting; send "auth" with the first request`)),
+      deadlineMs,
+    );
     timer.unref();
     mine.push(entry);
     this.waiting.set(address, mine);
@@ -170,16 +182,23 @@ export class ConnectionGuard {
     const blockedUntil = Math.max(entry?.blockedUntil ?? 0, this.globalBlockedUntil);
     if (blockedUntil > now) {
       const retryAfterMs = blockedUntil - now;
-      return new McbridgeError('unauthorized', `too many failed token attempts${this.globalBlockedUntil > now ? '' : ` from ${address}`}; wait ${Math.ceil(retryAfterMs / 1000)} s before trying again`, {
-        reason: 'throttled',
-        retryAfterMs,
-      });
+      return new McbridgeError(
+        'unauthorized',
+        `too many failed token attempts${this.globalBlockedUntil > now ? '' : ` from ${address}`}; wait ${Math.ceil(retryAfterMs / 1000)} s before trying again`,
+        {
+          reason: 'throttled',
+          retryAfterMs,
+        },
+      );
     }
     this.recordFailure(address, entry, now);
     this.recordGlobalFailure(now);
-    return new McbridgeError('unauthorized', given === undefined
-      ? 'this daemon requires a token: send it as "auth" in every request (mcbridge --api-token, or MCBRIDGE_API_TOKEN)'
-      : 'the token in "auth" is wrong: send the one the daemon was started with (--api-token, MCBRIDGE_API_TOKEN or apiToken)');
+    return new McbridgeError(
+      'unauthorized',
+      given === undefined
+        ? 'this daemon requires a token: send it as "auth" in every request (mcbridge --api-token, or MCBRIDGE_API_TOKEN)'
+        : 'the token in "auth" is wrong: send the one the daemon was started with (--api-token, MCBRIDGE_API_TOKEN or apiToken)',
+    );
   }
 
   private recordGlobalFailure(now: number): void {
@@ -192,8 +211,10 @@ export class ConnectionGuard {
       this.globalBlockedUntil = now + this.limits.backoffMs;
       this.globalCount = 0;
       this.globalSince = this.globalBlockedUntil;
-      this.log.warn({ failures: this.limits.maxGlobalFailures, backoffMs: this.limits.backoffMs },
-        `${this.limits.maxGlobalFailures} failed API token attempts from all addresses: wrong tokens are answered as throttled for ${this.limits.backoffMs} ms`);
+      this.log.warn(
+        { failures: this.limits.maxGlobalFailures, backoffMs: this.limits.backoffMs },
+        `${this.limits.maxGlobalFailures} failed API token attempts from all addresses: wrong tokens are answered as throttled for ${this.limits.backoffMs} ms`,
+      );
     }
   }
 
@@ -208,8 +229,10 @@ export class ConnectionGuard {
       entry.blockedUntil = now + this.limits.backoffMs;
       entry.count = 0;
       entry.since = entry.blockedUntil;
-      this.log.warn({ address, failures: this.limits.maxFailures, backoffMs: this.limits.backoffMs },
-        `${this.limits.maxFailures} failed API token attempts from ${address}: refusing its attempts for ${this.limits.backoffMs} ms`);
+      this.log.warn(
+        { address, failures: this.limits.maxFailures, backoffMs: this.limits.backoffMs },
+        `${this.limits.maxFailures} failed API token attempts from ${address}: refusing its attempts for ${this.limits.backoffMs} ms`,
+      );
     }
   }
 }

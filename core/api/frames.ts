@@ -4,17 +4,17 @@ import { McbridgeError, type ErrorCode } from '../host/errors.js';
 /** One request line of the local API (predecessor-compatible, plus `progress` and `auth`). */
 export const requestFrame = z.object({
   id: z.unknown().optional(),
-  method: z.string({ error: 'method must be a string naming a tool or local method' })
-    .min(1, 'method must not be empty')
-    .max(128, 'method must name a tool or local method (at most 128 characters)'),
+  method: z.string({ error: 'method must be a string naming a tool or local method' }).min(1, 'method must not be empty').max(128, 'method must name a tool or local method (at most 128 characters)'),
   params: z.record(z.string(), z.unknown(), { error: 'params must be a JSON object' }).nullish(),
   progress: z.boolean().optional(),
   auth: z.string().optional(),
   /** Who is asking, for the activity log: the front-end and, for MCP, its session. */
-  caller: z.object({
-    frontend: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'caller.frontend must be a short lowercase name such as "cli" or "mcp"'),
-    session: z.string().max(64, 'caller.session must be at most 64 characters').optional(),
-  }).optional(),
+  caller: z
+    .object({
+      frontend: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'caller.frontend must be a short lowercase name such as "cli" or "mcp"'),
+      session: z.string().max(64, 'caller.session must be at most 64 characters').optional(),
+    })
+    .optional(),
 });
 
 export type RequestFrame = z.infer<typeof requestFrame>;
@@ -67,7 +67,8 @@ export type ServerFrame = ResponseFrame | EventFrame | ProgressFrame | GapFrame;
 export const SUBSCRIPTION_TOPICS = ['hello', 'chat', 'game', 'mark', 'sample', 'error', 'other', 'surface'] as const;
 
 export const subscribeParams = z.object({
-  events: z.union([z.array(z.string()), z.string()], { error: 'events must be a list of categories, e.g. ["chat","game"], or "*"' })
+  events: z
+    .union([z.array(z.string()), z.string()], { error: 'events must be a list of categories, e.g. ["chat","game"], or "*"' })
     .transform((v) => (typeof v === 'string' ? v.split(',') : v).map((s) => s.trim()).filter(Boolean)),
 });
 

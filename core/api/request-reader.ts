@@ -40,7 +40,10 @@ export class RequestReader {
   /** Not read because the unsent output is over the bound. */
   paused = false;
 
-  constructor(private readonly socket: net.Socket, private readonly options: RequestReaderOptions) {
+  constructor(
+    private readonly socket: net.Socket,
+    private readonly options: RequestReaderOptions,
+  ) {
     this.preAuth = options.preAuth;
     this.splitter = new LineSplitter({
       maxLineBytes: options.maxLineBytes,

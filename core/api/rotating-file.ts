@@ -26,7 +26,12 @@ export class RotatingFile {
   private failing: string | undefined;
 
   /** Opens FILE now, so a path that cannot be written is refused at start. */
-  constructor(readonly file: string, private readonly maxBytes: number, private readonly keep: number, private readonly onReopen: () => void) {
+  constructor(
+    readonly file: string,
+    private readonly maxBytes: number,
+    private readonly keep: number,
+    private readonly onReopen: () => void,
+  ) {
     this.open();
   }
 

@@ -11,9 +11,7 @@ import { DEFAULT_MAX_LINE_BYTES } from '../util/lines.js';
 import type { Logger } from '../util/log.js';
 import { isLoopback } from '../util/net.js';
 import { checkTokenStrength, ConnectionGuard, peerAddress, type GuardLimits, type PreAuth } from './connection-guard.js';
-import {
-  cancelParams, encodeFrame, errorFrame, sortTopics, subscribeParams, SUBSCRIPTION_TOPICS, type GapFrame, type RequestFrame, type ServerFrame,
-} from './frames.js';
+import { cancelParams, encodeFrame, errorFrame, sortTopics, subscribeParams, SUBSCRIPTION_TOPICS, type GapFrame, type RequestFrame, type ServerFrame } from './frames.js';
 import { parseRequestLine, type RequestId } from './request-line.js';
 import { RequestReader } from './request-reader.js';
 import { DEFAULT_API_HOST, DEFAULT_API_PORT } from './address.js';
@@ -91,7 +89,10 @@ export class LocalApiServer {
   private readonly activity: ActivityLog;
   private accepted = 0;
 
-  constructor(private readonly host: Host, private readonly options: LocalApiOptions) {
+  constructor(
+    private readonly host: Host,
+    private readonly options: LocalApiOptions,
+  ) {
     this.bindHost = options.host ?? DEFAULT_API_HOST;
     this.server = net.createServer((socket) => this.accept(socket));
     this.encoder = new EventFrameEncoder(host.events);
@@ -122,8 +123,10 @@ export class LocalApiServer {
     checkTokenStrength(this.options.token);
     if (!isLoopback(this.bindHost)) {
       if (!this.options.allowRemote) {
-        throw new McbridgeError('invalid_params', `refusing to bind the local API to ${this.bindHost}: it runs console commands. ` +
-          'Bind 127.0.0.1, or pass --allow-remote together with --api-token <secret> to expose it deliberately.');
+        throw new McbridgeError(
+          'invalid_params',
+          `refusing to bind the local API to ${this.bindHost}: it runs console commands. ` + 'Bind 127.0.0.1, or pass --allow-remote together with --api-token <secret> to expose it deliberately.',
+        );
       }
       if (!this.options.token) {
         throw new McbridgeError('invalid_params', `refusing to bind the local API to ${this.bindHost} without a token: pass --api-token <secret> (or set MCBRIDGE_API_TOKEN).`);
@@ -180,11 +183,9 @@ export class LocalApiServer {
         pauseAboveBytes: this.pushBufferBytes,
         preAuth,
         onLine: (line) => this.onLine(conn, line),
-        onOverflow: (bytes) => this.send(conn, errorFrame(null, new McbridgeError(
-          'invalid_request', `request line of ${bytes} bytes exceeds the ${maxLineBytes}-byte limit; send smaller params`,
-        ))),
-        onAllowanceSpent: () => this.refuse(conn, new McbridgeError('unauthorized',
-          `no request carrying the token within the first ${this.guard!.limits.preAuthBytes} bytes; send "auth" with the first request`)),
+        onOverflow: (bytes) => this.send(conn, errorFrame(null, new McbridgeError('invalid_request', `request line of ${bytes} bytes exceeds the ${maxLineBytes}-byte limit; send smaller params`))),
+        onAllowanceSpent: () =>
+          this.refuse(conn, new McbridgeError('unauthorized', `no request carrying the token within the first ${this.guard!.limits.preAuthBytes} bytes; send "auth" with the first request`)),
       }),
       topics: new Set(),
       inFlight: new Map(),
@@ -228,8 +229,10 @@ export class LocalApiServer {
     }
     const { id, frame } = request;
     if (this.guard) {
-      const refusal = !conn.reader.authenticated ? this.guard.authenticate(frame.auth, conn.address)
-        : this.guard.matches(frame.auth) ? null
+      const refusal = !conn.reader.authenticated
+        ? this.guard.authenticate(frame.auth, conn.address)
+        : this.guard.matches(frame.auth)
+          ? null
           : new McbridgeError('unauthorized', 'the token in "auth" is missing or wrong: send the one the daemon was started with in every request');
       if (refusal) {
         this.send(conn, errorFrame(id, refusal));
@@ -319,8 +322,7 @@ export class LocalApiServer {
     }
     const subscribed = [...conn.topics].sort();
     if (unknown.length === 0) return { subscribed };
-    const warning = `ignored unknown ${unknown.length === 1 ? 'category' : 'categories'} ${unknown.map((u) => `'${u}'`).join(', ')}; ` +
-      `known: ${[...SUBSCRIPTION_TOPICS, '*'].join(', ')}`;
+    const warning = `ignored unknown ${unknown.length === 1 ? 'category' : 'categories'} ${unknown.map((u) => `'${u}'`).join(', ')}; ` + `known: ${[...SUBSCRIPTION_TOPICS, '*'].join(', ')}`;
     return { subscribed, ignored: unknown, warning };
   }
 
@@ -359,8 +361,10 @@ export class LocalApiServer {
   private overflowed(conn: Connection): boolean {
     const unsent = conn.socket.writableLength;
     if (unsent <= this.maxOutputBytes) return false;
-    this.options.log.warn({ address: conn.address, unsentBytes: unsent, limit: this.maxOutputBytes },
-      `closing an API connection that does not read its answers: ${unsent} bytes unsent, past the ${this.maxOutputBytes}-byte limit`);
+    this.options.log.warn(
+      { address: conn.address, unsentBytes: unsent, limit: this.maxOutputBytes },
+      `closing an API connection that does not read its answers: ${unsent} bytes unsent, past the ${this.maxOutputBytes}-byte limit`,
+    );
     conn.socket.destroy();
     return true;
   }
@@ -405,9 +409,7 @@ export class LocalApiServer {
     conn.delivered = batch.length;
     if (conn.topics.size === 0 || from >= batch.length || conn.socket.destroyed) return;
     const everything = conn.topics.has('*');
-    const events = everything && from === 0 && encodedAll
-      ? batch
-      : batch.slice(from).filter((e) => everything || conn.topics.has(e.category));
+    const events = everything && from === 0 && encodedAll ? batch : batch.slice(from).filter((e) => everything || conn.topics.has(e.category));
     if (events.length === 0) return;
     if (conn.gap || conn.socket.writableLength > this.pushBufferBytes) {
       const last = events[events.length - 1]!.seq;

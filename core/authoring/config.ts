@@ -79,8 +79,6 @@ export function defineConfig(config: McbridgeConfig): McbridgeConfig {
 }
 
 /** Identity at run time; types `ctx.args` from the input schema. */
-export function defineComposite<I extends AnyObjectSchema = z.ZodObject<Record<string, never>>, O extends z.ZodType | undefined = undefined>(
-  spec: CompositeSpec<I, O>,
-): CompositeSpec<I, O> {
+export function defineComposite<I extends AnyObjectSchema = z.ZodObject<Record<string, never>>, O extends z.ZodType | undefined = undefined>(spec: CompositeSpec<I, O>): CompositeSpec<I, O> {
   return spec;
 }

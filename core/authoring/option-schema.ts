@@ -12,7 +12,10 @@ function schemaOf(spec: ValueSpec): z.ZodType {
     case 'number': {
       // A number that misses gets one message; a value of another type keeps zod's own.
       const error = (issue: { input?: unknown }) => (typeof issue.input === 'number' ? `expected ${spec.expected}` : undefined);
-      const number = z.number({ error }).min(spec.min, { error }).max(spec.type === 'number' ? spec.max : (spec.max ?? Number.MAX_SAFE_INTEGER), { error });
+      const number = z
+        .number({ error })
+        .min(spec.min, { error })
+        .max(spec.type === 'number' ? spec.max : (spec.max ?? Number.MAX_SAFE_INTEGER), { error });
       return spec.type === 'integer' ? number.int({ error }) : number;
     }
     case 'text':

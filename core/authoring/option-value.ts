@@ -19,11 +19,16 @@ export type ValueSpec =
   | { type: 'globs' };
 
 /** The TypeScript type of a value the spec accepts. */
-export type ValueOf<V> = V extends { type: 'integer' | 'number' } ? number
-  : V extends { type: 'text' } ? string
-    : V extends { type: 'enum'; values: readonly (infer E)[] } ? E
-      : V extends { type: 'boolean' } ? boolean
-        : V extends { type: 'globs' } ? string[]
+export type ValueOf<V> = V extends { type: 'integer' | 'number' }
+  ? number
+  : V extends { type: 'text' }
+    ? string
+    : V extends { type: 'enum'; values: readonly (infer E)[] }
+      ? E
+      : V extends { type: 'boolean' }
+        ? boolean
+        : V extends { type: 'globs' }
+          ? string[]
           : never;
 
 export type Checked = { ok: true; value: unknown } | { ok: false; message: string };
@@ -75,6 +80,10 @@ export function checkValue(spec: ValueSpec, value: unknown): Checked {
 /** Text from a flag or an environment variable as the spec's type: a number, a comma list, or the text. */
 export function fromText(spec: ValueSpec, text: string): unknown {
   if (spec.type === 'integer' || spec.type === 'number') return text.trim() === '' ? NaN : Number(text);
-  if (spec.type === 'globs') return text.split(',').map((s) => s.trim()).filter(Boolean);
+  if (spec.type === 'globs')
+    return text
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   return text;
 }

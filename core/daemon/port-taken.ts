@@ -39,8 +39,10 @@ export async function portTakenError(address: TakenPort): Promise<McbridgeError>
   const todo = holder.mcbridge
     ? `Use that one (\`mcbridge status --api-port ${port}\`), stop it${holder.pid ? ` (\`kill ${holder.pid}\`)` : ''}, or`
     : `Find it with \`ss -ltnp 'sport = :${port}'\` (or \`lsof -i :${port}\`) and stop it, or`;
-  return new McbridgeError('unavailable',
+  return new McbridgeError(
+    'unavailable',
     `the local API port ${host}:${port} is taken by ${holder.words} already listening there. ${todo} start this daemon on another ` +
-    'port: --api-port <port> (0 picks a free one; clients then need the same --api-port).',
-    { reason: 'port_taken', host, port, ...(holder.pid ? { pid: holder.pid } : {}) });
+      'port: --api-port <port> (0 picks a free one; clients then need the same --api-port).',
+    { reason: 'port_taken', host, port, ...(holder.pid ? { pid: holder.pid } : {}) },
+  );
 }

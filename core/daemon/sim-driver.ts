@@ -51,13 +51,15 @@ export function simDriverPlugin(sim: SimulatedMod): Plugin {
       defineTool({
         name: 'sim_join',
         description: 'Simulated world only: a new player logs in, at the world spawn unless a position is given. Returns where it stands.',
-        input: z.object({
-          player: z.string().regex(/^[A-Za-z0-9_]{1,16}$/, 'must be a player name: 1-16 letters, digits or _'),
-          x: z.number().optional(),
-          y: z.number().optional(),
-          z: z.number().optional(),
-          gameMode: z.enum(['survival', 'creative', 'adventure', 'spectator']).optional(),
-        }).strict(),
+        input: z
+          .object({
+            player: z.string().regex(/^[A-Za-z0-9_]{1,16}$/, 'must be a player name: 1-16 letters, digits or _'),
+            x: z.number().optional(),
+            y: z.number().optional(),
+            z: z.number().optional(),
+            gameMode: z.enum(['survival', 'creative', 'adventure', 'spectator']).optional(),
+          })
+          .strict(),
         annotations,
         run: async ({ player, ...spec }) => {
           if (sim.findPlayer(player)) throw new McbridgeError('invalid_params', `'${player}' is already online in the simulated world; pick another name`);

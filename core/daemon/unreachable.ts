@@ -11,10 +11,12 @@ export interface DaemonAddress {
 }
 
 export function howToStart(address: DaemonAddress): string {
-  return `No mcbridge daemon answers on ${address.host}:${address.port}. Start one next to the game server with ` +
+  return (
+    `No mcbridge daemon answers on ${address.host}:${address.port}. Start one next to the game server with ` +
     '`mcbridge run` (or `mcbridge run --sim` for the simulated world), or run this MCP server with ' +
     '`mcbridge mcp --embedded` so it hosts the mod link itself. Until a daemon answers, the tool list is the default ' +
-    'surface of the mod\'s released capabilities and every game tool fails with code "unavailable".';
+    'surface of the mod\'s released capabilities and every game tool fails with code "unavailable".'
+  );
 }
 
 /** The refusal for a game tool while no daemon answers (the CLI's exit-3 condition). */

@@ -81,8 +81,7 @@ export class CallContext implements ToolContext {
   }
 
   get call(): Call {
-    return (this.callFn ??= (other, args, opts) =>
-      this.owner.call(other, args ?? {}, { signal: opts?.signal ?? this.cancel, onProgress: this.options.onProgress }));
+    return (this.callFn ??= (other, args, opts) => this.owner.call(other, args ?? {}, { signal: opts?.signal ?? this.cancel, onProgress: this.options.onProgress }));
   }
 
   get events(): EventsView {
@@ -120,7 +119,6 @@ export class CallContext implements ToolContext {
   }
 
   get defer(): (cleanup: (ctx: this) => unknown) => DeferredCleanup {
-    return (this.deferFn ??= (cleanup) =>
-      this.scope.defer(cleanup as (ctx: ToolContext) => unknown, (own) => new CallContext(this.owner, this.tool, own, this.options, this.scope, this.config)));
+    return (this.deferFn ??= (cleanup) => this.scope.defer(cleanup as (ctx: ToolContext) => unknown, (own) => new CallContext(this.owner, this.tool, own, this.options, this.scope, this.config)));
   }
 }

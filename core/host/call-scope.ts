@@ -68,7 +68,10 @@ export class CallScope {
     };
     return {
       now: () => {
-        if (takeOff()) entry.ran = this.runBounded([entry], contextFor).then((errors) => { if (errors[0]) throw errors[0]; });
+        if (takeOff())
+          entry.ran = this.runBounded([entry], contextFor).then((errors) => {
+            if (errors[0]) throw errors[0];
+          });
         return entry.ran ?? Promise.resolve();
       },
       cancel: () => void takeOff(),

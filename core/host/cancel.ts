@@ -112,14 +112,17 @@ export function settleOnCancel<T>(work: Promise<T>, signal: AbortLike, graceMs: 
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
-    work.then((value) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      resolve(value);
-    }, (err: unknown) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      reject(err);
-    });
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
   });
 }

@@ -35,32 +35,36 @@ export function definePlugin<C = unknown>(plugin: Plugin<C>): Plugin<C> {
 }
 
 // A plugin may bring its own copy of zod, so schemas are recognised by shape, not class.
-export const zodSchema = z.custom<z.ZodType>(
-  (v) => typeof v === 'object' && v !== null && '_zod' in v && typeof (v as { safeParse?: unknown }).safeParse === 'function',
-  { message: 'expected a zod 4 schema' },
-);
-export const zodObjectSchema = z.custom<AnyObjectSchema>(
-  (v) => zodSchema.safeParse(v).success && (v as { _zod: { def: { type?: string } } })._zod.def.type === 'object',
-  { message: 'expected a zod object schema, e.g. z.object({})' },
-);
+export const zodSchema = z.custom<z.ZodType>((v) => typeof v === 'object' && v !== null && '_zod' in v && typeof (v as { safeParse?: unknown }).safeParse === 'function', {
+  message: 'expected a zod 4 schema',
+});
+export const zodObjectSchema = z.custom<AnyObjectSchema>((v) => zodSchema.safeParse(v).success && (v as { _zod: { def: { type?: string } } })._zod.def.type === 'object', {
+  message: 'expected a zod object schema, e.g. z.object({})',
+});
 
-export const annotationsShape = z.object({
-  readOnly: z.boolean().optional(),
-  destructive: z.boolean().optional(),
-  idempotent: z.boolean().optional(),
-  openWorld: z.boolean().optional(),
-}).strict();
+export const annotationsShape = z
+  .object({
+    readOnly: z.boolean().optional(),
+    destructive: z.boolean().optional(),
+    idempotent: z.boolean().optional(),
+    openWorld: z.boolean().optional(),
+  })
+  .strict();
 
-export const toolNameShape = z.string().regex(TOOL_NAME, 'must match ^[a-z][a-z0-9_]{0,47}$ (lower case, digits, underscores)')
+export const toolNameShape = z
+  .string()
+  .regex(TOOL_NAME, 'must match ^[a-z][a-z0-9_]{0,47}$ (lower case, digits, underscores)')
   .refine((n) => !RESERVED_NAMES.has(n), 'is reserved for a local API method');
 
 const oneOrMany = (item: z.ZodType) => z.union([item, z.array(item).min(1)]);
 
-export const toolScopeShape = z.object({
-  vantage: oneOrMany(z.enum(['server', 'client'])).optional(),
-  instance: oneOrMany(z.string().min(1)).optional(),
-  minecraft: oneOrMany(z.string().min(1)).optional(),
-}).strict();
+export const toolScopeShape = z
+  .object({
+    vantage: oneOrMany(z.enum(['server', 'client'])).optional(),
+    instance: oneOrMany(z.string().min(1)).optional(),
+    minecraft: oneOrMany(z.string().min(1)).optional(),
+  })
+  .strict();
 
 const toolShape = z.object({
   name: toolNameShape,
@@ -78,16 +82,19 @@ const toolShape = z.object({
 
 // Plugin.verbs: upper-case verb names (docs/protocol.md#server-vantage-verbs), each a spec or a function of the
 // argument; what such a function returns is checked when it runs (registry/verb-table.ts).
-export const verbSpecShape = z.object({
-  replies: z.array(z.string().trim().min(1, 'must be a reply type, e.g. "state"')).min(1, 'must name at least one reply type, e.g. ["state"]'),
-  timeoutMs: z.number().int('must be a whole number of milliseconds').positive('must be a positive number of milliseconds').optional(),
-  blocking: z.boolean().optional(),
-  immediate: z.boolean().optional(),
-  requires: z.array(z.string().trim().min(1)).optional(),
-}).strict().refine((spec) => !(spec.blocking && spec.immediate), {
-  message: 'cannot be both blocking (answered after ticks, on a connection of its own) and immediate (answered at once): keep one',
-  path: ['immediate'],
-});
+export const verbSpecShape = z
+  .object({
+    replies: z.array(z.string().trim().min(1, 'must be a reply type, e.g. "state"')).min(1, 'must name at least one reply type, e.g. ["state"]'),
+    timeoutMs: z.number().int('must be a whole number of milliseconds').positive('must be a positive number of milliseconds').optional(),
+    blocking: z.boolean().optional(),
+    immediate: z.boolean().optional(),
+    requires: z.array(z.string().trim().min(1)).optional(),
+  })
+  .strict()
+  .refine((spec) => !(spec.blocking && spec.immediate), {
+    message: 'cannot be both blocking (answered after ticks, on a connection of its own) and immediate (answered at once): keep one',
+    path: ['immediate'],
+  });
 
 const verbsShape = z.record(
   z.string().regex(/^[A-Z][A-Z0-9_]*$/),
@@ -103,18 +110,24 @@ const pluginShape = z.object({
   apiVersion: z.number().int().positive(),
   description: z.string().optional(),
   guide: z.string().trim().min(1, 'must say how to use the tools, or be left out').max(2000, 'must be a short guide (2000 characters at most)').optional(),
-  requires: z.object({
-    caps: z.array(z.string().trim().min(1)).optional(),
-    mcbridge: z.string().refine(validRange, 'must be a semver range, e.g. ">=0.1.0" or "^1.0.0"').optional(),
-  }).optional(),
+  requires: z
+    .object({
+      caps: z.array(z.string().trim().min(1)).optional(),
+      mcbridge: z.string().refine(validRange, 'must be a semver range, e.g. ">=0.1.0" or "^1.0.0"').optional(),
+    })
+    .optional(),
   options: zodSchema.optional(),
   tools: z.array(toolShape).optional(),
-  services: z.array(z.object({
-    name: z.string().min(1),
-    start: z.custom((v) => typeof v === 'function', { message: 'expected a function' }),
-    stop: z.custom((v) => typeof v === 'function', { message: 'expected a function' }).optional(),
-    status: z.custom((v) => typeof v === 'function', { message: 'expected a function' }).optional(),
-  })).optional(),
+  services: z
+    .array(
+      z.object({
+        name: z.string().min(1),
+        start: z.custom((v) => typeof v === 'function', { message: 'expected a function' }),
+        stop: z.custom((v) => typeof v === 'function', { message: 'expected a function' }).optional(),
+        status: z.custom((v) => typeof v === 'function', { message: 'expected a function' }).optional(),
+      }),
+    )
+    .optional(),
   setup: z.custom((v) => typeof v === 'function', { message: 'expected a function' }).optional(),
   dispose: z.custom((v) => typeof v === 'function', { message: 'expected a function' }).optional(),
   verbs: verbsShape.optional(),
@@ -154,11 +167,11 @@ export function validatePlugin(candidate: unknown, where: string): Plugin {
   }
   const range = plugin.requires?.mcbridge;
   if (range !== undefined && !satisfies(VERSION, range)) {
-    throw new McbridgeError(
-      'invalid_params',
-      `${label} needs mcbridge ${range}, but this host is mcbridge ${VERSION}: install a matching mcbridge or a version of the plugin made for ${VERSION}`,
-      { plugin: plugin.name, needs: range, host: VERSION },
-    );
+    throw new McbridgeError('invalid_params', `${label} needs mcbridge ${range}, but this host is mcbridge ${VERSION}: install a matching mcbridge or a version of the plugin made for ${VERSION}`, {
+      plugin: plugin.name,
+      needs: range,
+      host: VERSION,
+    });
   }
   const seen = new Set<string>();
   for (const tool of plugin.tools ?? []) {

@@ -32,9 +32,7 @@ export class McbridgeError extends Error {
   }
 
   toJSON(): { code: ErrorCode; error: string; details?: Record<string, unknown> } {
-    return this.details === undefined
-      ? { code: this.code, error: this.message }
-      : { code: this.code, error: this.message, details: this.details };
+    return this.details === undefined ? { code: this.code, error: this.message } : { code: this.code, error: this.message, details: this.details };
   }
 }
 

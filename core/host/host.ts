@@ -14,9 +14,7 @@ import { validatePlugin } from './define.js';
 import type { ToolPolicy } from './registry/policy.js';
 import { ToolRegistry, type CapsView, type RegisteredTool } from './registry/registry.js';
 import { applyParamAliases, describeZodError, parseParams } from './params.js';
-import type {
-  EventsView, HostStatus, HostView, Manifest, Plugin, PluginContext, PluginInfo, PluginSource, Service, ServiceStop, Surface, ToolContext,
-} from './plugin-api.js';
+import type { EventsView, HostStatus, HostView, Manifest, Plugin, PluginContext, PluginInfo, PluginSource, Service, ServiceStop, Surface, ToolContext } from './plugin-api.js';
 import { VERSION } from '../util/version.js';
 import { UsableTools } from './usable-tools.js';
 
@@ -113,7 +111,11 @@ export class Host extends EventEmitter {
     });
     // CAPS and connection changes change what is available: a new surface revision.
     this.callHost = {
-      link: this.link, registry: this.registry, vantage: this.vantage, log: this.log, configDir: this.configDir,
+      link: this.link,
+      registry: this.registry,
+      vantage: this.vantage,
+      log: this.log,
+      configDir: this.configDir,
       call: (name, args, opts) => this.call(name, args, opts),
       eventsView: (signal, scope) => this.eventsView(signal, scope),
       view: () => this.view(),
@@ -233,10 +235,18 @@ export class Host extends EventEmitter {
         record.stopController.abort();
         reject(new Error(`${what} did not finish within ${ms / 1000} s; the plugin was left out (check what its ${what} waits for)`));
       }, ms);
-      Promise.resolve().then(step).then(
-        (value) => { clearTimeout(timer); resolve(value); },
-        (err: unknown) => { clearTimeout(timer); reject(err); },
-      );
+      Promise.resolve()
+        .then(step)
+        .then(
+          (value) => {
+            clearTimeout(timer);
+            resolve(value);
+          },
+          (err: unknown) => {
+            clearTimeout(timer);
+            reject(err);
+          },
+        );
     });
   }
 
@@ -341,14 +351,24 @@ export class Host extends EventEmitter {
       hello: link.hello,
       lastError: link.lastError,
       link: {
-        connectedAt: link.connectedAt, inFlight: link.inFlight, queued: link.queued, oldestQueuedMs: link.oldestQueuedMs, owed: link.owed, stats: link.stats,
+        connectedAt: link.connectedAt,
+        inFlight: link.inFlight,
+        queued: link.queued,
+        oldestQueuedMs: link.oldestQueuedMs,
+        owed: link.owed,
+        stats: link.stats,
       },
       events: this.events.stats(),
       tools: { total: manifest.tools.length, available: manifest.tools.filter((t) => t.available).length, revision: manifest.revision },
       plugins: this.plugins().map((p) => ({
-        name: p.name, version: p.version, source: p.source, state: p.state, ...(p.from ? { from: p.from } : {}), ...(p.error ? { error: p.error } : {}),
+        name: p.name,
+        version: p.version,
+        source: p.source,
+        state: p.state,
+        ...(p.from ? { from: p.from } : {}),
+        ...(p.error ? { error: p.error } : {}),
       })),
-      uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000 * 1000) / 1000,
+      uptimeSeconds: Math.round(((Date.now() - this.startedAt) / 1000) * 1000) / 1000,
       calls: this.callsInProgress(),
     };
     for (const [name, section] of this.statusSections) out[name] = section();
@@ -392,10 +412,14 @@ export class Host extends EventEmitter {
       follow: (options) => followEvents(log, options, scope ? [signal, scope.endSignal] : [signal]),
       scan: (since, visit) => {
         let going = true;
-        return log.query({ since, limit: 1, filter: (e) => {
-          if (going && visit(e) === false) going = false;
-          return false;
-        } });
+        return log.query({
+          since,
+          limit: 1,
+          filter: (e) => {
+            if (going && visit(e) === false) going = false;
+            return false;
+          },
+        });
       },
     };
   }

@@ -67,4 +67,3 @@ export function describeZodError(error: z.ZodError, subject = 'params'): string 
     })
     .join('; ');
 }
-

@@ -16,14 +16,24 @@ export class UsableTools {
   private minecraft: string | null = null;
   private readonly known = new Map<string, boolean>();
 
-  constructor(private readonly registry: ToolRegistry, private readonly link: ModLink, private readonly view: () => CapsView) {}
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly link: ModLink,
+    private readonly view: () => CapsView,
+  ) {}
 
   has(tool: RegisteredTool): boolean {
     const info = this.link.capsInfo();
     const caps = this.link.caps;
     const generation = this.registry.generation;
-    if (generation !== this.generation || caps !== this.caps || info.connected !== this.connected || info.capsSource !== this.capsSource ||
-      info.instance !== this.instance || info.minecraft !== this.minecraft) {
+    if (
+      generation !== this.generation ||
+      caps !== this.caps ||
+      info.connected !== this.connected ||
+      info.capsSource !== this.capsSource ||
+      info.instance !== this.instance ||
+      info.minecraft !== this.minecraft
+    ) {
       this.known.clear();
       this.generation = generation;
       this.caps = caps;

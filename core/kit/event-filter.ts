@@ -18,15 +18,21 @@ const typeName = z.string().trim().min(1, 'type must not be empty, e.g. "chat" o
 
 /** The zod fields of an event filter; spread them into a tool's input object. */
 export const eventFilterFields = {
-  category: z.union([categoryName, z.array(categoryName).min(1, 'category list must not be empty')], {
-    error: `category must be one of ${EVENT_CATEGORIES.join(', ')}, or a list of them`,
-  }).optional().describe('event category, or a list: any of them matches'),
-  type: z.union([typeName, z.array(typeName).min(1, 'type list must not be empty')], {
-    error: 'type must be an event type such as "game", or a list of them',
-  }).optional().describe('exact event type (chat, game, mark, sample_done, lan, ...), or a list'),
-  sender: z.string({ error: 'sender must be a player name or UUID' }).trim().min(1, 'sender must not be empty').max(100).optional()
-    .describe('who sent it: a player name (any case) or UUID'),
-  text: z.string({ error: 'text must be a regular expression, e.g. "joined|left"' })
+  category: z
+    .union([categoryName, z.array(categoryName).min(1, 'category list must not be empty')], {
+      error: `category must be one of ${EVENT_CATEGORIES.join(', ')}, or a list of them`,
+    })
+    .optional()
+    .describe('event category, or a list: any of them matches'),
+  type: z
+    .union([typeName, z.array(typeName).min(1, 'type list must not be empty')], {
+      error: 'type must be an event type such as "game", or a list of them',
+    })
+    .optional()
+    .describe('exact event type (chat, game, mark, sample_done, lan, ...), or a list'),
+  sender: z.string({ error: 'sender must be a player name or UUID' }).trim().min(1, 'sender must not be empty').max(100).optional().describe('who sent it: a player name (any case) or UUID'),
+  text: z
+    .string({ error: 'text must be a regular expression, e.g. "joined|left"' })
     .min(1, 'text must not be empty')
     .max(MAX_PATTERN, `text must be at most ${MAX_PATTERN} characters`)
     .refine((p) => compiles(p), 'text must be a valid JavaScript regular expression (escape ( ) [ ] . * + ? with a backslash)')
@@ -77,7 +83,7 @@ export function eventSender(event: RecordedEvent): { name?: string; uuid?: strin
   }
   const context = event.context;
   if (!out.uuid && context && typeof context === 'object' && typeof (context as { uuid?: unknown }).uuid === 'string') {
-    out.uuid = ((context as { uuid: string }).uuid).toLowerCase();
+    out.uuid = (context as { uuid: string }).uuid.toLowerCase();
   }
   return out;
 }

@@ -7,7 +7,14 @@
 export { commandRefusal, commandRefusalFields, refusalOf } from './command-refusal.js';
 export { sortedCounts } from './counts.js';
 export {
-  compactEvent, cursorInput, EventCounter, eventFilterFields, eventMatcher, eventSender, eventText, hasEventFilter,
+  compactEvent,
+  cursorInput,
+  EventCounter,
+  eventFilterFields,
+  eventMatcher,
+  eventSender,
+  eventText,
+  hasEventFilter,
   type EventFilterInput,
 } from './event-filter.js';
 export { commandText, firstSentence, javaDouble, lineText } from './text.js';

@@ -79,7 +79,10 @@ export class StateFile {
   private lastTook = 0;
   private readonly counts: StateFileStatus;
 
-  constructor(readonly file: string, private readonly options: StateFileOptions) {
+  constructor(
+    readonly file: string,
+    private readonly options: StateFileOptions,
+  ) {
     this.counts = { file, failing: false, writes: 0, failures: 0, lastError: null, lastWrittenAt: null, bytes: 0 };
   }
 

@@ -24,8 +24,7 @@ export function lineText(field: string, example: string, maxLength = 4096, { fol
 }
 
 /** One Minecraft command, leading slash optional. */
-export const commandText = lineText('command', '"time query daytime"')
-  .refine((c) => c.replace(/^\//, '').trim().length > 0, 'command must not be just a slash');
+export const commandText = lineText('command', '"time query daytime"').refine((c) => c.replace(/^\//, '').trim().length > 0, 'command must not be just a slash');
 
 /** The mod parses a Java double; send one (`32.0`), as the predecessor did. */
 export function javaDouble(n: number): string {

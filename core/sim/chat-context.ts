@@ -69,10 +69,7 @@ function summaryJson(b: ContextBundle): Record<string, unknown> {
   };
 }
 
-export type Lookup =
-  | { status: 'ok'; bundle: ContextBundle; ageMillis: number }
-  | { status: 'not_found' }
-  | { status: 'expired'; capturedAt: number; ageMillis: number };
+export type Lookup = { status: 'ok'; bundle: ContextBundle; ageMillis: number } | { status: 'not_found' } | { status: 'expired'; capturedAt: number; ageMillis: number };
 
 export class ContextCache {
   hits = 0;
@@ -269,13 +266,6 @@ export class ChatContexts {
   }
 }
 
-function chatEvent(
-  millis: number,
-  seq: number | undefined,
-  text: string,
-  sender: string | undefined,
-  contextId: string | undefined,
-  context: Record<string, unknown>,
-): Record<string, unknown> {
+function chatEvent(millis: number, seq: number | undefined, text: string, sender: string | undefined, contextId: string | undefined, context: Record<string, unknown>): Record<string, unknown> {
   return { type: 'chat', millis, seq, text, sender, context_id: contextId, context, event: true };
 }

@@ -12,9 +12,7 @@ import { dbl, flt, toJavaJson } from './json.js';
 import { VerbMatcher, type VerbMatch } from './verbs.js';
 import type { SimEntity } from './world.js';
 
-export const CLIENT_CAPABILITIES = [
-  'state', 'entities', 'command', 'chat', 'record', 'wait', 'screen', 'mark', 'connect', 'world', 'lan', 'events:chat', 'events:game',
-];
+export const CLIENT_CAPABILITIES = ['state', 'entities', 'command', 'chat', 'record', 'wait', 'screen', 'mark', 'connect', 'world', 'lan', 'events:chat', 'events:game'];
 
 /** The default LAN port when `LAN` names none (vanilla would pick a free one). */
 export const DEFAULT_LAN_PORT = 25565;

@@ -5,14 +5,7 @@
  * Output is what the command sends to its source; a failing command still "succeeds" at the
  * protocol level (the mod wraps it in a cmd_ack).
  */
-import {
-  CommandFailure,
-  CommandReader,
-  CommandSyntaxError,
-  contextLine,
-  UNKNOWN_COMMAND,
-  type Vec3,
-} from './command-reader.js';
+import { CommandFailure, CommandReader, CommandSyntaxError, contextLine, UNKNOWN_COMMAND, type Vec3 } from './command-reader.js';
 import { entityNbt } from './entity-json.js';
 import { killEntity } from './entity-life.js';
 import { isKnownType, normaliseId, typeInfo } from './entity-types.js';
@@ -68,11 +61,7 @@ function singleTarget(reader: CommandReader, ctx: CommandContext): SimEntity {
 function tickQuery(world: World): string[] {
   const status = world.frozen ? 'The game is frozen' : 'The game is running normally';
   const target = formatFixed(1000 / world.tickRate, 1);
-  return [
-    status,
-    `Target tick rate: ${javaFloatString(world.tickRate)} per second.\nAverage time per tick: 1.2ms (Target: ${target}ms)`,
-    'Percentiles: P50: 1.1ms P95: 1.6ms P99: 2.0ms, sample: 100',
-  ];
+  return [status, `Target tick rate: ${javaFloatString(world.tickRate)} per second.\nAverage time per tick: 1.2ms (Target: ${target}ms)`, 'Percentiles: P50: 1.1ms P95: 1.6ms P99: 2.0ms, sample: 100'];
 }
 
 const tick: Handler = (r, { world }) => {
@@ -304,9 +293,7 @@ const teleport: Handler = (r, ctx) => {
     r.expectEnd();
     for (const mover of movers) moveTo(world, mover, source.dimension, pos, rotation);
     const where = pos.map((v) => formatFixed(v, 6)).join(', ');
-    return movers.length === 1
-      ? [`Teleported ${world.displayName(movers[0])} to ${where}`]
-      : [`Teleported ${movers.length} entities to ${where}`];
+    return movers.length === 1 ? [`Teleported ${world.displayName(movers[0])} to ${where}`] : [`Teleported ${movers.length} entities to ${where}`];
   };
   const toEntity = (movers: SimEntity[]) => {
     const destination = singleTarget(r, ctx);

@@ -94,7 +94,13 @@ export function entityNbt(entity: SimEntity): CompoundTag {
     set('FallFlying', nbt.bool(false));
   }
   if (entity.item) {
-    set('Item', nbt.compound([['id', nbt.string(entity.item.id)], ['count', nbt.int(entity.item.count)]]));
+    set(
+      'Item',
+      nbt.compound([
+        ['id', nbt.string(entity.item.id)],
+        ['count', nbt.int(entity.item.count)],
+      ]),
+    );
     set('Health', nbt.short(5));
     set('Age', nbt.short(0));
     set('PickupDelay', nbt.short(0));

@@ -19,11 +19,23 @@ interface Drop {
 /** Death loot of the living types the sim knows (vanilla tables, no looting). */
 const LOOT: Record<string, Drop[]> = {
   'minecraft:pig': [{ item: 'minecraft:porkchop', min: 1, max: 3 }],
-  'minecraft:cow': [{ item: 'minecraft:leather', min: 0, max: 2 }, { item: 'minecraft:beef', min: 1, max: 3 }],
-  'minecraft:chicken': [{ item: 'minecraft:feather', min: 0, max: 2 }, { item: 'minecraft:chicken', min: 1, max: 1 }],
-  'minecraft:sheep': [{ item: 'minecraft:white_wool', min: 1, max: 1 }, { item: 'minecraft:mutton', min: 1, max: 2 }],
+  'minecraft:cow': [
+    { item: 'minecraft:leather', min: 0, max: 2 },
+    { item: 'minecraft:beef', min: 1, max: 3 },
+  ],
+  'minecraft:chicken': [
+    { item: 'minecraft:feather', min: 0, max: 2 },
+    { item: 'minecraft:chicken', min: 1, max: 1 },
+  ],
+  'minecraft:sheep': [
+    { item: 'minecraft:white_wool', min: 1, max: 1 },
+    { item: 'minecraft:mutton', min: 1, max: 2 },
+  ],
   'minecraft:zombie': [{ item: 'minecraft:rotten_flesh', min: 0, max: 2 }],
-  'minecraft:skeleton': [{ item: 'minecraft:bone', min: 0, max: 2 }, { item: 'minecraft:arrow', min: 0, max: 2 }],
+  'minecraft:skeleton': [
+    { item: 'minecraft:bone', min: 0, max: 2 },
+    { item: 'minecraft:arrow', min: 0, max: 2 },
+  ],
   'minecraft:creeper': [{ item: 'minecraft:gunpowder', min: 0, max: 2 }],
   'minecraft:spider': [{ item: 'minecraft:string', min: 0, max: 2 }],
   'minecraft:cat': [{ item: 'minecraft:string', min: 0, max: 2 }],

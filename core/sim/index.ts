@@ -397,10 +397,7 @@ export class SimulatedMod {
 
   private async bind(port?: number): Promise<number> {
     const exact = port ?? this.options.port;
-    const candidates =
-      exact !== undefined || this.options.basePort === undefined
-        ? [exact ?? 0]
-        : Array.from({ length: 20 }, (_, i) => this.options.basePort! + i);
+    const candidates = exact !== undefined || this.options.basePort === undefined ? [exact ?? 0] : Array.from({ length: 20 }, (_, i) => this.options.basePort! + i);
     for (const candidate of candidates) {
       try {
         this.server = await this.listenOn(candidate);
@@ -426,9 +423,7 @@ export class SimulatedMod {
   }
 
   private startupEventText(): string {
-    return this.vantage === 'server'
-      ? `mc-agent-interface server started port=${this.boundPort} dir=${this.modDir}`
-      : `mc-agent-interface started port=${this.boundPort}`;
+    return this.vantage === 'server' ? `mc-agent-interface server started port=${this.boundPort} dir=${this.modDir}` : `mc-agent-interface started port=${this.boundPort}`;
   }
 
   private accept(socket: net.Socket): void {
@@ -482,9 +477,12 @@ export class SimulatedMod {
         this.drop(conn);
         return;
       }
-      const plan = fault && ('error' in fault || 'output' in fault)
-        ? this.faultPlan(match, fault)
-        : this.vantage === 'server' ? planServerVerb(this.vantageHost(), match) : planClientVerb(this.vantageHost(), match);
+      const plan =
+        fault && ('error' in fault || 'output' in fault)
+          ? this.faultPlan(match, fault)
+          : this.vantage === 'server'
+            ? planServerVerb(this.vantageHost(), match)
+            : planClientVerb(this.vantageHost(), match);
       const delivery: Delivery = {
         extraDelayMs: fault && 'delayMs' in fault ? fault.delayMs : 0,
         hangUpAfter: fault !== null && 'hangUp' in fault && fault.hangUp === 'after',

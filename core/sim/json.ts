@@ -27,7 +27,9 @@ export function dblArray(values: readonly number[]): JavaDouble[] {
 
 function quote(text: string): string {
   // JSON.stringify escapes like Gson without HTML escaping; Gson also escapes U+2028/U+2029.
-  return JSON.stringify(text).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(text)
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 function plainNumber(value: number): string {

@@ -5,7 +5,18 @@
 import type { CompoundTag, Tag } from './snbt.js';
 
 const TAG_ID: Record<Tag['kind'], number> = {
-  byte: 1, short: 2, int: 3, long: 4, float: 5, double: 6, byteArray: 7, string: 8, list: 9, compound: 10, intArray: 11, longArray: 12,
+  byte: 1,
+  short: 2,
+  int: 3,
+  long: 4,
+  float: 5,
+  double: 6,
+  byteArray: 7,
+  string: 8,
+  list: 9,
+  compound: 10,
+  intArray: 11,
+  longArray: 12,
 };
 const KIND_OF: Tag['kind'][] = [];
 for (const [kind, id] of Object.entries(TAG_ID)) KIND_OF[id] = kind as Tag['kind'];

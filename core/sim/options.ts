@@ -11,103 +11,119 @@ const int = z.number().int();
 const id = z.string().min(1);
 
 const viewOverride = z.union([
-  z.object({
-    type: z.literal('block'),
-    pos: z.tuple([int, int, int]),
-    block: z.string().optional(),
-    face: z.enum(['down', 'up', 'north', 'south', 'west', 'east']).optional(),
-  }).strict(),
+  z
+    .object({
+      type: z.literal('block'),
+      pos: z.tuple([int, int, int]),
+      block: z.string().optional(),
+      face: z.enum(['down', 'up', 'north', 'south', 'west', 'east']).optional(),
+    })
+    .strict(),
   z.object({ type: z.literal('entity'), uuid: z.string() }).strict(),
   z.object({ type: z.literal('miss') }).strict(),
 ]);
 
-const playerSpec = z.object({
-  name: z.string().min(1),
-  uuid: z.string().optional(),
-  x: finite.optional(),
-  y: finite.optional(),
-  z: finite.optional(),
-  dimension: id.optional(),
-  gameMode: z.enum(['survival', 'creative', 'adventure', 'spectator']).optional(),
-  yaw: finite.optional(),
-  pitch: finite.optional(),
-  health: finite.min(0).optional(),
-  view: viewOverride.optional(),
-}).strict();
+const playerSpec = z
+  .object({
+    name: z.string().min(1),
+    uuid: z.string().optional(),
+    x: finite.optional(),
+    y: finite.optional(),
+    z: finite.optional(),
+    dimension: id.optional(),
+    gameMode: z.enum(['survival', 'creative', 'adventure', 'spectator']).optional(),
+    yaw: finite.optional(),
+    pitch: finite.optional(),
+    health: finite.min(0).optional(),
+    view: viewOverride.optional(),
+  })
+  .strict();
 
-const entitySpec = z.object({
-  type: id,
-  uuid: z.string().optional(),
-  x: finite,
-  y: finite,
-  z: finite,
-  dimension: id.optional(),
-  vx: finite.optional(),
-  vy: finite.optional(),
-  vz: finite.optional(),
-  yaw: finite.optional(),
-  pitch: finite.optional(),
-  health: finite.min(0).optional(),
-  onGround: z.boolean().optional(),
-  invulnerable: z.boolean().optional(),
-  customName: z.string().optional(),
-  tags: z.array(z.string()).optional(),
-  item: z.object({ id, count: int.min(1) }).strict().optional(),
-  vehicle: z.string().optional(),
-}).strict();
+const entitySpec = z
+  .object({
+    type: id,
+    uuid: z.string().optional(),
+    x: finite,
+    y: finite,
+    z: finite,
+    dimension: id.optional(),
+    vx: finite.optional(),
+    vy: finite.optional(),
+    vz: finite.optional(),
+    yaw: finite.optional(),
+    pitch: finite.optional(),
+    health: finite.min(0).optional(),
+    onGround: z.boolean().optional(),
+    invulnerable: z.boolean().optional(),
+    customName: z.string().optional(),
+    tags: z.array(z.string()).optional(),
+    item: z
+      .object({ id, count: int.min(1) })
+      .strict()
+      .optional(),
+    vehicle: z.string().optional(),
+  })
+  .strict();
 
-const worldSpec = z.object({
-  levelName: z.string().regex(/^[^/\\]+$/, 'must be a folder name').optional(),
-  dimensions: z.array(id).min(1).optional(),
-  dayTime: int.optional(),
-  gameTime: int.optional(),
-  spawn: z.object({ x: finite, y: finite, z: finite }).strict().optional(),
-  floorY: int.optional(),
-  entities: z.array(entitySpec).optional(),
-  players: z.array(playerSpec).optional(),
-  blocks: z.array(z.object({ dimension: id.optional(), x: int, y: int, z: int, block: id }).strict()).optional(),
-}).strict();
+const worldSpec = z
+  .object({
+    levelName: z
+      .string()
+      .regex(/^[^/\\]+$/, 'must be a folder name')
+      .optional(),
+    dimensions: z.array(id).min(1).optional(),
+    dayTime: int.optional(),
+    gameTime: int.optional(),
+    spawn: z.object({ x: finite, y: finite, z: finite }).strict().optional(),
+    floorY: int.optional(),
+    entities: z.array(entitySpec).optional(),
+    players: z.array(playerSpec).optional(),
+    blocks: z.array(z.object({ dimension: id.optional(), x: int, y: int, z: int, block: id }).strict()).optional(),
+  })
+  .strict();
 
 const port = int.min(0).max(65535);
 
-export const simOptionsSchema = z.object({
-  vantage: z.enum(['server', 'client']).optional(),
-  host: z.string().min(1).optional(),
-  port: port.optional(),
-  basePort: port.min(1).max(65535 - 19).optional(),
-  dir: z.string().min(1).optional(),
-  version: z.string().min(1).optional(),
-  capabilities: z.array(z.string()).optional(),
-  seed: int.optional(),
-  tps: finite.positive().max(1000).optional(),
-  autoTick: z.boolean().optional(),
-  lineEnding: z.enum(['\n', '\r\n']).optional(),
-  eventBeforeHello: z.union([z.boolean(), z.record(z.string(), z.unknown())]).optional(),
-  replyDelayMs: z.union([finite.min(0), z.record(z.string(), finite.min(0))]).optional(),
-  silentVerbs: z.array(z.string()).optional(),
-  world: worldSpec.optional(),
-  players: z.array(playerSpec).optional(),
-  entities: z.array(entitySpec).optional(),
-  contextCacheSize: int.min(1).optional(),
-  contextTtlSeconds: finite.positive().optional(),
-  now: z.custom<() => number>((v) => typeof v === 'function', 'must be a function returning epoch milliseconds').optional(),
-  inWorld: z.boolean().optional(),
-  connectedServer: z.string().nullable().optional(),
-  localPlayer: z.string().optional(),
-  worldDisk: z.union([
-    z.literal(false),
-    z.object({ bytes: int.min(0).optional(), layout: z.enum(['26.x', 'legacy']).optional(), fresh: z.boolean().optional() }).strict(),
-  ]).optional(),
-  deaths: z.enum(['instant', 'vanilla']).optional(),
-  motion: z.boolean().optional(),
-  faults: z.array(z.looseObject({ target: z.string().min(1), times: int.min(1).optional() })).optional(),
-}).strict();
+export const simOptionsSchema = z
+  .object({
+    vantage: z.enum(['server', 'client']).optional(),
+    host: z.string().min(1).optional(),
+    port: port.optional(),
+    basePort: port
+      .min(1)
+      .max(65535 - 19)
+      .optional(),
+    dir: z.string().min(1).optional(),
+    version: z.string().min(1).optional(),
+    capabilities: z.array(z.string()).optional(),
+    seed: int.optional(),
+    tps: finite.positive().max(1000).optional(),
+    autoTick: z.boolean().optional(),
+    lineEnding: z.enum(['\n', '\r\n']).optional(),
+    eventBeforeHello: z.union([z.boolean(), z.record(z.string(), z.unknown())]).optional(),
+    replyDelayMs: z.union([finite.min(0), z.record(z.string(), finite.min(0))]).optional(),
+    silentVerbs: z.array(z.string()).optional(),
+    world: worldSpec.optional(),
+    players: z.array(playerSpec).optional(),
+    entities: z.array(entitySpec).optional(),
+    contextCacheSize: int.min(1).optional(),
+    contextTtlSeconds: finite.positive().optional(),
+    now: z.custom<() => number>((v) => typeof v === 'function', 'must be a function returning epoch milliseconds').optional(),
+    inWorld: z.boolean().optional(),
+    connectedServer: z.string().nullable().optional(),
+    localPlayer: z.string().optional(),
+    worldDisk: z.union([z.literal(false), z.object({ bytes: int.min(0).optional(), layout: z.enum(['26.x', 'legacy']).optional(), fresh: z.boolean().optional() }).strict()]).optional(),
+    deaths: z.enum(['instant', 'vanilla']).optional(),
+    motion: z.boolean().optional(),
+    faults: z.array(z.looseObject({ target: z.string().min(1), times: int.min(1).optional() })).optional(),
+  })
+  .strict();
 
 /** What to write, for the options people get wrong most. */
 const EXAMPLES: Record<string, string> = {
   players: "players: [{ name: 'Alex' }] or [{ name: 'Alex', x: 0.5, y: 64, z: 0.5 }] (x, y, z default to the world spawn)",
   entities: "entities: [{ type: 'minecraft:pig', x: 1.5, y: 64, z: 2.5 }]",
-  world: "world: { dayTime: 13000, spawn: { x: 0, y: 64, z: 0 } } (see defaultWorld())",
+  world: 'world: { dayTime: 13000, spawn: { x: 0, y: 64, z: 0 } } (see defaultWorld())',
   replyDelayMs: "replyDelayMs: 200 or { STATE: 500, '*': 0 }",
   worldDisk: 'worldDisk: false, or { bytes: 1048576, layout: "26.x", fresh: true }',
 };

@@ -151,7 +151,7 @@ function readOptions(reader: CommandReader, spec: TargetSpec): void {
       reader.cursor++;
       continue;
     }
-    if (input[reader.cursor] !== ']') reader.syntax("Expected end of options", reader.cursor);
+    if (input[reader.cursor] !== ']') reader.syntax('Expected end of options', reader.cursor);
   }
 }
 
@@ -203,11 +203,7 @@ function inVolume(entity: SimEntity, spec: TargetSpec, centre: Vec3): boolean {
   const min: Vec3 = [centre[0] + Math.min(0, dx), centre[1] + Math.min(0, dy), centre[2] + Math.min(0, dz)];
   const max: Vec3 = [centre[0] + Math.max(0, dx) + 1, centre[1] + Math.max(0, dy) + 1, centre[2] + Math.max(0, dz) + 1];
   const { width, height } = typeInfo(entity.type);
-  return (
-    entity.x + width / 2 > min[0] && entity.x - width / 2 < max[0] &&
-    entity.y + height > min[1] && entity.y < max[1] &&
-    entity.z + width / 2 > min[2] && entity.z - width / 2 < max[2]
-  );
+  return entity.x + width / 2 > min[0] && entity.x - width / 2 < max[0] && entity.y + height > min[1] && entity.y < max[1] && entity.z + width / 2 > min[2] && entity.z - width / 2 < max[2];
 }
 
 function positional(spec: TargetSpec): boolean {
@@ -217,9 +213,7 @@ function positional(spec: TargetSpec): boolean {
 function candidates(world: World, spec: TargetSpec, source: CommandSource): SimEntity[] {
   if (spec.variable === 's') return source.entity ? [source.entity] : [];
   const players = ['a', 'p', 'r'].includes(spec.variable);
-  const pool = players
-    ? [...world.players]
-    : world.dimensions.flatMap((dimension) => world.entitiesIn(dimension));
+  const pool = players ? [...world.players] : world.dimensions.flatMap((dimension) => world.entitiesIn(dimension));
   return positional(spec) ? pool.filter((e) => e.dimension === source.dimension) : pool;
 }
 
@@ -241,9 +235,7 @@ export function resolveTargets(world: World, spec: TargetSpec, source: CommandSo
       matches(spec.gameModes, (g) => e.player?.gameMode === g) &&
       (spec.gameModes.length === 0 || e.player !== null) &&
       inVolume(e, spec, centre) &&
-      (spec.distance === undefined ||
-        (distanceSq(e, centre) >= (spec.distance.min ?? 0) ** 2 &&
-          distanceSq(e, centre) <= (spec.distance.max ?? Infinity) ** 2)),
+      (spec.distance === undefined || (distanceSq(e, centre) >= (spec.distance.min ?? 0) ** 2 && distanceSq(e, centre) <= (spec.distance.max ?? Infinity) ** 2)),
   );
   const sort = spec.sort ?? (spec.variable === 'p' || spec.variable === 'n' ? 'nearest' : 'arbitrary');
   if (sort === 'nearest') found = [...found].sort((a, b) => distanceSq(a, centre) - distanceSq(b, centre));

@@ -12,9 +12,7 @@ import { parseUuid } from './uuid.js';
 import { VerbMatcher, type VerbMatch } from './verbs.js';
 import { pickView, playerViewJson } from './view.js';
 
-export const SERVER_CAPABILITIES = [
-  'state', 'entities', 'player', 'player:view', 'command', 'context', 'wait', 'mark', 'snapshot', 'events:game', 'events:chat',
-];
+export const SERVER_CAPABILITIES = ['state', 'entities', 'player', 'player:view', 'command', 'context', 'wait', 'mark', 'snapshot', 'events:game', 'events:chat'];
 
 /** Finds the verb of a trimmed, non-empty line; null means `unknown command`. */
 export function matchServerVerb(line: string): VerbMatch | null {
@@ -124,10 +122,7 @@ function commandReply(host: VantageHost, raw: string): Reply {
 
 function snapshotReply(host: VantageHost, args: string): Reply {
   const millis = host.millis();
-  const outcome = takeSnapshot(
-    { world: host.world, snapshotsDir: host.snapshotsDir, millis, modVersion: host.version, worldDir: host.worldDir, emit: (e) => host.emit(e) },
-    parseSnapshotArgs(args),
-  );
+  const outcome = takeSnapshot({ world: host.world, snapshotsDir: host.snapshotsDir, millis, modVersion: host.version, worldDir: host.worldDir, emit: (e) => host.emit(e) }, parseSnapshotArgs(args));
   return outcome.ok ? outcome.reply : errorReply(millis, outcome.message);
 }
 

@@ -11,8 +11,20 @@ import type { EntitySpec, SimEntity, World } from './world.js';
 
 /** Keys vanilla regenerates on load, or that summon's own arguments override. */
 const REGENERATED = new Set([
-  'id', 'Pos', 'fall_distance', 'FallDistance', 'Fire', 'Air', 'PortalCooldown', 'HurtTime',
-  'HurtByTimestamp', 'DeathTime', 'AbsorptionAmount', 'FallFlying', 'Age', 'PickupDelay',
+  'id',
+  'Pos',
+  'fall_distance',
+  'FallDistance',
+  'Fire',
+  'Air',
+  'PortalCooldown',
+  'HurtTime',
+  'HurtByTimestamp',
+  'DeathTime',
+  'AbsorptionAmount',
+  'FallFlying',
+  'Age',
+  'PickupDelay',
 ]);
 const MODELLED = new Set(['UUID', 'Motion', 'Rotation', 'Health', 'OnGround', 'Invulnerable', 'CustomName', 'Tags', 'Item', 'Passengers']);
 

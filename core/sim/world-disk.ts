@@ -9,10 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import {
-  buildRegion, chunkIndex, decodeChunk, encodeChunk, fillRegion, parseRegionFileName, readRegion, regionFileName,
-  HEADER_BYTES, SECTOR, type StoredChunk,
-} from './anvil.js';
+import { buildRegion, chunkIndex, decodeChunk, encodeChunk, fillRegion, parseRegionFileName, readRegion, regionFileName, HEADER_BYTES, SECTOR, type StoredChunk } from './anvil.js';
 import { entityNbt, entityNbtWithId } from './entity-json.js';
 import { readNbt, writeNbt } from './nbt-binary.js';
 import { SeededRandom } from './random.js';
@@ -117,7 +114,10 @@ function gzipNbt(root: CompoundTag): Buffer {
 }
 
 function savedData(data: CompoundTag): CompoundTag {
-  return nbt.compound([['data', data], ['DataVersion', nbt.int(DATA_VERSION)]]);
+  return nbt.compound([
+    ['data', data],
+    ['DataVersion', nbt.int(DATA_VERSION)],
+  ]);
 }
 
 function writeFileAtomic(file: string, data: Buffer | string): void {
@@ -145,10 +145,7 @@ export interface GeneratedWorld {
  * written with large buffers). Used by WorldDisk; exported for benchmarks that want a world
  * folder without a sim.
  */
-export async function writeRegionFiller(
-  root: string,
-  options: { bytes: number; layout: WorldLayout; dimensions: readonly string[]; seed?: number; nowSeconds?: number },
-): Promise<GeneratedWorld> {
+export async function writeRegionFiller(root: string, options: { bytes: number; layout: WorldLayout; dimensions: readonly string[]; seed?: number; nowSeconds?: number }): Promise<GeneratedWorld> {
   const plan = planFiles(root, options.layout, options.dimensions, Math.max(0, options.bytes));
   const random = new SeededRandom(options.seed ?? 1);
   // The pool only needs to outsize one chunk span; small worlds get a small one.
@@ -228,7 +225,11 @@ export class WorldDisk {
     fs.mkdirSync(path.join(this.root, 'datapacks'), { recursive: true });
     const data = worldDataFolder(this.root, this.layout);
     fs.mkdirSync(data, { recursive: true });
-    const rules = nbt.compound([['doDaylightCycle', nbt.string('true')], ['doMobLoot', nbt.string('true')], ['keepInventory', nbt.string('false')]]);
+    const rules = nbt.compound([
+      ['doDaylightCycle', nbt.string('true')],
+      ['doMobLoot', nbt.string('true')],
+      ['keepInventory', nbt.string('false')],
+    ]);
     fs.writeFileSync(path.join(data, 'scoreboard.dat'), gzipNbt(savedData(nbt.compound())));
     fs.writeFileSync(path.join(data, 'random_sequences.dat'), gzipNbt(savedData(nbt.compound([['sequences', nbt.compound()]]))));
     if (this.layout !== 'legacy') {
@@ -377,7 +378,15 @@ export class WorldDisk {
     const level = nbt.compound([
       ['DataVersion', nbt.int(DATA_VERSION)],
       ['LevelName', nbt.string(world.levelName)],
-      ['version', nbt.compound([['Id', nbt.int(DATA_VERSION)], ['Name', nbt.string(MINECRAFT)], ['Series', nbt.string('main')], ['Snapshot', nbt.bool(false)]])],
+      [
+        'version',
+        nbt.compound([
+          ['Id', nbt.int(DATA_VERSION)],
+          ['Name', nbt.string(MINECRAFT)],
+          ['Series', nbt.string('main')],
+          ['Snapshot', nbt.bool(false)],
+        ]),
+      ],
       ['Time', nbt.long(BigInt(world.gameTime))],
       ['DayTime', nbt.long(BigInt(world.dayTime))],
       ['LastPlayed', nbt.long(BigInt(millis))],
@@ -390,8 +399,22 @@ export class WorldDisk {
       ['ServerBrands', nbt.list([nbt.string('fabric')])],
       ['raining', nbt.bool(world.weather !== 'clear')],
       ['thundering', nbt.bool(world.weather === 'thunder')],
-      ['spawn', nbt.compound([['dimension', nbt.string(OVERWORLD)], ['pos', nbt.intArray([world.spawn.x, world.spawn.y, world.spawn.z])], ['yaw', nbt.float(0)], ['pitch', nbt.float(0)]])],
-      ['DataPacks', nbt.compound([['Enabled', nbt.list([nbt.string('vanilla'), nbt.string('fabric')])], ['Disabled', nbt.list([])]])],
+      [
+        'spawn',
+        nbt.compound([
+          ['dimension', nbt.string(OVERWORLD)],
+          ['pos', nbt.intArray([world.spawn.x, world.spawn.y, world.spawn.z])],
+          ['yaw', nbt.float(0)],
+          ['pitch', nbt.float(0)],
+        ]),
+      ],
+      [
+        'DataPacks',
+        nbt.compound([
+          ['Enabled', nbt.list([nbt.string('vanilla'), nbt.string('fabric')])],
+          ['Disabled', nbt.list([])],
+        ]),
+      ],
     ]);
     if (fs.existsSync(this.levelDat)) fs.copyFileSync(this.levelDat, path.join(this.root, 'level.dat_old'));
     writeFileAtomic(this.levelDat, gzipNbt(nbt.compound([['Data', level]])));

@@ -19,10 +19,7 @@ export const THE_END = 'minecraft:the_end';
 export type BlockFace = 'down' | 'up' | 'north' | 'south' | 'west' | 'east';
 
 /** Pins what a player is looking at, instead of the ray cast from its yaw and pitch. */
-export type ViewOverride =
-  | { type: 'block'; pos: [number, number, number]; block?: string; face?: BlockFace }
-  | { type: 'entity'; uuid: string }
-  | { type: 'miss' };
+export type ViewOverride = { type: 'block'; pos: [number, number, number]; block?: string; face?: BlockFace } | { type: 'entity'; uuid: string } | { type: 'miss' };
 
 export interface SimPlayerInfo {
   name: string;

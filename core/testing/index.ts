@@ -158,18 +158,13 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
     available: async () => (await tools()).tools.filter((t) => t.available).map((t) => t.name),
     hidden: async () => Object.fromEntries((await tools()).tools.filter((t) => !t.available).map((t) => [t.name, t.reason ?? 'hidden'])),
     plugins: () => host.plugins(),
-    waitForEvent: (match, waitOptions = {}) =>
-      host.events.waitFor(match, { since: { seq: waitOptions.since ?? host.events.lastSeq }, timeoutMs: waitOptions.timeoutMs ?? 5_000 }),
+    waitForEvent: (match, waitOptions = {}) => host.events.waitFor(match, { since: { seq: waitOptions.since ?? host.events.lastSeq }, timeoutMs: waitOptions.timeoutMs ?? 5_000 }),
     lastSeq: () => host.events.lastSeq,
     async setCapabilities(capabilities) {
       sim.setCapabilities(capabilities);
       const wanted = JSON.stringify([...(normalizeCaps([...capabilities]) ?? [])].sort());
       sim.hangUp();
-      await waitUntil(
-        () => host.link.connected && JSON.stringify([...(host.link.caps ?? [])].sort()) === wanted,
-        5_000,
-        'the daemon to reconnect and see the new capabilities',
-      );
+      await waitUntil(() => host.link.connected && JSON.stringify([...(host.link.caps ?? [])].sort()) === wanted, 5_000, 'the daemon to reconnect and see the new capabilities');
     },
     reload: () => {
       if (!daemon.config) throw new McbridgeError('invalid_params', 'this test host has no config to reload');

@@ -13,7 +13,6 @@ export const MAX_REQUEST_DEPTH = 64;
 /** A line from the mod: its events carry game data (NBT-like trees), so more room. */
 export const MAX_MOD_LINE_DEPTH = 128;
 
-
 /**
  * Whether the JSON text nests arrays and objects deeper than `maxDepth`, counting `[` and `{`
  * outside strings. Linear, and cheap where it matters: a short line is cleared by its

@@ -12,8 +12,7 @@ const URL_IN_TEXT = /\b([a-z][a-z0-9+.-]*:\/\/)([^/\s?#]*@)?([^/\s?#]+)([^\s]*)/
 
 /** A URL keeps its scheme and host: userinfo, path and query may carry credentials. */
 export function redactUrls(text: string): string {
-  return text.replace(URL_IN_TEXT, (_m, scheme: string, userinfo: string | undefined, host: string, rest: string) =>
-    `${scheme}${userinfo ? `${REDACTED}@` : ''}${host}${rest ? '/…' : ''}`);
+  return text.replace(URL_IN_TEXT, (_m, scheme: string, userinfo: string | undefined, host: string, rest: string) => `${scheme}${userinfo ? `${REDACTED}@` : ''}${host}${rest ? '/…' : ''}`);
 }
 
 export interface RedactOptions {

@@ -21,7 +21,14 @@ afterEach(async () => {
 
 describe('composites example', () => {
   it('count_entities counts what `entities` lists', async () => {
-    const t = await start({ sim: { entities: [{ type: 'minecraft:cow', x: 1, y: 64, z: 1 }, { type: 'minecraft:cow', x: 2, y: 64, z: 1 }] } });
+    const t = await start({
+      sim: {
+        entities: [
+          { type: 'minecraft:cow', x: 1, y: 64, z: 1 },
+          { type: 'minecraft:cow', x: 2, y: 64, z: 1 },
+        ],
+      },
+    });
     const result = await t.call('count_entities');
     expect(result.byType['minecraft:cow']).toBe(2);
     expect(result.total).toBe(Object.values(result.byType as Record<string, number>).reduce((a, b) => a + b, 0));

@@ -8,14 +8,17 @@
 import { z } from 'zod';
 import { defineComposite, defineConfig } from 'mcbridge';
 
-const regex = z.string().min(1).refine((re) => {
-  try {
-    new RegExp(re);
-    return true;
-  } catch {
-    return false;
-  }
-}, 'must be a valid regular expression');
+const regex = z
+  .string()
+  .min(1)
+  .refine((re) => {
+    try {
+      new RegExp(re);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be a valid regular expression');
 
 /** Read-only: it calls only `entities`, so read-only mode keeps it. */
 export const countEntities = defineComposite({
@@ -51,10 +54,7 @@ export const frozenUntil = defineComposite({
     await command('tick freeze');
     defer((ctx) => ctx.command('tick unfreeze'));
     progress(0, 1, 'frozen; waiting for a matching chat message or marker');
-    const event = await waitFor(
-      (e) => (e.category === 'chat' || e.category === 'mark') && typeof e.text === 'string' && pattern.test(e.text),
-      { timeoutMs: args.timeoutSeconds * 1000 },
-    );
+    const event = await waitFor((e) => (e.category === 'chat' || e.category === 'mark') && typeof e.text === 'string' && pattern.test(e.text), { timeoutMs: args.timeoutSeconds * 1000 });
     progress(1, 1, 'matched');
     // Everything recorded since this call began, as any tool reads it.
     const chat = events.query({ since: startCursor, filter: (e) => e.category === 'chat' && e.seq <= event.seq });

@@ -90,8 +90,7 @@ export const capabilitiesPlugin = definePlugin({
   name: 'capabilities',
   version: '1.0.0',
   apiVersion: 1,
-  guide:
-    'Start with `capabilities`: it says whether the game is connected, which vantage it is, and for every tool whether the connected mod supports it and why not.',
+  guide: 'Start with `capabilities`: it says whether the game is connected, which vantage it is, and for every tool whether the connected mod supports it and why not.',
   // The protocol's own verb: every mod answers it, whatever it advertises (docs/protocol.md#capabilities-caps).
   verbs: { CAPS: { replies: ['capabilities'], immediate: true } },
   tools: [

@@ -13,8 +13,11 @@ const DEFAULT_RECORD = { ticks: 200, radius: 64, interval: 1 } as const;
 const MAX_RECORD_TICKS = 72_000;
 
 const port = (field: string, min: number) =>
-  z.number({ error: `${field} must be a port number, e.g. 25565` }).int(`${field} must be a whole number`)
-    .min(min, `${field} must be at least ${min}`).max(65_535, `${field} must be at most 65535`);
+  z
+    .number({ error: `${field} must be a port number, e.g. 25565` })
+    .int(`${field} must be a whole number`)
+    .min(min, `${field} must be at least ${min}`)
+    .max(65_535, `${field} must be at most 65535`);
 
 /** `host`, `host:port`, `[v6]:port`: no spaces, a sane port when one is given. */
 const address = lineText('address', '"127.0.0.1:25565" or "mc.example.org"', 255)
@@ -49,13 +52,14 @@ export const clientPlugin = definePlugin({
     defineTool({
       name: 'chat',
       description:
-        'Send a chat message as the client-vantage player; every player on the server sees it. Returns the mod\'s ' +
+        "Send a chat message as the client-vantage player; every player on the server sees it. Returns the mod's " +
         '`chat_ack`; the message itself comes back as a `chat` event. Not for commands: use `command_output` (or ' +
         '`command`) for anything starting with a slash. Fails with "no server connection" when no world is open.',
-      input: z.object({
-        message: lineText('message', '"hello"', MAX_CHAT_LENGTH, { fold: true })
-          .refine((m) => !m.startsWith('/'), 'message must not start with "/": send commands with command_output or command'),
-      }).strict(),
+      input: z
+        .object({
+          message: lineText('message', '"hello"', MAX_CHAT_LENGTH, { fold: true }).refine((m) => !m.startsWith('/'), 'message must not start with "/": send commands with command_output or command'),
+        })
+        .strict(),
       output: modAck,
       requires: ['chat'],
       annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
@@ -91,13 +95,14 @@ export const clientPlugin = definePlugin({
     defineTool({
       name: 'world',
       description:
-        'Open a single-player save by its folder name in the client\'s saves directory (not the display name). Fails ' +
+        "Open a single-player save by its folder name in the client's saves directory (not the display name). Fails " +
         'with "already in a world" when one is open. A failure while loading arrives later as a `world_failed` event; ' +
         'check with `screen`, `state` or `wait_for`.',
-      input: z.object({
-        level: lineText('level', '"New World"', 255)
-          .refine((l) => !/[\\/]/.test(l) && l !== '.' && l !== '..', 'level must be a folder name inside saves/, without slashes'),
-      }).strict(),
+      input: z
+        .object({
+          level: lineText('level', '"New World"', 255).refine((l) => !/[\\/]/.test(l) && l !== '.' && l !== '..', 'level must be a folder name inside saves/, without slashes'),
+        })
+        .strict(),
       output: modAck,
       requires: ['world'],
       annotations: { readOnly: false, destructive: false, idempotent: false },
@@ -111,10 +116,12 @@ export const clientPlugin = definePlugin({
         'again is a status poll). `port` (default: the game picks) and `mode`: "online" checks accounts; "offline" lets ' +
         'anyone on the network join under any name, so use it only on a trusted network. Fails when no single-player ' +
         'world is open.',
-      input: z.object({
-        port: port('port', 0).optional().describe('0 or omitted: the game picks the port'),
-        mode: z.enum(['online', 'offline'], { error: 'mode must be "online" or "offline"' }).optional(),
-      }).strict(),
+      input: z
+        .object({
+          port: port('port', 0).optional().describe('0 or omitted: the game picks the port'),
+          mode: z.enum(['online', 'offline'], { error: 'mode must be "online" or "offline"' }).optional(),
+        })
+        .strict(),
       output: modAck,
       requires: ['lan'],
       annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
@@ -127,17 +134,26 @@ export const clientPlugin = definePlugin({
       name: 'record_start',
       description:
         'Start per-tick sampling of the entities the client sees within `radius` blocks, every `interval` ticks, for ' +
-        '`ticks` ticks (defaults 200, 64, 1). Samples go to samples.jsonl on the client\'s disk, not to the event stream; ' +
+        "`ticks` ticks (defaults 200, 64, 1). Samples go to samples.jsonl on the client's disk, not to the event stream; " +
         'progress arrives as `sample_progress` events every 20 samples and the end as `sample_done` (wait for it with ' +
         '`wait_for {match: {type: "sample_done"}}`). Starting again replaces a running recording.',
-      input: z.object({
-        ticks: z.number({ error: 'ticks must be a whole number of ticks, e.g. 200' }).int('ticks must be a whole number')
-          .min(1, 'ticks must be at least 1').max(MAX_RECORD_TICKS, `ticks must be at most ${MAX_RECORD_TICKS} (one hour)`).optional(),
-        radius: z.number({ error: 'radius must be a number of blocks, e.g. 64' }).finite()
-          .positive('radius must be more than 0 blocks').max(1024, 'radius must be at most 1024 blocks').optional(),
-        interval: z.number({ error: 'interval must be a whole number of ticks, e.g. 1' }).int('interval must be a whole number')
-          .min(1, 'interval must be at least 1 tick').max(MAX_RECORD_TICKS, `interval must be at most ${MAX_RECORD_TICKS}`).optional(),
-      }).strict(),
+      input: z
+        .object({
+          ticks: z
+            .number({ error: 'ticks must be a whole number of ticks, e.g. 200' })
+            .int('ticks must be a whole number')
+            .min(1, 'ticks must be at least 1')
+            .max(MAX_RECORD_TICKS, `ticks must be at most ${MAX_RECORD_TICKS} (one hour)`)
+            .optional(),
+          radius: z.number({ error: 'radius must be a number of blocks, e.g. 64' }).finite().positive('radius must be more than 0 blocks').max(1024, 'radius must be at most 1024 blocks').optional(),
+          interval: z
+            .number({ error: 'interval must be a whole number of ticks, e.g. 1' })
+            .int('interval must be a whole number')
+            .min(1, 'interval must be at least 1 tick')
+            .max(MAX_RECORD_TICKS, `interval must be at most ${MAX_RECORD_TICKS}`)
+            .optional(),
+        })
+        .strict(),
       output: modAck,
       requires: ['record'],
       annotations: { readOnly: false, destructive: false, idempotent: false },
@@ -150,9 +166,7 @@ export const clientPlugin = definePlugin({
     }),
     defineTool({
       name: 'record_stop',
-      description:
-        'Stop the running recording started by record_start; the ack says how many samples were written. Stopping when ' +
-        'nothing records is harmless (samples=0). No event is emitted.',
+      description: 'Stop the running recording started by record_start; the ack says how many samples were written. Stopping when ' + 'nothing records is harmless (samples=0). No event is emitted.',
       input: z.object({}).strict(),
       output: modAck,
       requires: ['record'],

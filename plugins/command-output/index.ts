@@ -62,8 +62,7 @@ export const commandOutputPlugin = definePlugin({
   name: 'command-output',
   version: '1.0.0',
   apiVersion: 1,
-  guide:
-    'To run a Minecraft command, prefer `command_output` over `command` whenever the answer matters: it collects what the command printed, where `command` only acknowledges that it ran.',
+  guide: 'To run a Minecraft command, prefer `command_output` over `command` whenever the answer matters: it collects what the command printed, where `command` only acknowledges that it ran.',
   requires: { caps: ['command'] },
   verbs: CMD_VERB,
   tools: [
@@ -78,13 +77,18 @@ export const commandOutputPlugin = definePlugin({
         'line; unrelated messages arriving meanwhile can be included. `cursor` is the event seq just before the command ' +
         'was sent: `events {since: cursor}` shows everything that happened after it. A failing vanilla command is not ' +
         'an error: its failure text is the output. The command can change the world like any other.',
-      input: z.object({
-        command: commandText,
-        // Out of range is clamped, not refused, as the predecessor did; the result says so (`waitClamped`).
-        wait: z.number({ error: 'wait must be a number of seconds, e.g. 2' })
-          .optional()
-          .describe(`client vantage only: longest time in seconds to collect the answer (default 2; 0 or less means the default, otherwise clamped to ${MIN_OUTPUT_WAIT_SECONDS}-${MAX_OUTPUT_WAIT_SECONDS})`),
-      }).strict(),
+      input: z
+        .object({
+          command: commandText,
+          // Out of range is clamped, not refused, as the predecessor did; the result says so (`waitClamped`).
+          wait: z
+            .number({ error: 'wait must be a number of seconds, e.g. 2' })
+            .optional()
+            .describe(
+              `client vantage only: longest time in seconds to collect the answer (default 2; 0 or less means the default, otherwise clamped to ${MIN_OUTPUT_WAIT_SECONDS}-${MAX_OUTPUT_WAIT_SECONDS})`,
+            ),
+        })
+        .strict(),
       output: commandOutputResult,
       annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
       run: async ({ command, wait: asked }, ctx): Promise<CommandOutput> => {

@@ -6,8 +6,7 @@ export const commandPlugin = definePlugin({
   name: 'command',
   version: '1.0.0',
   apiVersion: 1,
-  guide:
-    '`command` runs one console command; on the server vantage its `output` holds the feedback lines. A failing vanilla command is not a tool error: read `output`.',
+  guide: '`command` runs one console command; on the server vantage its `output` holds the feedback lines. A failing vanilla command is not a tool error: read `output`.',
   requires: { caps: ['command'] },
   verbs: CMD_VERB,
   tools: [

@@ -25,10 +25,12 @@ export const contextPlugin = definePlugin({
         'they looked and what they were looking at (block, entity or miss), at which tick. Pass the `contextId` of a ' +
         '`chat` event (see `events` or `wait_for`). Bundles live 300 s by default in a cache of 256: an unknown id gives ' +
         '`found: false, status: "not_found"`, an old one `found: false, status: "expired"` once (then not_found); never ' +
-        'another player\'s data. One cheap round trip. For a player\'s context now, use `player`.',
-      input: z.object({
-        id: lineText('id', '"ctx-2b1d0c6e-5a41-4f0e-9d7a-2f1c0d9e8b77" (the contextId of a chat event)', 200),
-      }).strict(),
+        "another player's data. One cheap round trip. For a player's context now, use `player`.",
+      input: z
+        .object({
+          id: lineText('id', '"ctx-2b1d0c6e-5a41-4f0e-9d7a-2f1c0d9e8b77" (the contextId of a chat event)', 200),
+        })
+        .strict(),
       output: contextBundleResult,
       paramAliases: { context_id: 'id', contextId: 'id' },
       annotations: { readOnly: true, idempotent: false },

@@ -5,11 +5,29 @@ import { isObject, num, str } from 'mcbridge/kit';
 
 /** Flat fields an older mod may send instead of a nested `context` object. */
 const FLAT_CONTEXT_FIELDS = [
-  'id', 'contextId', 'context_id', 'eventSeq', 'seq', 'timestamp', 'tick', 'sender', 'uuid', 'name', 'dimension',
-  'position', 'pos', 'rotation', 'yaw', 'pitch', 'view', 'viewTarget', 'look', 'schema', 'protocol',
+  'id',
+  'contextId',
+  'context_id',
+  'eventSeq',
+  'seq',
+  'timestamp',
+  'tick',
+  'sender',
+  'uuid',
+  'name',
+  'dimension',
+  'position',
+  'pos',
+  'rotation',
+  'yaw',
+  'pitch',
+  'view',
+  'viewTarget',
+  'look',
+  'schema',
+  'protocol',
 ];
 const NOT_FOUND_STATUSES = new Set(['not_found', 'expired', 'missing', 'evicted', 'mismatch']);
-
 
 export const contextBundleResult = z.object({
   type: z.literal('context_bundle'),

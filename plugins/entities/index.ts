@@ -25,10 +25,10 @@ function typeId(type: string): string {
   return t.includes(':') ? t : `minecraft:${t}`;
 }
 
-const typeList = z.union([
-  z.string().trim().min(1, 'types must not be empty'),
-  z.array(z.string().trim().min(1, 'each type must be a non-empty entity type, e.g. "zombie"')).min(1, 'types must not be an empty list'),
-], { error: 'types must be an entity type such as "zombie" or "minecraft:cow", or a list of them' });
+const typeList = z.union(
+  [z.string().trim().min(1, 'types must not be empty'), z.array(z.string().trim().min(1, 'each type must be a non-empty entity type, e.g. "zombie"')).min(1, 'types must not be an empty list')],
+  { error: 'types must be an entity type such as "zombie" or "minecraft:cow", or a list of them' },
+);
 
 function typesOf(input: string | string[] | undefined): Set<string> | null {
   if (input === undefined) return null;
@@ -139,7 +139,12 @@ async function summarize(reply: ModReply, args: SummaryArgs, ctx: ToolContext): 
   const counts = new Map<string, number>();
   for (const e of matched) counts.set(String(e.type), (counts.get(String(e.type)) ?? 0) + 1);
   const candidates = matched.filter((e) => !isOrigin(e));
-  const ordered = origin ? candidates.map((e) => [e, distance(e)] as const).sort((a, b) => a[1] - b[1]).map(([e]) => e) : candidates;
+  const ordered = origin
+    ? candidates
+        .map((e) => [e, distance(e)] as const)
+        .sort((a, b) => a[1] - b[1])
+        .map(([e]) => e)
+    : candidates;
   const limit = args.nearest ?? DEFAULT_NEAREST;
   const shown = ordered.slice(0, limit).map((e) => compactEntity(e, origin));
   const out: Record<string, unknown> & { type: string } = {
@@ -167,7 +172,7 @@ const entitiesResult = modReply({
   tick: z.number().nullable().optional(),
   dimension: z.string().nullable().optional(),
   radius: z.number().nullable().optional(),
-  entities: z.array(z.looseObject({})).optional().describe('raw: the mod\'s entity records in tick order'),
+  entities: z.array(z.looseObject({})).optional().describe("raw: the mod's entity records in tick order"),
   total: z.number().int().optional(),
   matched: z.number().int().optional(),
   truncated: z.boolean().optional(),
@@ -191,35 +196,53 @@ export const entitiesPlugin = definePlugin({
         '(name or UUID; default the first online player, on the client vantage you) with distance, position, velocity ' +
         'and health, the centre itself left out; `radius` and `types` (a list or comma-separated, e.g. ["zombie", ' +
         '"minecraft:cow"]) narrow it. It is ' +
-        'small whatever the world holds. Raw (the default) is the mod\'s full records in tick order (server vantage: ' +
-        'the first online player\'s dimension, players included); `radius` (blocks around the first online player, needs ' +
+        "small whatever the world holds. Raw (the default) is the mod's full records in tick order (server vantage: " +
+        "the first online player's dimension, players included); `radius` (blocks around the first online player, needs " +
         'one online) is applied by the mod, `types` and `limit` cut the list here (`total`, `truncated`). Raw answers ' +
         'grow with the world: pass a radius, types or a limit when you can.',
-      input: z.object({
-        radius: z.number({ error: 'radius must be a number of blocks, e.g. 16' }).finite()
-          .nonnegative('radius must be 0 or more (0 means every entity)').optional()
-          .describe('blocks around the first online player (raw) or around `player` (summary); 0 or omitted: everything'),
-        summary: z.boolean({ error: 'summary must be true or false' }).optional()
-          .describe('true: counts by type and the nearest entities instead of the raw records'),
-        types: typeList.optional().describe('only these entity types, e.g. ["zombie", "minecraft:cow"] or "zombie,cow"'),
-        player: z.string({ error: 'player must be a player name or UUID' }).trim().min(1, 'player must not be empty').max(100).optional()
-          .describe('summary: measure from this player (name or UUID); default the first online player'),
-        nearest: z.number({ error: `nearest must be a whole number, e.g. ${DEFAULT_NEAREST}` }).int('nearest must be a whole number')
-          .min(1, 'nearest must be at least 1').max(MAX_NEAREST, `nearest must be at most ${MAX_NEAREST}`).optional()
-          .describe(`summary: how many of the nearest entities to list (default ${DEFAULT_NEAREST})`),
-        limit: z.number({ error: 'limit must be a whole number of entities' }).int('limit must be a whole number')
-          .min(1, 'limit must be at least 1').max(MAX_RAW_LIMIT, `limit must be at most ${MAX_RAW_LIMIT}`).optional()
-          .describe('raw list: at most this many records, in tick order'),
-      }).strict().superRefine((a, issue) => {
-        const summary = a.summary ?? (a.nearest !== undefined || a.player !== undefined);
-        if (!summary) {
-          for (const field of ['nearest', 'player'] as const) {
-            if (a[field] !== undefined) issue.addIssue({ code: 'custom', path: [field], message: `${field} only applies to the summary: set summary to true or drop ${field}` });
+      input: z
+        .object({
+          radius: z
+            .number({ error: 'radius must be a number of blocks, e.g. 16' })
+            .finite()
+            .nonnegative('radius must be 0 or more (0 means every entity)')
+            .optional()
+            .describe('blocks around the first online player (raw) or around `player` (summary); 0 or omitted: everything'),
+          summary: z.boolean({ error: 'summary must be true or false' }).optional().describe('true: counts by type and the nearest entities instead of the raw records'),
+          types: typeList.optional().describe('only these entity types, e.g. ["zombie", "minecraft:cow"] or "zombie,cow"'),
+          player: z
+            .string({ error: 'player must be a player name or UUID' })
+            .trim()
+            .min(1, 'player must not be empty')
+            .max(100)
+            .optional()
+            .describe('summary: measure from this player (name or UUID); default the first online player'),
+          nearest: z
+            .number({ error: `nearest must be a whole number, e.g. ${DEFAULT_NEAREST}` })
+            .int('nearest must be a whole number')
+            .min(1, 'nearest must be at least 1')
+            .max(MAX_NEAREST, `nearest must be at most ${MAX_NEAREST}`)
+            .optional()
+            .describe(`summary: how many of the nearest entities to list (default ${DEFAULT_NEAREST})`),
+          limit: z
+            .number({ error: 'limit must be a whole number of entities' })
+            .int('limit must be a whole number')
+            .min(1, 'limit must be at least 1')
+            .max(MAX_RAW_LIMIT, `limit must be at most ${MAX_RAW_LIMIT}`)
+            .optional()
+            .describe('raw list: at most this many records, in tick order'),
+        })
+        .strict()
+        .superRefine((a, issue) => {
+          const summary = a.summary ?? (a.nearest !== undefined || a.player !== undefined);
+          if (!summary) {
+            for (const field of ['nearest', 'player'] as const) {
+              if (a[field] !== undefined) issue.addIssue({ code: 'custom', path: [field], message: `${field} only applies to the summary: set summary to true or drop ${field}` });
+            }
+          } else if (a.limit !== undefined) {
+            issue.addIssue({ code: 'custom', path: ['limit'], message: 'limit only applies to the raw list: the summary is bounded by nearest' });
           }
-        } else if (a.limit !== undefined) {
-          issue.addIssue({ code: 'custom', path: ['limit'], message: 'limit only applies to the raw list: the summary is bounded by nearest' });
-        }
-      }),
+        }),
       output: entitiesResult,
       annotations: { readOnly: true, idempotent: true },
       run: async (args, ctx) => {

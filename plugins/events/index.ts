@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import {
-  definePlugin, defineTool, DEFAULT_EVENT_LIMIT, parseCursor, type EventPage, type RecordedEvent,
-} from 'mcbridge';
+import { definePlugin, defineTool, DEFAULT_EVENT_LIMIT, parseCursor, type EventPage, type RecordedEvent } from 'mcbridge';
 import { cursorInput, EventCounter, eventFilterFields, eventMatcher, hasEventFilter } from 'mcbridge/kit';
 
 const MAX_EVENT_LIMIT = 10_000;
@@ -10,7 +8,8 @@ const DEFAULT_MAX_BYTES = 256 * 1024;
 const MAX_MAX_BYTES = 8 * 1024 * 1024;
 
 const itemCount = (field: string) =>
-  z.number({ error: `${field} must be a whole number of events, e.g. 200` })
+  z
+    .number({ error: `${field} must be a whole number of events, e.g. 200` })
     .int(`${field} must be a whole number of events`)
     .min(1, `${field} must be at least 1`)
     .max(MAX_EVENT_LIMIT, `${field} must be at most ${MAX_EVENT_LIMIT}`);
@@ -101,21 +100,25 @@ export const eventsPlugin = definePlugin({
         'you page on with `next`. `dropped` says some events you never saw are not in the answer: `evicted` (gone from ' +
         'the buffer) or `truncated`. Without `since` you get the newest events. Chat events carry a `contextId` for ' +
         '`context`. Call `events_summary` first to see what is there, and `wait_for` to wait for something new.',
-      input: z.object({
-        since: cursorInput.optional().describe('the `next` of the previous answer; omit for the newest events'),
-        limit: itemCount('limit').optional().describe('alias of max_items'),
-        max_items: itemCount('max_items').optional().describe(`most events in one answer (default ${DEFAULT_EVENT_LIMIT})`),
-        max_bytes: z.number({ error: 'max_bytes must be a whole number of bytes, e.g. 65536' })
-          .int('max_bytes must be a whole number of bytes')
-          .min(1, 'max_bytes must be at least 1')
-          .max(MAX_MAX_BYTES, `max_bytes must be at most ${MAX_MAX_BYTES}`)
-          .optional()
-          .describe(`most bytes of serialized events in one answer (default ${DEFAULT_MAX_BYTES})`),
-        ...eventFilterFields,
-      }).strict().refine((a) => a.limit === undefined || a.max_items === undefined, {
-        message: 'pass either limit or max_items (they are the same), not both',
-        path: ['max_items'],
-      }),
+      input: z
+        .object({
+          since: cursorInput.optional().describe('the `next` of the previous answer; omit for the newest events'),
+          limit: itemCount('limit').optional().describe('alias of max_items'),
+          max_items: itemCount('max_items').optional().describe(`most events in one answer (default ${DEFAULT_EVENT_LIMIT})`),
+          max_bytes: z
+            .number({ error: 'max_bytes must be a whole number of bytes, e.g. 65536' })
+            .int('max_bytes must be a whole number of bytes')
+            .min(1, 'max_bytes must be at least 1')
+            .max(MAX_MAX_BYTES, `max_bytes must be at most ${MAX_MAX_BYTES}`)
+            .optional()
+            .describe(`most bytes of serialized events in one answer (default ${DEFAULT_MAX_BYTES})`),
+          ...eventFilterFields,
+        })
+        .strict()
+        .refine((a) => a.limit === undefined || a.max_items === undefined, {
+          message: 'pass either limit or max_items (they are the same), not both',
+          path: ['max_items'],
+        }),
       output: eventPageResult,
       annotations: { readOnly: true, idempotent: true },
       run: async (args, ctx) => {

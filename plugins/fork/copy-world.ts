@@ -66,8 +66,7 @@ const isEntityStorage = (rel: string) => {
   return parts.length >= 2 && parts[parts.length - 2]!.toLowerCase() === 'entities' && rel.toLowerCase().endsWith('.mca');
 };
 
-const refuse = (message: string, rel: string) =>
-  new McbridgeError('invalid_params', `${message}; nothing was copied. Fix the world folder, or fork with regions: false`, { path: rel });
+const refuse = (message: string, rel: string) => new McbridgeError('invalid_params', `${message}; nothing was copied. Fix the world folder, or fork with regions: false`, { path: rel });
 
 /**
  * What to copy, in sorted order. A symlink into the world or a link root is followed (a region

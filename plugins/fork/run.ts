@@ -7,9 +7,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { McbridgeError, type ToolContext } from 'mcbridge';
 import { outputLines, str } from 'mcbridge/kit';
-import {
-  checkSnapshotFiles, FORK_MANIFEST, savedTheGame, snapshotAck, snapshotLine, TickFreeze, worldOperation, type TickState, type WorldJournal,
-} from '../snapshot/kit.js';
+import { checkSnapshotFiles, FORK_MANIFEST, savedTheGame, snapshotAck, snapshotLine, TickFreeze, worldOperation, type TickState, type WorldJournal } from '../snapshot/kit.js';
 import { copyWorld, writeFailure, type WorldManifest } from './copy-world.js';
 import { checkWorldDir, type ForkOptions } from './world-check.js';
 import type { ForkArgs, ForkResult } from './schema.js';
@@ -33,8 +31,7 @@ async function worldDirOf(args: ForkArgs, ctx: ToolContext<ForkOptions>): Promis
   if (!raw) {
     throw new McbridgeError(
       'mod_error',
-      'the mod reported no STATE "worldDir" (it fills it only when the server vantage has a world loaded); ' +
-        'pass world_dir=<path> to fork a world it cannot see',
+      'the mod reported no STATE "worldDir" (it fills it only when the server vantage has a world loaded); ' + 'pass world_dir=<path> to fork a world it cannot see',
       { step: 'STATE' },
     );
   }
@@ -65,12 +62,14 @@ export function runFork(args: ForkArgs, ctx: ToolContext<ForkOptions>): Promise<
 
 async function fork(args: ForkArgs, ctx: ToolContext<ForkOptions>, journal: WorldJournal): Promise<ForkResult> {
   const send = (line: string) => ctx.request(line);
-  const freeze = args.freeze
-    ? await TickFreeze.begin(ctx, { prior: 'auto', what: 'forked', instead: 'Pass freeze: false to fork without freezing.', cleanupOwnConnection: true, journal })
-    : null;
+  const freeze = args.freeze ? await TickFreeze.begin(ctx, { prior: 'auto', what: 'forked', instead: 'Pass freeze: false to fork without freezing.', cleanupOwnConnection: true, journal }) : null;
   await freeze?.freeze();
   const tick = {
-    before: (freeze?.before ?? null) as TickState | null, froze: freeze?.froze ?? false, after: null as TickState | null, restored: true, problem: null as string | null,
+    before: (freeze?.before ?? null) as TickState | null,
+    froze: freeze?.froze ?? false,
+    after: null as TickState | null,
+    restored: true,
+    problem: null as string | null,
   };
 
   let worldDir: string | null = null;
@@ -112,7 +111,14 @@ async function fork(args: ForkArgs, ctx: ToolContext<ForkOptions>, journal: Worl
     }
   } catch (err) {
     // copyWorld removes its partial copy on failure; the journal need not keep it then.
-    if (forkDir !== null && !(await fsp.stat(forkDir).then(() => true, () => false))) await journal.update({ forkDir: null }).catch(() => undefined);
+    if (
+      forkDir !== null &&
+      !(await fsp.stat(forkDir).then(
+        () => true,
+        () => false,
+      ))
+    )
+      await journal.update({ forkDir: null }).catch(() => undefined);
     throw await failed(err, ctx, freeze);
   }
 

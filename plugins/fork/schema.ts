@@ -5,9 +5,7 @@ import { snapshotDimension, snapshotFileCheck, snapshotName, snapshotRadius } fr
 export const forkInput = z
   .object({
     name: snapshotName.optional().describe('snapshot (and fork) name; default: the mod picks snap-<tick>. An existing one is overwritten'),
-    radius: snapshotRadius
-      .optional()
-      .describe('entities within this many blocks of the first player; default 0 = all'),
+    radius: snapshotRadius.optional().describe('entities within this many blocks of the first player; default 0 = all'),
     dimension: snapshotDimension
       .optional()
       .describe('the dimension whose entities are snapshotted (sent to SNAPSHOT), e.g. minecraft:the_nether; default: the primary level. The world copy is always the whole world folder'),

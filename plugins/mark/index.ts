@@ -6,8 +6,7 @@ export const markPlugin = definePlugin({
   name: 'mark',
   version: '1.0.0',
   apiVersion: 1,
-  guide:
-    'Put a `mark` in the event stream before an experiment to find its events later.',
+  guide: 'Put a `mark` in the event stream before an experiment to find its events later.',
   requires: { caps: ['mark'] },
   // The mod answers MARK on its reader thread (docs/protocol.md#replies-and-errors): it need not wait behind a slow STATE.
   verbs: { MARK: { replies: ['mark_ack'], requires: ['mark'], immediate: true } },

@@ -18,10 +18,12 @@ export const playerPlugin = definePlugin({
         'position and, when the mod advertises player:view, `player.view` with what the player is looking at (block, ' +
         'entity or miss, computed on the server). A player who is not online is `found: false` with a message, not an ' +
         'error. One cheap round trip; for every player at once use `state`, for what a player saw when chatting use ' +
-        '`context` with the chat event\'s contextId.',
-      input: z.object({
-        player: lineText('player', '"Steve" or "069a79f4-44e9-4726-a5be-fca90e38aaf5"', 100),
-      }).strict(),
+        "`context` with the chat event's contextId.",
+      input: z
+        .object({
+          player: lineText('player', '"Steve" or "069a79f4-44e9-4726-a5be-fca90e38aaf5"', 100),
+        })
+        .strict(),
       output: playerContextResult,
       paramAliases: { uuid: 'player', name: 'player', id: 'player' },
       annotations: { readOnly: true, idempotent: true },

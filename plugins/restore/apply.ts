@@ -49,9 +49,15 @@ export function applyRestore(args: RestoreArgs, ctx: ToolContext, recording: Sna
 
 async function apply(args: RestoreArgs, ctx: ToolContext, recording: SnapshotFiles, plan: Plan, box: Box | null, checks: Checks, journal: WorldJournal) {
   const send = (line: string) => ctx.request(line);
-  const guard = new RestoreGuard({
-    freeze: args.freeze, priorTickState: args.prior_tick_state, releaseForceload: args.release_forceload, freezeTimeoutSeconds: args.freeze_timeout_seconds,
-  }, journal);
+  const guard = new RestoreGuard(
+    {
+      freeze: args.freeze,
+      priorTickState: args.prior_tick_state,
+      releaseForceload: args.release_forceload,
+      freezeTimeoutSeconds: args.freeze_timeout_seconds,
+    },
+    journal,
+  );
   // Registered before anything changes: a cancel at any point still puts the game back; run early below.
   const undo = ctx.defer((clean) => withinCleanupBudget(guard.settle(clean)));
   const settle = () => {
@@ -60,8 +66,7 @@ async function apply(args: RestoreArgs, ctx: ToolContext, recording: SnapshotFil
   };
   checks.tick = guard.tick;
   const total = plan.items.length;
-  const cancelled = (where: string) =>
-    new McbridgeError('cancelled', `restore cancelled ${where}; ${undoText(guard, args)}`, { tick: guard.tick });
+  const cancelled = (where: string) => new McbridgeError('cancelled', `restore cancelled ${where}; ${undoText(guard, args)}`, { tick: guard.tick });
 
   let baselineSnapshotDir: string | null = null;
   try {
@@ -112,7 +117,10 @@ async function apply(args: RestoreArgs, ctx: ToolContext, recording: SnapshotFil
     try {
       const check = await takeSnapshot(send, restoreSnapshotName('check', args.target), args.verify_radius);
       const report = await compareSnapshots(recording, check.files, {
-        strict: args.strict, posTolerance: args.pos_tolerance, velTolerance: args.vel_tolerance, ignoreNbtKeys: args.ignore_nbt_keys,
+        strict: args.strict,
+        posTolerance: args.pos_tolerance,
+        velTolerance: args.vel_tolerance,
+        ignoreNbtKeys: args.ignore_nbt_keys,
       });
       verification = { ...report, snapshotDir: check.dir };
       const present = new Set(check.files.entities.map((e) => e.uuid));

@@ -172,8 +172,7 @@ export async function compareSnapshots(expected: Side, actual: Side, o: CompareO
     dimension: dimension.match === false,
     actualMalformed: bad.length > 0 || dupes.length > 0,
   };
-  const lenientOk = !failures.missing && !failures.types && !failures.positions && !failures.velocities && !failures.nbt &&
-    !failures.dimension && !failures.actualMalformed && !failures.subsequence;
+  const lenientOk = !failures.missing && !failures.types && !failures.positions && !failures.velocities && !failures.nbt && !failures.dimension && !failures.actualMalformed && !failures.subsequence;
   const ok = o.strict ? Object.values(failures).every((f) => !f) : lenientOk;
   const players = (m: SnapshotMeta) => (typeof m.playersSkipped === 'number' ? m.playersSkipped : null);
   return {

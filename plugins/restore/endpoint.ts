@@ -108,14 +108,18 @@ export function endpointChecks(report: EndpointReport, expect: Expectations, all
   if (mismatches.length > 0) {
     throw new McbridgeError(
       'invalid_params',
-      `destination endpoint check failed: ${mismatches.join('; ')}. Nothing was sent to the game; the label \`target\` does not route - ` +
-        'point a separate bridge at the intended instance.',
+      `destination endpoint check failed: ${mismatches.join('; ')}. Nothing was sent to the game; the label \`target\` does not route - ` + 'point a separate bridge at the intended instance.',
       { mismatches },
     );
   }
   return {
-    verified: true, proofs, overridden: false, ...facts,
-    expectInstance: expect.instance ?? null, expectWorldDir: expect.worldDir ?? null, expectLevel: expect.level ?? null,
+    verified: true,
+    proofs,
+    overridden: false,
+    ...facts,
+    expectInstance: expect.instance ?? null,
+    expectWorldDir: expect.worldDir ?? null,
+    expectLevel: expect.level ?? null,
   };
 }
 

@@ -16,13 +16,7 @@ type Send = ToolContext['request'];
 
 const brief = (e: SnapshotEntity) => ({ uuid: e.uuid ?? null, type: e.type ?? null, pos: e.pos ?? null });
 
-export async function checkExisting(
-  send: Send,
-  guard: RestoreGuard,
-  args: RestoreArgs,
-  recorded: readonly SnapshotEntity[],
-  destination: readonly SnapshotEntity[],
-): Promise<Record<string, unknown>> {
+export async function checkExisting(send: Send, guard: RestoreGuard, args: RestoreArgs, recorded: readonly SnapshotEntity[], destination: readonly SnapshotEntity[]): Promise<Record<string, unknown>> {
   const found = findCollisions(recorded, destination, args.collision_radius);
   const { targets, ...collisions } = found;
   const report: Record<string, unknown> = {

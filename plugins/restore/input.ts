@@ -2,14 +2,19 @@
 import { z } from 'zod';
 
 const directory = (tool: string, what: string) =>
-  z.string({ error: `${tool} needs a directory: ${what}` }).min(1, `${tool} needs a directory: ${what}`)
+  z
+    .string({ error: `${tool} needs a directory: ${what}` })
+    .min(1, `${tool} needs a directory: ${what}`)
     .describe('the snapshot folder (snapshotDir of fork or snapshot); `dir` is accepted too');
 
-const label = z.string().max(200).nullable().optional()
-  .describe('a label for the destination: goes into snapshot names and the result. It does not route: this bridge talks to one game');
+const label = z.string().max(200).nullable().optional().describe('a label for the destination: goes into snapshot names and the result. It does not route: this bridge talks to one game');
 
 const tolerance = (name: string) =>
-  z.number({ error: (issue) => `${name} must be a number, got ${JSON.stringify(issue.input)}` }).finite(`${name} must be finite`).min(0, `${name} must not be negative`).default(0.01);
+  z
+    .number({ error: (issue) => `${name} must be a number, got ${JSON.stringify(issue.input)}` })
+    .finite(`${name} must be finite`)
+    .min(0, `${name} must not be negative`)
+    .default(0.01);
 
 /** A string is one key (never comma-split); a list is a list of keys. */
 const ignoreNbtKeys = z
@@ -36,10 +41,8 @@ export const restoreInput = z
       .default('auto')
       .describe('the tick state to put back: auto reads `tick query` (refusing text it cannot read)'),
     allow_unproven_destination: z.boolean().default(false).describe('apply without an endpoint proof (recorded in checks.endpoint.overridden)'),
-    allow_command_entities: z.boolean().default(false)
-      .describe('summon command-block minecarts and other entities whose NBT holds a Command (they run it in the destination); refused without this'),
-    allow_source_world: z.boolean().default(false)
-      .describe("apply into the very world the recording was taken from (meta.worldDir equals the destination's); refused without this"),
+    allow_command_entities: z.boolean().default(false).describe('summon command-block minecarts and other entities whose NBT holds a Command (they run it in the destination); refused without this'),
+    allow_source_world: z.boolean().default(false).describe("apply into the very world the recording was taken from (meta.worldDir equals the destination's); refused without this"),
     freeze: z.boolean().default(true).describe('freeze the destination while restoring; it is put back as it was'),
     freeze_timeout_seconds: z.number().finite().default(300).describe('watchdog: unfreeze after this long if the restore has not finished; <= 0 disables'),
     forceload: z.boolean().default(true).describe('forceload the recorded box (its X/Z footprint) during the restore'),
@@ -50,7 +53,13 @@ export const restoreInput = z
     verify: z.boolean().default(true).describe('compare a fresh snapshot with the recording afterwards (without it the verdict is at best unverified)'),
     strict: z.boolean().default(true).describe('extra entities and a different tick order fail the verification too'),
     verify_radius: z.number().min(0).nullable().optional().describe('radius of the verification snapshot; default: everything'),
-    collision_radius: z.number().finite().min(0).max(16, 'collision_radius must be at most 16 blocks: the clear kills within it').default(0.75).describe('same type within this many blocks of a recorded position is a duplicate'),
+    collision_radius: z
+      .number()
+      .finite()
+      .min(0)
+      .max(16, 'collision_radius must be at most 16 blocks: the clear kills within it')
+      .default(0.75)
+      .describe('same type within this many blocks of a recorded position is a duplicate'),
     pos_tolerance: tolerance('pos_tolerance'),
     vel_tolerance: tolerance('vel_tolerance'),
     ignore_nbt_keys: ignoreNbtKeys,

@@ -3,7 +3,10 @@
 /** `restore-<stage>[-<target>]` as one safe token: others become `-`, runs collapse, edges trimmed, at most 64. */
 export function stageName(stage: string, target?: string | null): string {
   const raw = target ? `${stage}-${target}` : stage;
-  const safe = raw.replace(/[^A-Za-z0-9_-]/g, '-').replace(/-+/g, '-').replace(/^-+|-+$/g, '');
+  const safe = raw
+    .replace(/[^A-Za-z0-9_-]/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/^-+|-+$/g, '');
   return safe.slice(0, 64).replace(/-+$/, '') || stage;
 }
 

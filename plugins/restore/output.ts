@@ -48,7 +48,10 @@ export const restoreResult = z.looseObject({
   failed: z.array(z.looseObject({ index: z.number(), uuid: z.string(), command: z.string(), error: z.string() })).optional(),
   notAttempted: z.number().optional(),
   partial: z.boolean().optional(),
-  verification: z.union([compareReport, z.object({ ok: z.literal(false), error: z.string() })]).nullable().optional(),
+  verification: z
+    .union([compareReport, z.object({ ok: z.literal(false), error: z.string() })])
+    .nullable()
+    .optional(),
   tick: tickReport.optional(),
   ok: z.boolean().nullable(),
   verified: z.boolean(),

@@ -75,15 +75,22 @@ export function planSummons(records: readonly SnapshotEntity[]): Plan {
 /** The recorded positions' bounding box, padded; null without positions. */
 export function recordedBox(records: readonly SnapshotEntity[]): Box | null {
   // A loop, not Math.min(...all): spreading 150,000 arguments overflows the stack.
-  const [min, max] = [[Infinity, Infinity, Infinity], [-Infinity, -Infinity, -Infinity]];
+  const [min, max] = [
+    [Infinity, Infinity, Infinity],
+    [-Infinity, -Infinity, -Infinity],
+  ];
   for (const { pos } of records) {
     if (!isVec3(pos)) continue;
     for (const i of [0, 1, 2]) [min[i], max[i]] = [Math.min(min[i]!, pos[i]), Math.max(max[i]!, pos[i])];
   }
   if (min[0] === Infinity) return null;
   return {
-    minX: min[0]! - BOX_PADDING, minY: min[1]! - BOX_PADDING, minZ: min[2]! - BOX_PADDING,
-    maxX: max[0]! + BOX_PADDING, maxY: max[1]! + BOX_PADDING, maxZ: max[2]! + BOX_PADDING,
+    minX: min[0]! - BOX_PADDING,
+    minY: min[1]! - BOX_PADDING,
+    minZ: min[2]! - BOX_PADDING,
+    maxX: max[0]! + BOX_PADDING,
+    maxY: max[1]! + BOX_PADDING,
+    maxZ: max[2]! + BOX_PADDING,
   };
 }
 
@@ -98,7 +105,5 @@ const COMMAND_TYPES = new Set(['minecraft:command_block_minecart', 'command_bloc
 
 /** Planned summons that would put a command runner into the game (issue 24, N13). */
 export function commandEntities(plan: Plan, records: readonly SnapshotEntity[]): Array<{ index: number; uuid: string; type: string }> {
-  return plan.items
-    .filter((item) => COMMAND_TYPES.has(item.type) || COMMAND_KEY.test(String(records[item.index]?.nbt ?? '')))
-    .map(({ index, uuid, type }) => ({ index, uuid, type }));
+  return plan.items.filter((item) => COMMAND_TYPES.has(item.type) || COMMAND_KEY.test(String(records[item.index]?.nbt ?? ''))).map(({ index, uuid, type }) => ({ index, uuid, type }));
 }

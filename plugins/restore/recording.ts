@@ -15,10 +15,11 @@ type Verb = 'restored' | 'verified' | 'compared';
 /** What reading needs from the tool's context: its cancel signal, and progress for a long read. */
 export type ReadContext = Pick<ToolContext, 'signal' | 'progress'>;
 
-const readOptions = (ctx?: ReadContext) => ctx && {
-  signal: ctx.signal,
-  onProgress: (bytes: number, total: number, lines: number) => ctx.progress(bytes, total, `read ${lines} lines of the recording`),
-};
+const readOptions = (ctx?: ReadContext) =>
+  ctx && {
+    signal: ctx.signal,
+    onProgress: (bytes: number, total: number, lines: number) => ctx.progress(bytes, total, `read ${lines} lines of the recording`),
+  };
 
 /**
  * The recording's files, read within the reader's bounds (bytes, lines, depth, time); a file the

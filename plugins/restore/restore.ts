@@ -12,8 +12,7 @@ import { commandEntities, planSummons, recordedBox } from './plan.js';
 import { readRecording } from './recording.js';
 
 const UNVERIFIED_NOTE = 'post-restore verification was disabled: commands were issued, but this is not a claim that the world was faithfully restored';
-const WATCHDOG_NOTE =
-  'the freeze watchdog released the world before the restore completed (freeze_timeout_seconds); the summons after it were not sent and its verdict cannot stand';
+const WATCHDOG_NOTE = 'the freeze watchdog released the world before the restore completed (freeze_timeout_seconds); the summons after it were not sent and its verdict cannot stand';
 
 /** Whether the recording's source world (meta.worldDir) is the destination's world, as STATE reports it. */
 function sameWorld(source: unknown, destination: string | null | undefined): boolean {
@@ -26,7 +25,10 @@ export async function runRestore(args: RestoreArgs, ctx: ToolContext) {
   const plan = planSummons(files.entities);
   const commanders = commandEntities(plan, files.entities);
   if (commanders.length > 0 && !args.allow_command_entities) {
-    const shown = commanders.slice(0, 5).map((c) => `line ${c.index + 1} ${c.type} ${c.uuid}`).join('; ');
+    const shown = commanders
+      .slice(0, 5)
+      .map((c) => `line ${c.index + 1} ${c.type} ${c.uuid}`)
+      .join('; ');
     throw new McbridgeError(
       'invalid_params',
       `${directory} holds ${commanders.length} entity/entities that run commands (command block minecarts, or NBT with a Command): ${shown}. ` +
@@ -36,11 +38,7 @@ export async function runRestore(args: RestoreArgs, ctx: ToolContext) {
   }
   const box = recordedBox(files.entities);
   const endpoint = await endpointReport(ctx);
-  const endpointCheck = endpointChecks(
-    endpoint,
-    { instance: args.expect_instance, worldDir: args.expect_world_dir, level: args.expect_level },
-    args.allow_unproven_destination,
-  );
+  const endpointCheck = endpointChecks(endpoint, { instance: args.expect_instance, worldDir: args.expect_world_dir, level: args.expect_level }, args.allow_unproven_destination);
   const checks: Checks = { endpoint: endpointCheck, dimension: null, existing: null, tick: null };
   const base = {
     directory,
@@ -76,11 +74,12 @@ export async function runRestore(args: RestoreArgs, ctx: ToolContext) {
   }
   if (!endpointCheck.verified) {
     if (!args.allow_unproven_destination) {
-      const message = endpoint.error !== undefined
-        ? `cannot prove the destination endpoint: STATE failed (${endpoint.error}); nothing was sent to the game. ` +
-          'Pass allow_unproven_destination=true only if you accept writing to an unproven instance.'
-        : 'apply requires an endpoint proof: pass expect_world_dir (strongest), expect_instance or expect_level; nothing was sent to the game. ' +
-          'Pass allow_unproven_destination=true to override explicitly.';
+      const message =
+        endpoint.error !== undefined
+          ? `cannot prove the destination endpoint: STATE failed (${endpoint.error}); nothing was sent to the game. ` +
+            'Pass allow_unproven_destination=true only if you accept writing to an unproven instance.'
+          : 'apply requires an endpoint proof: pass expect_world_dir (strongest), expect_instance or expect_level; nothing was sent to the game. ' +
+            'Pass allow_unproven_destination=true to override explicitly.';
       throw new McbridgeError('invalid_params', message, { endpoint: endpointCheck });
     }
     endpointCheck.action = 'allowed (allow_unproven_destination=true)';

@@ -68,7 +68,10 @@ export function stripTopLevelKeys(snbt: string, keys: readonly string[]): string
   const entries = topLevelEntries(snbt);
   if (!entries) return snbt;
   const drop = new Set(keys);
-  return `{${entries.filter((e) => !drop.has(e.key)).map((e) => `${JSON.stringify(e.key)}:${e.raw}`).join(',')}}`;
+  return `{${entries
+    .filter((e) => !drop.has(e.key))
+    .map((e) => `${JSON.stringify(e.key)}:${e.raw}`)
+    .join(',')}}`;
 }
 
 /** The raw value of the top-level `Items` (a nested `components.Items` never counts), or null. */

@@ -38,8 +38,7 @@ const REQUIRED = ['order', 'uuid', 'type', 'pos', 'nbt'] as const;
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 /** A registry id (`minecraft:pig`, `pig`): nothing that could add words to a command. */
 export const isEntityType = (v: unknown): v is string => typeof v === 'string' && /^([a-z0-9_.-]+:)?[a-z0-9_./-]+$/.test(v);
-const isVec3 = (v: unknown): v is [number, number, number] =>
-  Array.isArray(v) && v.length === 3 && v.every((n) => typeof n === 'number' && Number.isFinite(n));
+const isVec3 = (v: unknown): v is [number, number, number] => Array.isArray(v) && v.length === 3 && v.every((n) => typeof n === 'number' && Number.isFinite(n));
 
 function checkMeta(meta: SnapshotMeta, count: number, recomputed: string, out: Validation): void {
   const block = (code: string, message: string) => add(out, 'blockers', { code, message, line: null });
@@ -127,7 +126,10 @@ export async function validateRecording(meta: SnapshotMeta, entities: readonly S
 /** The refusal for blocking issues: the first eight, and that nothing was sent. */
 export function describeBlockers(dir: string, blockers: readonly Issue[], verb: 'restored' | 'verified' | 'compared' = 'restored', unlisted = 0): string {
   const total = blockers.length + unlisted;
-  const shown = blockers.slice(0, 8).map((b) => `[${b.code}] ${b.message}`).join('; ');
+  const shown = blockers
+    .slice(0, 8)
+    .map((b) => `[${b.code}] ${b.message}`)
+    .join('; ');
   const more = total > 8 ? ` (+${total - 8} more)` : '';
   return `${dir} cannot be ${verb}: ${total} blocking issue(s). Nothing was sent to the game. ${shown}${more}`;
 }

@@ -17,7 +17,10 @@ export async function runVerify(args: VerifyArgs, ctx: ToolContext) {
   const actual = fresh.files;
   const { blockers, warnings: actualWarnings } = await validateRecording(actual.meta, actual.entities, actual.orderHash);
   const report = await compareSnapshots(files, actual, {
-    strict: args.strict, posTolerance: args.pos_tolerance, velTolerance: args.vel_tolerance, ignoreNbtKeys: args.ignore_nbt_keys,
+    strict: args.strict,
+    posTolerance: args.pos_tolerance,
+    velTolerance: args.vel_tolerance,
+    ignoreNbtKeys: args.ignore_nbt_keys,
   });
   // A destination snapshot with blocking issues cannot vouch for anything.
   const verification = blockers.length > 0 ? { ...report, ok: false, failures: { ...report.failures, actualMalformed: true } } : report;

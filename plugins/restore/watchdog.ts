@@ -12,10 +12,13 @@ export class FreezeWatchdog {
   /** `seconds` <= 0 disables it. */
   start(seconds: number, onFire: () => Promise<void>): void {
     if (!(seconds > 0)) return;
-    this.timer = setTimeout(() => {
-      this.fired = true;
-      this.pending = onFire();
-    }, Math.min(seconds * 1000, 2 ** 31 - 1));
+    this.timer = setTimeout(
+      () => {
+        this.fired = true;
+        this.pending = onFire();
+      },
+      Math.min(seconds * 1000, 2 ** 31 - 1),
+    );
   }
 
   /** No more firing; waits for an unfreeze already sent. */

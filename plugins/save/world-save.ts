@@ -29,8 +29,7 @@ function existsHere(dir: string): boolean | null {
 
 const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const number = (v: unknown): number | null => num(v) ?? null;
-const list = (v: unknown): Record<string, unknown>[] | null =>
-  Array.isArray(v) ? v.filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null) : null;
+const list = (v: unknown): Record<string, unknown>[] | null => (Array.isArray(v) ? v.filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null) : null);
 
 export const worldSaveResult = z.object({
   type: z.literal('world_save'),

@@ -8,12 +8,10 @@ import { num, str } from 'mcbridge/kit';
 import { readSnapshot, SnapshotFileError, snapshotNameProblem } from './files.js';
 
 /** A snapshot name the mod accepts (docs/protocol.md#server-vantage-verbs), checked here so a bad one never reaches the game. */
-export const snapshotName = z
-  .string({ error: 'name must be a string, e.g. "before"' })
-  .superRefine((name, ctx) => {
-    const problem = snapshotNameProblem(name);
-    if (problem) ctx.addIssue({ code: 'custom', message: `name ${JSON.stringify(name)} ${problem}; e.g. "before-raid"` });
-  });
+export const snapshotName = z.string({ error: 'name must be a string, e.g. "before"' }).superRefine((name, ctx) => {
+  const problem = snapshotNameProblem(name);
+  if (problem) ctx.addIssue({ code: 'custom', message: `name ${JSON.stringify(name)} ${problem}; e.g. "before-raid"` });
+});
 
 /** Radius in blocks around the first player in the dimension; 0 = every entity. */
 export const snapshotRadius = z
@@ -76,4 +74,3 @@ export async function checkSnapshotFiles(ack: Pick<SnapshotResult, 'dir' | 'orde
     return { read: false, entities: null, orderHashMatches: null, problem: err.message, issue: err.issue };
   }
 }
-

@@ -213,11 +213,7 @@ function parseMeta(full: string, text: string): SnapshotMeta {
   const record = meta as SnapshotMeta;
   // An absent protocol passes, as in the predecessor: early files did not write one.
   if (record.protocol !== undefined && record.protocol !== SNAPSHOT_PROTOCOL) {
-    throw new SnapshotFileError(
-      'unsupported_protocol',
-      `${full} declares snapshot protocol ${JSON.stringify(record.protocol)}; this bridge speaks protocol ${SNAPSHOT_PROTOCOL}`,
-      full,
-    );
+    throw new SnapshotFileError('unsupported_protocol', `${full} declares snapshot protocol ${JSON.stringify(record.protocol)}; this bridge speaks protocol ${SNAPSHOT_PROTOCOL}`, full);
   }
   if (record.entities !== undefined && !(Number.isInteger(record.entities) && record.entities >= 0)) {
     throw new SnapshotFileError('bad_field', `${full}: "entities" must be a count, not ${JSON.stringify(record.entities)}`, full);
@@ -325,11 +321,7 @@ export async function readSnapshot(dir: string, options: SnapshotReadLimits = {}
     onProgress: options.onProgress,
   });
   if (meta.entities !== undefined && meta.entities !== entities.length) {
-    throw new SnapshotFileError(
-      'count_mismatch',
-      `${dir}: meta.json says ${meta.entities} entities but entities.jsonl holds ${entities.length}`,
-      entitiesFile,
-    );
+    throw new SnapshotFileError('count_mismatch', `${dir}: meta.json says ${meta.entities} entities but entities.jsonl holds ${entities.length}`, entitiesFile);
   }
   return { dir, meta, entities, orderHash: hash };
 }

@@ -31,7 +31,11 @@ export class TickFreeze {
   private undo: DeferredCleanup | null = null;
   private ownConnection = false;
 
-  private constructor(private readonly ctx: ToolContext, before: TickState, private readonly options: FreezeOptions) {
+  private constructor(
+    private readonly ctx: ToolContext,
+    before: TickState,
+    private readonly options: FreezeOptions,
+  ) {
     this.before = before;
   }
 

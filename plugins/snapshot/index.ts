@@ -57,7 +57,7 @@ export const snapshotPlugin = definePlugin({
     defineTool({
       name: 'snapshots',
       description:
-        "The snapshots on the game host, sorted by name, with what each meta.json says (entities, tick, orderHash, " +
+        'The snapshots on the game host, sorted by name, with what each meta.json says (entities, tick, orderHash, ' +
         'createdAt, dimension, radius); `metaError` when a meta file is unreadable. Read-only and cheap.',
       input: z.object({}).strict(),
       output: z.object({ snapshots: z.array(listed) }),

@@ -24,7 +24,10 @@ const journalSchema = z
     pid: z.number().int().positive(),
     startedAt: z.number().int().nonnegative(),
     game: z.string().max(300),
-    tick: z.object({ before: z.enum(['frozen', 'running']), changed: z.boolean() }).strict().nullable(),
+    tick: z
+      .object({ before: z.enum(['frozen', 'running']), changed: z.boolean() })
+      .strict()
+      .nullable(),
     forceloads: z.array(z.string().regex(FORCELOAD_REMOVE)).max(16),
     forkDir: z.string().min(1).max(4096).nullable(),
   })
@@ -52,7 +55,10 @@ export const isEmpty = (r: Pick<JournalRecord, 'tick' | 'forceloads' | 'forkDir'
 export class WorldJournal {
   private writes: Promise<void> = Promise.resolve();
 
-  private constructor(readonly file: string, private record: JournalRecord) {}
+  private constructor(
+    readonly file: string,
+    private record: JournalRecord,
+  ) {}
 
   /** Start a journal; refuses the operation (nothing changed yet) when it cannot be written. */
   static async begin(file: string, op: JournalRecord['op'], game: string): Promise<WorldJournal> {
@@ -60,8 +66,12 @@ export class WorldJournal {
     try {
       await writeAtomically(file, journal.record);
     } catch (err) {
-      throw new McbridgeError('unavailable', `cannot write the world journal ${file} (${(err as Error).message}); nothing was changed. ` +
-        'The journal lets a restarted daemon undo what a killed one left; free the disk or fix the folder\'s permissions and retry', { file });
+      throw new McbridgeError(
+        'unavailable',
+        `cannot write the world journal ${file} (${(err as Error).message}); nothing was changed. ` +
+          "The journal lets a restarted daemon undo what a killed one left; free the disk or fix the folder's permissions and retry",
+        { file },
+      );
     }
     return journal;
   }

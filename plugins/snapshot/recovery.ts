@@ -81,7 +81,11 @@ export async function recoverJournal(file: string, ctx: Pick<ServiceContext, 'ca
     }
   }
   left.forceloads = forceloads;
-  const exists = (f: string) => fsp.stat(f).then(() => true, () => false);
+  const exists = (f: string) =>
+    fsp.stat(f).then(
+      () => true,
+      () => false,
+    );
   if (record.forkDir !== null && !(await exists(record.forkDir))) left.forkDir = null;
   else if (record.forkDir !== null) {
     if (await halfWrittenFork(record.forkDir, exists)) {

@@ -60,11 +60,7 @@ export async function setTickState(send: SendLine, want: TickState): Promise<voi
 export const TICK_RETRY_PATIENCE_MS = 8_000;
 
 /** Set the tick state, waiting out a dropped link: a freezing tool must not leave a running game frozen. */
-export async function setTickStateWithRetry(
-  ctx: Pick<ToolContext, 'request' | 'sleep'>,
-  want: TickState,
-  options: { ownConnection?: boolean } = {},
-): Promise<void> {
+export async function setTickStateWithRetry(ctx: Pick<ToolContext, 'request' | 'sleep'>, want: TickState, options: { ownConnection?: boolean } = {}): Promise<void> {
   const started = Date.now();
   for (let delay = 50; ; delay = Math.min(delay * 2, 1_000)) {
     try {

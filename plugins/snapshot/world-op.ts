@@ -33,8 +33,11 @@ export async function worldOperation<T>(ctx: ToolContext, op: JournalRecord['op'
   const first = running.get(file);
   if (first) {
     const seconds = ((Date.now() - first.startedAt) / 1000).toFixed(1);
-    throw new McbridgeError('busy', `a ${first.op} is changing this game (${game}) since ${seconds} s ago; one world-changing operation runs at a time. ` +
-      `Nothing was changed: retry when the ${first.op} has ended`, { running: { op: first.op, startedAt: first.startedAt }, game });
+    throw new McbridgeError(
+      'busy',
+      `a ${first.op} is changing this game (${game}) since ${seconds} s ago; one world-changing operation runs at a time. ` + `Nothing was changed: retry when the ${first.op} has ended`,
+      { running: { op: first.op, startedAt: first.startedAt }, game },
+    );
   }
   running.set(file, { op, startedAt: Date.now() });
   let journal: WorldJournal;
@@ -42,8 +45,12 @@ export async function worldOperation<T>(ctx: ToolContext, op: JournalRecord['op'
     const left = await readJournal(file);
     if (left !== null) {
       const what = 'record' in left ? `a ${left.record.op} by process ${left.record.pid} that did not finish` : `an unreadable one: ${left.problem}`;
-      throw new McbridgeError('busy', `the world journal ${file} holds ${what}, not yet undone (see \`status\`, section snapshot:journal). ` +
-        'It is undone when the daemon next connects to the game; if it cannot be, put the game back by hand and delete that file', { file, game });
+      throw new McbridgeError(
+        'busy',
+        `the world journal ${file} holds ${what}, not yet undone (see \`status\`, section snapshot:journal). ` +
+          'It is undone when the daemon next connects to the game; if it cannot be, put the game back by hand and delete that file',
+        { file, game },
+      );
     }
     journal = await WorldJournal.begin(file, op, game);
   } catch (err) {

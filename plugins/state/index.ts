@@ -21,10 +21,8 @@ export const statePlugin = definePlugin({
         inWorld: z.boolean().optional(),
         protocol: z.number().optional(),
         modVersion: z.string().optional(),
-        control: z.looseObject({ enabled: z.boolean() }).optional()
-          .describe('whether the mod serves its control protocol (TLS on the game port), and how'),
-        samePortSpike: z.looseObject({ enabled: z.boolean() }).optional()
-          .describe('the mod\'s experimental plain-text transport on the game port (off unless the server enables it); safe to ignore'),
+        control: z.looseObject({ enabled: z.boolean() }).optional().describe('whether the mod serves its control protocol (TLS on the game port), and how'),
+        samePortSpike: z.looseObject({ enabled: z.boolean() }).optional().describe("the mod's experimental plain-text transport on the game port (off unless the server enables it); safe to ignore"),
       }),
       annotations: { readOnly: true, idempotent: true },
       passthrough: true,

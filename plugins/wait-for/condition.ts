@@ -5,25 +5,29 @@ import { z } from 'zod';
 const STATE_PATH = /^[A-Za-z_$][\w$]*(?:\.[\w$]+|\[\d+\])*$/;
 const OPERATORS = ['equals', 'not_equals', 'gte', 'lte', 'contains', 'exists'] as const;
 
-export const stateCondition = z.object({
-  path: z.string({ error: 'state.path must be a dotted path into the STATE reply, e.g. "players" or "playerList.0.name"' })
-    .trim()
-    .regex(STATE_PATH, 'state.path must be a dotted path into the STATE reply, e.g. "players", "playerList.0.name" or "playerList[0].dimension"'),
-  equals: z.unknown().optional(),
-  not_equals: z.unknown().optional(),
-  gte: z.number({ error: 'state.gte must be a number' }).finite().optional(),
-  lte: z.number({ error: 'state.lte must be a number' }).finite().optional(),
-  contains: z.unknown().optional(),
-  exists: z.boolean({ error: 'state.exists must be true or false' }).optional(),
-}).strict().superRefine((c, ctx) => {
-  const given = OPERATORS.filter((op) => c[op] !== undefined);
-  if (given.length !== 1) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `state needs exactly one of ${OPERATORS.join(', ')} next to path (got ${given.length === 0 ? 'none' : given.join(', ')})`,
-    });
-  }
-});
+export const stateCondition = z
+  .object({
+    path: z
+      .string({ error: 'state.path must be a dotted path into the STATE reply, e.g. "players" or "playerList.0.name"' })
+      .trim()
+      .regex(STATE_PATH, 'state.path must be a dotted path into the STATE reply, e.g. "players", "playerList.0.name" or "playerList[0].dimension"'),
+    equals: z.unknown().optional(),
+    not_equals: z.unknown().optional(),
+    gte: z.number({ error: 'state.gte must be a number' }).finite().optional(),
+    lte: z.number({ error: 'state.lte must be a number' }).finite().optional(),
+    contains: z.unknown().optional(),
+    exists: z.boolean({ error: 'state.exists must be true or false' }).optional(),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    const given = OPERATORS.filter((op) => c[op] !== undefined);
+    if (given.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `state needs exactly one of ${OPERATORS.join(', ')} next to path (got ${given.length === 0 ? 'none' : given.join(', ')})`,
+      });
+    }
+  });
 export type StateCondition = z.infer<typeof stateCondition>;
 
 function statePathSegments(path: string): string[] {

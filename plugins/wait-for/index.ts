@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import {
-  definePlugin, defineTool, McbridgeError, parseCursor, sleep, type Cursor, type RecordedEvent, type ToolContext,
-} from 'mcbridge';
+import { definePlugin, defineTool, McbridgeError, parseCursor, sleep, type Cursor, type RecordedEvent, type ToolContext } from 'mcbridge';
 import { compactEvent, cursorInput, EventCounter, eventFilterFields, eventMatcher, hasEventFilter } from 'mcbridge/kit';
 import { conditionHolds, readPath, stateCondition, type StateCondition } from './condition.js';
 
@@ -12,18 +10,22 @@ const DEFAULT_POLL_MS = 500;
 const PROGRESS_EVERY_MS = 1_000;
 const RECENT_ON_TIMEOUT = 10;
 
-const matchInput = z.object({ ...eventFilterFields, state: stateCondition.optional() }, {
-  error: (issue) => issue.code === 'invalid_type'
-    ? 'match must be an object, e.g. {"type": "chat", "text": "hello"} or {"state": {"path": "players", "gte": 2}}'
-    : undefined,
-}).strict().superRefine((m, ctx) => {
-  const eventFields = hasEventFilter(m);
-  if (m.state !== undefined && eventFields) {
-    ctx.addIssue({ code: 'custom', message: 'match takes either event fields (category, type, text, sender) or state, not both: make two calls' });
-  } else if (m.state === undefined && !eventFields) {
-    ctx.addIssue({ code: 'custom', message: 'match needs at least one of category, type, text, sender, or state' });
-  }
-});
+const matchInput = z
+  .object(
+    { ...eventFilterFields, state: stateCondition.optional() },
+    {
+      error: (issue) => (issue.code === 'invalid_type' ? 'match must be an object, e.g. {"type": "chat", "text": "hello"} or {"state": {"path": "players", "gte": 2}}' : undefined),
+    },
+  )
+  .strict()
+  .superRefine((m, ctx) => {
+    const eventFields = hasEventFilter(m);
+    if (m.state !== undefined && eventFields) {
+      ctx.addIssue({ code: 'custom', message: 'match takes either event fields (category, type, text, sender) or state, not both: make two calls' });
+    } else if (m.state === undefined && !eventFields) {
+      ctx.addIssue({ code: 'custom', message: 'match needs at least one of category, type, text, sender, or state' });
+    }
+  });
 
 /** What arrived after `start`: counts by category and type, and the newest few in short form. */
 function seenSince(ctx: ToolContext, start: Cursor): Record<string, unknown> {
@@ -47,9 +49,7 @@ function seenSince(ctx: ToolContext, start: Cursor): Record<string, unknown> {
 
 type WaitForResult = Record<string, unknown> & { matched: boolean; cursor: number; waitedMs: number };
 
-async function waitForEvent(
-  ctx: ToolContext, match: (e: RecordedEvent) => boolean, start: Cursor, timeoutMs: number, started: number,
-): Promise<WaitForResult> {
+async function waitForEvent(ctx: ToolContext, match: (e: RecordedEvent) => boolean, start: Cursor, timeoutMs: number, started: number): Promise<WaitForResult> {
   try {
     const event = await ctx.events.waitFor(match, { since: start, timeoutMs });
     return { matched: true, event, cursor: event.seq, waitedMs: Date.now() - started };
@@ -61,9 +61,7 @@ async function waitForEvent(
 
 const TRANSIENT = new Set(['not_connected', 'timeout', 'mod_error']);
 
-async function waitForState(
-  ctx: ToolContext, condition: StateCondition, start: Cursor, timeoutMs: number, pollMs: number, started: number,
-): Promise<WaitForResult> {
+async function waitForState(ctx: ToolContext, condition: StateCondition, start: Cursor, timeoutMs: number, pollMs: number, started: number): Promise<WaitForResult> {
   const deadline = started + timeoutMs;
   let polls = 0;
   let last: { present: boolean; value?: unknown } | undefined;
@@ -116,8 +114,7 @@ export const waitForPlugin = definePlugin({
   name: 'wait-for',
   version: '1.0.0',
   apiVersion: 1,
-  guide:
-    '`wait_for` waits until a matching event happens (or a state value holds); it reports progress, and cancelling the request stops the wait in the daemon.',
+  guide: '`wait_for` waits until a matching event happens (or a state value holds); it reports progress, and cancelling the request stops the wait in the daemon.',
   tools: [
     defineTool({
       name: 'wait_for',
@@ -131,25 +128,30 @@ export const waitForPlugin = definePlugin({
         'state, value, polls, cursor}`); on timeout `{matched: false, timedOut: true, seen: {total, byCategory, byType, ' +
         'recent, dropped}, cursor}` (state: plus lastValue, polls). `cursor` is the seq to pass as `since` next. ' +
         'Progress is reported while waiting; cancelling the call stops the wait at once. Costs nothing while waiting.',
-      input: z.object({
-        match: matchInput,
-        timeout_ms: z.number({ error: `timeout_ms must be a number of milliseconds, e.g. ${DEFAULT_WAIT_FOR_MS}` })
-          .int('timeout_ms must be a whole number of milliseconds')
-          .min(1, 'timeout_ms must be at least 1')
-          .max(MAX_WAIT_FOR_MS, `timeout_ms must be at most ${MAX_WAIT_FOR_MS} (ten minutes); wait again for longer`)
-          .optional()
-          .describe(`how long to wait, in milliseconds (default ${DEFAULT_WAIT_FOR_MS})`),
-        since: cursorInput.optional().describe('events after this cursor count (a seq or eventId); default: now'),
-        poll_ms: z.number({ error: 'poll_ms must be a number of milliseconds' })
-          .int('poll_ms must be a whole number of milliseconds')
-          .min(100, 'poll_ms must be at least 100')
-          .max(10_000, 'poll_ms must be at most 10000')
-          .optional()
-          .describe(`state conditions only: how often STATE is read (default ${DEFAULT_POLL_MS} ms)`),
-      }).strict().refine((a) => a.poll_ms === undefined || a.match.state !== undefined, {
-        message: 'poll_ms only applies to state conditions',
-        path: ['poll_ms'],
-      }),
+      input: z
+        .object({
+          match: matchInput,
+          timeout_ms: z
+            .number({ error: `timeout_ms must be a number of milliseconds, e.g. ${DEFAULT_WAIT_FOR_MS}` })
+            .int('timeout_ms must be a whole number of milliseconds')
+            .min(1, 'timeout_ms must be at least 1')
+            .max(MAX_WAIT_FOR_MS, `timeout_ms must be at most ${MAX_WAIT_FOR_MS} (ten minutes); wait again for longer`)
+            .optional()
+            .describe(`how long to wait, in milliseconds (default ${DEFAULT_WAIT_FOR_MS})`),
+          since: cursorInput.optional().describe('events after this cursor count (a seq or eventId); default: now'),
+          poll_ms: z
+            .number({ error: 'poll_ms must be a number of milliseconds' })
+            .int('poll_ms must be a whole number of milliseconds')
+            .min(100, 'poll_ms must be at least 100')
+            .max(10_000, 'poll_ms must be at most 10000')
+            .optional()
+            .describe(`state conditions only: how often STATE is read (default ${DEFAULT_POLL_MS} ms)`),
+        })
+        .strict()
+        .refine((a) => a.poll_ms === undefined || a.match.state !== undefined, {
+          message: 'poll_ms only applies to state conditions',
+          path: ['poll_ms'],
+        }),
       output: waitForResult,
       annotations: { readOnly: true, idempotent: false },
       run: async ({ match, timeout_ms, since, poll_ms }, ctx) => {
@@ -160,9 +162,7 @@ export const waitForPlugin = definePlugin({
         ctx.progress(0, timeoutMs, `waiting for ${what}`);
         const timer = setInterval(() => ctx.progress(Math.min(timeoutMs, Date.now() - started), timeoutMs, `waiting for ${what}`), PROGRESS_EVERY_MS);
         try {
-          return match.state
-            ? await waitForState(ctx, match.state, start, timeoutMs, poll_ms ?? DEFAULT_POLL_MS, started)
-            : await waitForEvent(ctx, eventMatcher(match), start, timeoutMs, started);
+          return match.state ? await waitForState(ctx, match.state, start, timeoutMs, poll_ms ?? DEFAULT_POLL_MS, started) : await waitForEvent(ctx, eventMatcher(match), start, timeoutMs, started);
         } finally {
           clearInterval(timer);
         }

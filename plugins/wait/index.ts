@@ -21,7 +21,10 @@ function waitVerb(arg: string): VerbSpec {
   const ticks = Number.isFinite(parsed) ? Math.max(0, parsed) : 0;
   const parsesAsInt = JAVA_INT.test(arg) && parsed >= -(2 ** 31) && parsed < 2 ** 31;
   return {
-    replies: ['wait_ack'], timeoutMs: ticks * TICK_MS + WAIT_SLACK_MS, blocking: ticks > 0, requires: ['wait'],
+    replies: ['wait_ack'],
+    timeoutMs: ticks * TICK_MS + WAIT_SLACK_MS,
+    blocking: ticks > 0,
+    requires: ['wait'],
     ...(ticks === 0 && parsesAsInt ? { immediate: true } : {}),
   };
 }
@@ -30,8 +33,7 @@ export const waitPlugin = definePlugin({
   name: 'wait',
   version: '1.0.0',
   apiVersion: 1,
-  guide:
-    '`wait` lets game time pass (20 ticks = 1 second); a long wait reports progress, and cancelling the request stops it in the daemon.',
+  guide: '`wait` lets game time pass (20 ticks = 1 second); a long wait reports progress, and cancelling the request stops it in the daemon.',
   requires: { caps: ['wait'] },
   verbs: { WAIT: waitVerb },
   tools: [
@@ -41,11 +43,18 @@ export const waitPlugin = definePlugin({
         'Block until the server has ticked N more times (20 ticks = 1 second at normal speed), then return. Use it to ' +
         'let the game advance after an action. It holds up no other call and stops at once when cancelled. ' +
         'To wait for something to happen rather than for time to pass, wait for an event instead.',
-      input: z.object({
-        // Default 0 (answered at once), as the predecessor's `wait` without ticks was.
-        ticks: z.number().int('ticks must be a whole number').min(0).max(MAX_WAIT_TICKS, `ticks must be at most ${MAX_WAIT_TICKS} (one hour)`)
-          .default(0).describe('game ticks to wait (20 = 1 second); default 0 returns at once'),
-      }).strict(),
+      input: z
+        .object({
+          // Default 0 (answered at once), as the predecessor's `wait` without ticks was.
+          ticks: z
+            .number()
+            .int('ticks must be a whole number')
+            .min(0)
+            .max(MAX_WAIT_TICKS, `ticks must be at most ${MAX_WAIT_TICKS} (one hour)`)
+            .default(0)
+            .describe('game ticks to wait (20 = 1 second); default 0 returns at once'),
+        })
+        .strict(),
       output: modReply({ ticks: z.number().int(), elapsedMs: z.number() }),
       annotations: { readOnly: true, idempotent: false },
       run: async ({ ticks }, ctx) => {
@@ -53,9 +62,7 @@ export const waitPlugin = definePlugin({
         // An estimate from wall time: the mod itself reports nothing until the end. Nothing for a
         // wait of 2 s or less, and nothing at the end: the answer follows at once, and a client
         // drops progress that has no message or comes with the result (issue 27).
-        const timer = ticks > 40
-          ? setInterval(() => ctx.progress(Math.min(ticks, Math.floor((Date.now() - started) / TICK_MS)), ticks, 'waiting for ticks'), 1_000)
-          : undefined;
+        const timer = ticks > 40 ? setInterval(() => ctx.progress(Math.min(ticks, Math.floor((Date.now() - started) / TICK_MS)), ticks, 'waiting for ticks'), 1_000) : undefined;
         try {
           // The ack's `detail` is always "ticks=0" whatever was waited (mod-protocol §2.11): `ticks` says it instead.
           const { detail: _alwaysZero, ...reply } = await ctx.request(`WAIT ${ticks}`);

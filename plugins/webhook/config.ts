@@ -12,29 +12,33 @@ import type { ReceiverConfig } from './receiver.js';
  * the variables or files holding theirs.
  */
 const seconds = z.number().finite().min(0);
-export const receiverOptions = z.object({
-  url: z.string().optional(),
-  secret: z.string().optional(),
-  urlEnv: z.string().min(1).optional(),
-  secretEnv: z.string().min(1).optional(),
-  urlFile: z.string().min(1).optional(),
-  secretFile: z.string().min(1).optional(),
-  events: z.union([z.string(), z.array(z.string())]).optional(),
-  queueSize: z.number().int().min(1).optional(),
-  maxAttempts: z.number().int().min(1).optional(),
-  backoff: seconds.optional(),
-  maxBackoff: seconds.optional(),
-  timeout: z.number().finite().positive().optional(),
-}).strict();
+export const receiverOptions = z
+  .object({
+    url: z.string().optional(),
+    secret: z.string().optional(),
+    urlEnv: z.string().min(1).optional(),
+    secretEnv: z.string().min(1).optional(),
+    urlFile: z.string().min(1).optional(),
+    secretFile: z.string().min(1).optional(),
+    events: z.union([z.string(), z.array(z.string())]).optional(),
+    queueSize: z.number().int().min(1).optional(),
+    maxAttempts: z.number().int().min(1).optional(),
+    backoff: seconds.optional(),
+    maxBackoff: seconds.optional(),
+    timeout: z.number().finite().positive().optional(),
+  })
+  .strict();
 export type ReceiverOptions = z.infer<typeof receiverOptions>;
 
 /** The spool's default byte bound, as `mcbridge forward --spool-max-bytes`. */
 export const DEFAULT_SPOOL_MAX_BYTES = 16 * 1024 * 1024;
 
 const inConfigFile = (kind: 'url' | 'secret') =>
-  z.never({
-    error: `a ${kind} written into mcbridge.config.ts would be committed and printed; name the environment variable (${kind}Env) or the file (${kind}File) that holds it`,
-  }).optional();
+  z
+    .never({
+      error: `a ${kind} written into mcbridge.config.ts would be committed and printed; name the environment variable (${kind}Env) or the file (${kind}File) that holds it`,
+    })
+    .optional();
 
 /**
  * The plugin's options: `plugins: [['webhook', { receivers, spool }]]` in mcbridge.config.ts.
@@ -47,11 +51,13 @@ const inConfigFile = (kind: 'url' | 'secret') =>
  * Without `receivers`: the MC_AGENT_WEBHOOK_* environment. `spool` (relative to the config) keeps
  * the queues and the stream cursor across restarts, within `spoolMaxBytes` (16 MiB).
  */
-export const webhookOptions = z.object({
-  receivers: z.array(receiverOptions.extend({ url: inConfigFile('url'), secret: inConfigFile('secret') }).strict()).optional(),
-  spool: z.string().min(1).optional(),
-  spoolMaxBytes: z.number().int().min(4096, 'spoolMaxBytes must be at least 4096 bytes').optional(),
-}).strict();
+export const webhookOptions = z
+  .object({
+    receivers: z.array(receiverOptions.extend({ url: inConfigFile('url'), secret: inConfigFile('secret') }).strict()).optional(),
+    spool: z.string().min(1).optional(),
+    spoolMaxBytes: z.number().int().min(4096, 'spoolMaxBytes must be at least 4096 bytes').optional(),
+  })
+  .strict();
 export type WebhookOptions = z.infer<typeof webhookOptions>;
 
 /** The options with their paths made absolute from `dir` (the config's folder). */
@@ -60,23 +66,26 @@ export function resolvePaths(options: WebhookOptions, dir: string): WebhookOptio
   return {
     ...options,
     ...(options.spool !== undefined ? { spool: at(options.spool) } : {}),
-    ...(options.receivers
-      ? { receivers: options.receivers.map((r) => ({ ...r, ...(r.urlFile ? { urlFile: at(r.urlFile) } : {}), ...(r.secretFile ? { secretFile: at(r.secretFile) } : {}) })) }
-      : {}),
+    ...(options.receivers ? { receivers: options.receivers.map((r) => ({ ...r, ...(r.urlFile ? { urlFile: at(r.urlFile) } : {}), ...(r.secretFile ? { secretFile: at(r.secretFile) } : {}) })) } : {}),
   };
 }
 
 export const DEFAULT_EVENTS = ['chat', 'game', 'mark', 'error'];
 const DEFAULTS = { queueSize: 256, maxAttempts: 5, backoff: 1, maxBackoff: 30, timeout: 10 };
 const ENV = {
-  url: 'MC_AGENT_WEBHOOK_URL', secret: 'MC_AGENT_WEBHOOK_SECRET', events: 'MC_AGENT_WEBHOOK_EVENTS', queueSize: 'MC_AGENT_WEBHOOK_QUEUE',
-  maxAttempts: 'MC_AGENT_WEBHOOK_MAX_ATTEMPTS', backoff: 'MC_AGENT_WEBHOOK_BACKOFF', maxBackoff: 'MC_AGENT_WEBHOOK_MAX_BACKOFF',
-  timeout: 'MC_AGENT_WEBHOOK_TIMEOUT', config: 'MC_AGENT_WEBHOOK_CONFIG',
+  url: 'MC_AGENT_WEBHOOK_URL',
+  secret: 'MC_AGENT_WEBHOOK_SECRET',
+  events: 'MC_AGENT_WEBHOOK_EVENTS',
+  queueSize: 'MC_AGENT_WEBHOOK_QUEUE',
+  maxAttempts: 'MC_AGENT_WEBHOOK_MAX_ATTEMPTS',
+  backoff: 'MC_AGENT_WEBHOOK_BACKOFF',
+  maxBackoff: 'MC_AGENT_WEBHOOK_MAX_BACKOFF',
+  timeout: 'MC_AGENT_WEBHOOK_TIMEOUT',
+  config: 'MC_AGENT_WEBHOOK_CONFIG',
 } as const;
 const FILE_KEYS = { queueSize: 'queue_size', maxAttempts: 'max_attempts', backoff: 'backoff', maxBackoff: 'max_backoff', timeout: 'timeout' } as const;
 
-export const OFF_MESSAGE =
-  'webhook forwarding is off by default: set both MC_AGENT_WEBHOOK_URL and MC_AGENT_WEBHOOK_SECRET (or url and secret in the config file)';
+export const OFF_MESSAGE = 'webhook forwarding is off by default: set both MC_AGENT_WEBHOOK_URL and MC_AGENT_WEBHOOK_SECRET (or url and secret in the config file)';
 
 /** Receivers to run, or why there are none (off by default is not an error). */
 export type Resolved = { receivers: ReceiverConfig[]; off?: undefined } | { receivers: []; off: string };
@@ -157,8 +166,8 @@ function defaultReceiver(env: NodeJS.ProcessEnv, file: Record<string, unknown>, 
     const missing = url ? ENV.secret : ENV.url;
     throw refuse(`${missing} is not set: webhook forwarding needs both ${ENV.url} and ${ENV.secret} (or url and secret in the config file)`);
   }
-  const events = env[ENV.events] !== undefined && env[ENV.events] !== '' ? parseEvents(env[ENV.events], ENV.events)
-    : file.events !== undefined ? parseEvents(file.events, 'config file: events') : DEFAULT_EVENTS;
+  const events =
+    env[ENV.events] !== undefined && env[ENV.events] !== '' ? parseEvents(env[ENV.events], ENV.events) : file.events !== undefined ? parseEvents(file.events, 'config file: events') : DEFAULT_EVENTS;
   const n = { ...DEFAULTS };
   for (const key of Object.keys(FILE_KEYS) as Array<keyof typeof FILE_KEYS>) {
     const e = env[ENV[key]];

@@ -43,7 +43,10 @@ export class Forwarder {
   /** The last event handed to the receivers: where a restarted forwarder carries on. */
   private cursor: { streamId?: string | undefined; lastSeq?: number | undefined } = {};
 
-  constructor(private readonly resolved: Resolved, private readonly log: LogLike) {
+  constructor(
+    private readonly resolved: Resolved,
+    private readonly log: LogLike,
+  ) {
     this.receivers = resolved.receivers.map((config) => new WebhookReceiver(config, log));
   }
 
@@ -74,10 +77,11 @@ export class Forwarder {
     this.spoolFile = new StateFile(spool.file, {
       render: () => Spool.render(this.spoolState()),
       minIntervalMs: SPOOL_WRITE_MS,
-      onFailure: (err, s) => this.log.error(
-        { spool: spool.file, code: err.code, failures: s.failures },
-        `webhook spool ${spool.file} cannot be written (${s.lastError}); delivery goes on from memory, and the spool is written again once it can be (a restart meanwhile loses what only memory holds)`,
-      ),
+      onFailure: (err, s) =>
+        this.log.error(
+          { spool: spool.file, code: err.code, failures: s.failures },
+          `webhook spool ${spool.file} cannot be written (${s.lastError}); delivery goes on from memory, and the spool is written again once it can be (a restart meanwhile loses what only memory holds)`,
+        ),
       onRecovery: (s) => this.log.info({ spool: spool.file, failures: s.failures }, `webhook spool ${spool.file} is written again`),
     });
     this.cursor = { streamId: state.streamId, lastSeq: state.lastSeq };
@@ -174,9 +178,7 @@ export class Forwarder {
       enabled: this.receivers.length > 0,
       ...(this.resolved.off ? { off: this.resolved.off } : {}),
       connected: this.connected,
-      ...(this.spool && this.spoolFile
-        ? { spool: this.spool.file, spoolStatus: { ...this.spoolFile.status(), maxBytes: this.spool.maxBytes, ...(this.damage ? { damaged: this.damage } : {}) } }
-        : {}),
+      ...(this.spool && this.spoolFile ? { spool: this.spool.file, spoolStatus: { ...this.spoolFile.status(), maxBytes: this.spool.maxBytes, ...(this.damage ? { damaged: this.damage } : {}) } } : {}),
       receivers: this.receivers.map((r) => r.status()),
     };
   }

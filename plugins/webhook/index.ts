@@ -7,8 +7,14 @@ import { Spool } from './spool.js';
 const tool = defineTool.withOptions(webhookOptions);
 
 const spoolStatusOutput = z.object({
-  file: z.string(), failing: z.boolean(), writes: z.number(), failures: z.number(), lastError: z.string().nullable(),
-  lastWrittenAt: z.number().nullable(), bytes: z.number(), maxBytes: z.number(),
+  file: z.string(),
+  failing: z.boolean(),
+  writes: z.number(),
+  failures: z.number(),
+  lastError: z.string().nullable(),
+  lastWrittenAt: z.number().nullable(),
+  bytes: z.number(),
+  maxBytes: z.number(),
   damaged: z.object({ skipped: z.number(), movedTo: z.string().optional(), moveError: z.string().optional() }).optional(),
 });
 
@@ -44,42 +50,51 @@ export function createWebhookPlugin() {
     apiVersion: 1,
     description: 'Forward game events to HTTP receivers as signed POSTs',
     options: webhookOptions,
-    services: [{
-      name: 'forwarder',
-      start(ctx) {
-        // Refusals (a URL without a secret, a bad number) throw: the plugin is left out and the message shown.
-        const options = resolvePaths(ctx.config, ctx.configDir);
-        const resolved = resolveReceivers(options, process.env);
-        const f = new Forwarder(resolved, ctx.log);
-        forwarder = f;
-        if (resolved.off) {
-          ctx.log.info(resolved.off);
-          return;
-        }
-        const since = options.spool ? resumeFrom(f, new Spool(options.spool, options.spoolMaxBytes ?? DEFAULT_SPOOL_MAX_BYTES), ctx.events) : undefined;
-        f.start();
-        service = ctx;
-        stopFollowing = new AbortController();
-        following = follow(ctx, f, AbortSignal.any([ctx.signal, stopFollowing.signal]), since);
+    services: [
+      {
+        name: 'forwarder',
+        start(ctx) {
+          // Refusals (a URL without a secret, a bad number) throw: the plugin is left out and the message shown.
+          const options = resolvePaths(ctx.config, ctx.configDir);
+          const resolved = resolveReceivers(options, process.env);
+          const f = new Forwarder(resolved, ctx.log);
+          forwarder = f;
+          if (resolved.off) {
+            ctx.log.info(resolved.off);
+            return;
+          }
+          const since = options.spool ? resumeFrom(f, new Spool(options.spool, options.spoolMaxBytes ?? DEFAULT_SPOOL_MAX_BYTES), ctx.events) : undefined;
+          f.start();
+          service = ctx;
+          stopFollowing = new AbortController();
+          following = follow(ctx, f, AbortSignal.any([ctx.signal, stopFollowing.signal]), since);
+        },
+        async stop() {
+          stopFollowing?.abort();
+          await following;
+          // The link has stopped: whatever the follower had not reached yet is queued (and spooled) too.
+          const spooled = service?.config.spool !== undefined;
+          if (forwarder && service && spooled) drain(forwarder, service.events);
+          await forwarder?.stop(spooled);
+        },
+        status: () => ({ ...status() }),
       },
-      async stop() {
-        stopFollowing?.abort();
-        await following;
-        // The link has stopped: whatever the follower had not reached yet is queued (and spooled) too.
-        const spooled = service?.config.spool !== undefined;
-        if (forwarder && service && spooled) drain(forwarder, service.events);
-        await forwarder?.stop(spooled);
-      },
-      status: () => ({ ...status() }),
-    }],
+    ],
     tools: [
       tool({
         name: 'webhook_status',
         description:
           'The webhook forwarder: per receiver its redacted URL (scheme://host:port), forwarded categories and counters ' +
-          '(queued, delivered, retries, failed, dropped, gaps, lastEventId, lastError), the spool\'s health (writes, failures such as a full disk), or why forwarding is off. Changes nothing.',
+          "(queued, delivered, retries, failed, dropped, gaps, lastEventId, lastError), the spool's health (writes, failures such as a full disk), or why forwarding is off. Changes nothing.",
         input: z.object({}).strict(),
-        output: z.object({ enabled: z.boolean(), off: z.string().optional(), connected: z.boolean(), receivers: z.array(z.unknown()), spool: z.string().optional(), spoolStatus: spoolStatusOutput.optional() }),
+        output: z.object({
+          enabled: z.boolean(),
+          off: z.string().optional(),
+          connected: z.boolean(),
+          receivers: z.array(z.unknown()),
+          spool: z.string().optional(),
+          spoolStatus: spoolStatusOutput.optional(),
+        }),
         annotations: { readOnly: true, idempotent: true },
         run: async () => status(),
       }),

@@ -18,10 +18,7 @@ export function receiverAgent(url: URL): HttpAgent {
 }
 
 /** How one attempt ended: delivered, worth retrying, or refused for good. */
-export type Outcome =
-  | { kind: 'delivered'; status: number }
-  | { kind: 'retry'; status?: number; error: string }
-  | { kind: 'permanent'; status: number; error: string };
+export type Outcome = { kind: 'delivered'; status: number } | { kind: 'retry'; status?: number; error: string } | { kind: 'permanent'; status: number; error: string };
 
 /**
  * `HTTP <status>`, plus the receiver's reason phrase when it is not the standard one (it may say
@@ -29,7 +26,10 @@ export type Outcome =
  * sanitiser removes the URL, path, query and secret from it like from any other message.
  */
 function statusText(status: number, reason: string | undefined): string {
-  const said = (reason ?? '').replace(/\p{Cc}/gu, ' ').trim().slice(0, 200);
+  const said = (reason ?? '')
+    .replace(/\p{Cc}/gu, ' ')
+    .trim()
+    .slice(0, 200);
   return said && said !== http().STATUS_CODES[status] ? `HTTP ${status} (the receiver said: ${said})` : `HTTP ${status}`;
 }
 

@@ -157,7 +157,10 @@ export class WebhookReceiver {
     this.wake?.();
     await this.worker;
     this.agent.destroy();
-    this.info({ ...this.counts, queued: this.queue.length }, `webhook forwarding to ${this.shownUrl} stopped: delivered ${this.counts.delivered}, failed ${this.counts.failed}, dropped ${this.counts.dropped}`);
+    this.info(
+      { ...this.counts, queued: this.queue.length },
+      `webhook forwarding to ${this.shownUrl} stopped: delivered ${this.counts.delivered}, failed ${this.counts.failed}, dropped ${this.counts.dropped}`,
+    );
   }
 
   /** Resolves once `n` events in all have been delivered or given up on: for callers that wait for the queue to drain. */

@@ -59,7 +59,10 @@ function isDelivery(v: unknown): v is Delivery {
  * through a StateFile (mcbridge/kit): atomically, off the event loop, failures reported.
  */
 export class Spool {
-  constructor(readonly file: string, readonly maxBytes: number) {}
+  constructor(
+    readonly file: string,
+    readonly maxBytes: number,
+  ) {}
 
   /** The file's content for `state`. */
   static render(state: SpoolState): string {

@@ -20,9 +20,7 @@ export interface DaemonSession {
  * `emit` once and in order, until `until` settles or the connection ends. It must subscribe
  * before its first await, so nothing recorded from then on is missed.
  */
-export type FollowDaemon<S extends DaemonSession> = (
-  session: S, opts: { events: string[]; since?: number }, emit: (event: RecordedEvent) => void, until: Promise<void>,
-) => Promise<void>;
+export type FollowDaemon<S extends DaemonSession> = (session: S, opts: { events: string[]; since?: number }, emit: (event: RecordedEvent) => void, until: Promise<void>) => Promise<void>;
 
 export interface ForwardRun<S extends DaemonSession = DaemonSession> {
   forwarder: Forwarder;

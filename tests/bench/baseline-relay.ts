@@ -82,23 +82,26 @@ const server = net.createServer((socket) => {
   socket.setNoDelay(true);
   socket.on('error', () => {});
   socket.on('close', () => subscribers.delete(socket));
-  socket.on('data', splitLines((line) => {
-    let method: unknown;
-    let id: unknown;
-    try {
-      ({ method, id } = JSON.parse(line.toString('utf8')) as { method?: unknown; id?: unknown });
-    } catch {
-      return;
-    }
-    if (method === 'subscribe') {
-      subscribers.add(socket);
-      socket.write(JSON.stringify({ type: 'response', id, ok: true, result: { subscribed: ['*'] } }) + '\n');
-      return;
-    }
-    if (typeof method !== 'string' || method === '') return;
-    waiting.push(socket);
-    mod.write(method.toUpperCase() + '\n');
-  }));
+  socket.on(
+    'data',
+    splitLines((line) => {
+      let method: unknown;
+      let id: unknown;
+      try {
+        ({ method, id } = JSON.parse(line.toString('utf8')) as { method?: unknown; id?: unknown });
+      } catch {
+        return;
+      }
+      if (method === 'subscribe') {
+        subscribers.add(socket);
+        socket.write(JSON.stringify({ type: 'response', id, ok: true, result: { subscribed: ['*'] } }) + '\n');
+        return;
+      }
+      if (typeof method !== 'string' || method === '') return;
+      waiting.push(socket);
+      mod.write(method.toUpperCase() + '\n');
+    }),
+  );
 });
 
 serveAsChild(server);

@@ -60,18 +60,32 @@ export async function startDaemon(nodeArgs: string[], extra: string[] = []): Pro
 export async function startRawChild(name: string, script: string, nodeArgs: string[] = []): Promise<{ child: Child; mod: FloodMod; apiPort: number }> {
   const mod = await FloodMod.start();
   const child = spawnChild(name, [...nodeArgs, script, String(mod.port)]);
-  const apiPort = await guard(child, withTimeout(new Promise<number>((resolve) => {
-    let out = '';
-    child.proc.stdout!.setEncoding('utf8');
-    child.proc.stdout!.on('data', (s: string) => {
-      out += s;
-      const nl = out.indexOf('\n');
-      if (nl !== -1) resolve((JSON.parse(out.slice(0, nl)) as { port: number }).port);
-    });
-  }), 10_000, `the ${name} announcing its port`));
-  await guard(child, withTimeout((async () => {
-    while (mod.connections === 0) await delay(20);
-  })(), 10_000, `the ${name} connecting to its flood mod`));
+  const apiPort = await guard(
+    child,
+    withTimeout(
+      new Promise<number>((resolve) => {
+        let out = '';
+        child.proc.stdout!.setEncoding('utf8');
+        child.proc.stdout!.on('data', (s: string) => {
+          out += s;
+          const nl = out.indexOf('\n');
+          if (nl !== -1) resolve((JSON.parse(out.slice(0, nl)) as { port: number }).port);
+        });
+      }),
+      10_000,
+      `the ${name} announcing its port`,
+    ),
+  );
+  await guard(
+    child,
+    withTimeout(
+      (async () => {
+        while (mod.connections === 0) await delay(20);
+      })(),
+      10_000,
+      `the ${name} connecting to its flood mod`,
+    ),
+  );
   return { child, mod, apiPort };
 }
 
@@ -149,18 +163,25 @@ const PROBE_SEMI_SPACE_MB = 64;
 const PROBE_CALLS = 1_000;
 
 function probe(child: Child): Promise<{ heap: number; young: number }> {
-  return guard(child, withTimeout(new Promise((resolve) => {
-    let out = '';
-    const onData = (s: string) => {
-      out += s;
-      const m = /heap-probe (\d+) (-?\d+)\n/.exec(out);
-      if (!m) return;
-      child.proc.stderr!.off('data', onData);
-      resolve({ heap: Number(m[1]), young: Number(m[2]) });
-    };
-    child.proc.stderr!.on('data', onData);
-    child.proc.kill('SIGUSR2');
-  }), 5_000, `the ${child.name}'s heap probe`));
+  return guard(
+    child,
+    withTimeout(
+      new Promise((resolve) => {
+        let out = '';
+        const onData = (s: string) => {
+          out += s;
+          const m = /heap-probe (\d+) (-?\d+)\n/.exec(out);
+          if (!m) return;
+          child.proc.stderr!.off('data', onData);
+          resolve({ heap: Number(m[1]), young: Number(m[2]) });
+        };
+        child.proc.stderr!.on('data', onData);
+        child.proc.kill('SIGUSR2');
+      }),
+      5_000,
+      `the ${child.name}'s heap probe`,
+    ),
+  );
 }
 
 /**

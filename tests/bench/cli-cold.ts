@@ -42,9 +42,7 @@ function coldRun(args: string[], cwd: string, scratch: string): Promise<Sample> 
   const peakFile = path.join(scratch, 'peak');
   fs.rmSync(peakFile, { force: true });
   const useTime = fs.existsSync(TIME);
-  const [cmd, argv] = useTime
-    ? [TIME, ['-f', '%M', '-o', peakFile, process.execPath, ...args]]
-    : [process.execPath, ['--import', preload(scratch), ...args]];
+  const [cmd, argv] = useTime ? [TIME, ['-f', '%M', '-o', peakFile, process.execPath, ...args]] : [process.execPath, ['--import', preload(scratch), ...args]];
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const proc = spawn(cmd, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MCBRIDGE_PEAK_FILE: peakFile } });
@@ -126,7 +124,12 @@ export async function cliColdPart(rounds: number): Promise<Record<string, unknow
   const started: Child[] = [];
   try {
     console.log('');
-    console.log(`cli cold start and daemon idle memory: load average ${os.loadavg().map((l) => fmtNum(l, 2)).join(' ')}, ${rounds} rounds alternating; medians count`);
+    console.log(
+      `cli cold start and daemon idle memory: load average ${os
+        .loadavg()
+        .map((l) => fmtNum(l, 2))
+        .join(' ')}, ${rounds} rounds alternating; medians count`,
+    );
     sim = await startSim({ dir: scratch });
     const daemon = await startRunDaemon('daemon (no sim)', ['--mod-port', String(sim.port)]);
     started.push(daemon.child);
@@ -146,35 +149,55 @@ export async function cliColdPart(rounds: number): Promise<Record<string, unknow
     started.push(idleZod);
     const floor = spawnChild('daemon floor', [FLOOR_JS, String(sim.port)]);
     started.push(floor);
-    await guard(floor, withTimeout(new Promise<void>((resolve) => {
-      floor.proc.stdout!.setEncoding('utf8').on('data', (s: string) => s.includes('"ready"') && resolve());
-    }), 10_000, 'the daemon floor connecting to the sim'));
+    await guard(
+      floor,
+      withTimeout(
+        new Promise<void>((resolve) => {
+          floor.proc.stdout!.setEncoding('utf8').on('data', (s: string) => s.includes('"ready"') && resolve());
+        }),
+        10_000,
+        'the daemon floor connecting to the sim',
+      ),
+    );
     const [daemonRss, simRss, nodeRss, zodRss, floorRss] = await Promise.all([
-      idleRss('daemon', daemon.child), idleRss('daemon --sim', withSim.child), idleRss('idle node', idleNode), idleRss('idle node + zod', idleZod),
+      idleRss('daemon', daemon.child),
+      idleRss('daemon --sim', withSim.child),
+      idleRss('idle node', idleNode),
+      idleRss('idle node + zod', idleZod),
       idleRss('daemon floor', floor),
     ]);
     const loadAfter = os.loadavg()[0]!;
 
     const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
-    console.log(table(
-      ['cold process', 'median ms', 'median peak MB', 'vs node', 'target', 'verdict'],
-      Object.entries(samples).map(([name, runs]) => {
-        const own = name.startsWith('mcbridge');
-        const ms = median(runs.map((s) => s.ms));
-        return [name, fmtNum(ms, 0), fmtNum(median(runs.map((s) => s.peakBytes)) / MB, 1), `${fmtNum(ms / median(node.map((s) => s.ms)), 2)}x`,
-          own ? `<= ${CLI_WALL_TARGET}x, <= ${CLI_PEAK_TARGET_MB} MB` : '', own ? verdict(wall <= CLI_WALL_TARGET && peakMb <= CLI_PEAK_TARGET_MB) : ''];
-      }),
-    ));
-    console.log(table(
-      ['idle process', `RSS MB after ${SETTLE_MS / 1000} s`, 'vs idle node', 'target', 'verdict'],
-      [
-        ['daemon: run --mod-port P', fmtNum(daemonRss / MB, 1), `${fmtNum(daemonRss / nodeRss, 2)}x`, `<= ${IDLE_RSS_TARGET_MB} MB`, verdict(daemonRss / MB <= IDLE_RSS_TARGET_MB)],
-        ['daemon: run --sim', fmtNum(simRss / MB, 1), `${fmtNum(simRss / nodeRss, 2)}x`, '', ''],
-        ['node -e "setInterval(...)"', fmtNum(nodeRss / MB, 1), '1.00x', '', ''],
-        ['the same after importing zod and parsing with one schema', fmtNum(zodRss / MB, 1), `${fmtNum(zodRss / nodeRss, 2)}x`, '', ''],
-        ['floor of any daemon: pino, event log, link connected; no plugin, no zod', fmtNum(floorRss / MB, 1), `${fmtNum(floorRss / nodeRss, 2)}x`, '', ''],
-      ],
-    ));
+    console.log(
+      table(
+        ['cold process', 'median ms', 'median peak MB', 'vs node', 'target', 'verdict'],
+        Object.entries(samples).map(([name, runs]) => {
+          const own = name.startsWith('mcbridge');
+          const ms = median(runs.map((s) => s.ms));
+          return [
+            name,
+            fmtNum(ms, 0),
+            fmtNum(median(runs.map((s) => s.peakBytes)) / MB, 1),
+            `${fmtNum(ms / median(node.map((s) => s.ms)), 2)}x`,
+            own ? `<= ${CLI_WALL_TARGET}x, <= ${CLI_PEAK_TARGET_MB} MB` : '',
+            own ? verdict(wall <= CLI_WALL_TARGET && peakMb <= CLI_PEAK_TARGET_MB) : '',
+          ];
+        }),
+      ),
+    );
+    console.log(
+      table(
+        ['idle process', `RSS MB after ${SETTLE_MS / 1000} s`, 'vs idle node', 'target', 'verdict'],
+        [
+          ['daemon: run --mod-port P', fmtNum(daemonRss / MB, 1), `${fmtNum(daemonRss / nodeRss, 2)}x`, `<= ${IDLE_RSS_TARGET_MB} MB`, verdict(daemonRss / MB <= IDLE_RSS_TARGET_MB)],
+          ['daemon: run --sim', fmtNum(simRss / MB, 1), `${fmtNum(simRss / nodeRss, 2)}x`, '', ''],
+          ['node -e "setInterval(...)"', fmtNum(nodeRss / MB, 1), '1.00x', '', ''],
+          ['the same after importing zod and parsing with one schema', fmtNum(zodRss / MB, 1), `${fmtNum(zodRss / nodeRss, 2)}x`, '', ''],
+          ['floor of any daemon: pino, event log, link connected; no plugin, no zod', fmtNum(floorRss / MB, 1), `${fmtNum(floorRss / nodeRss, 2)}x`, '', ''],
+        ],
+      ),
+    );
     console.log(`load average after: ${fmtNum(loadAfter, 2)}`);
     const nodeMs = median(node.map((s) => s.ms));
     const nodePeakMb = median(node.map((s) => s.peakBytes)) / MB;
@@ -183,15 +206,25 @@ export async function cliColdPart(rounds: number): Promise<Record<string, unknow
       ['same, peak memory MB', fmtNum(peakMb, 1), fmtNum(nodePeakMb, 1), fmtNum(peakMb / nodePeakMb, 2), `<= ${CLI_PEAK_TARGET_MB} MB`, verdict(peakMb <= CLI_PEAK_TARGET_MB)],
     ]);
     keepRows('idle node', [
-      ['daemon RSS idle after start, MB', fmtNum(daemonRss / MB, 1), fmtNum(nodeRss / MB, 1), fmtNum(daemonRss / nodeRss, 2), `<= ${IDLE_RSS_TARGET_MB} MB`, verdict(daemonRss / MB <= IDLE_RSS_TARGET_MB)],
+      [
+        'daemon RSS idle after start, MB',
+        fmtNum(daemonRss / MB, 1),
+        fmtNum(nodeRss / MB, 1),
+        fmtNum(daemonRss / nodeRss, 2),
+        `<= ${IDLE_RSS_TARGET_MB} MB`,
+        verdict(daemonRss / MB <= IDLE_RSS_TARGET_MB),
+      ],
       ['for scale: idle node after importing zod, MB', fmtNum(zodRss / MB, 1), fmtNum(nodeRss / MB, 1), fmtNum(zodRss / nodeRss, 2), 'info', ''],
       ['for scale: a daemon with no plugin and no zod, MB', fmtNum(floorRss / MB, 1), fmtNum(nodeRss / MB, 1), fmtNum(floorRss / nodeRss, 2), 'info', ''],
     ]);
     return {
       rounds,
-      callMs: call.map((s) => round(s.ms, 1)), nodeMs: node.map((s) => round(s.ms, 1)),
-      callPeakBytes: call.map((s) => s.peakBytes), nodePeakBytes: node.map((s) => s.peakBytes),
-      wallRatio: round(wall, 3), peakMb: round(peakMb, 1),
+      callMs: call.map((s) => round(s.ms, 1)),
+      nodeMs: node.map((s) => round(s.ms, 1)),
+      callPeakBytes: call.map((s) => s.peakBytes),
+      nodePeakBytes: node.map((s) => s.peakBytes),
+      wallRatio: round(wall, 3),
+      peakMb: round(peakMb, 1),
       idleRssBytes: { daemon: daemonRss, daemonSim: simRss, node: nodeRss, nodeWithZod: zodRss, daemonFloor: floorRss },
       pass: { wall: wall <= CLI_WALL_TARGET, peak: peakMb <= CLI_PEAK_TARGET_MB, idle: daemonRss / MB <= IDLE_RSS_TARGET_MB },
       loadAvg: round(os.loadavg()[0]!, 2),

@@ -51,18 +51,36 @@ function chatLine(i: number, millis: number, seq: number): string {
   if (i % 10 === 9) {
     // The degraded variant: no context id, the reason instead.
     return JSON.stringify({
-      type: 'chat', millis, seq, text, sender: p.name,
-      context: { available: false, reason: 'receipt_expired', receivedAt: millis - 61_000, ageMillis: 61_000 }, event: true,
+      type: 'chat',
+      millis,
+      seq,
+      text,
+      sender: p.name,
+      context: { available: false, reason: 'receipt_expired', receivedAt: millis - 61_000, ageMillis: 61_000 },
+      event: true,
     });
   }
   // Key order as the mod emits it; a compact receipt-time bundle.
-  const hex = (seq * 2654435761 >>> 0).toString(16).padStart(8, '0');
+  const hex = ((seq * 2654435761) >>> 0).toString(16).padStart(8, '0');
   return JSON.stringify({
-    type: 'chat', millis, seq, text, sender: p.name,
+    type: 'chat',
+    millis,
+    seq,
+    text,
+    sender: p.name,
     context_id: `ctx-${hex}-5a41-4f0e-9d7a-2f1c0d9e8b77`,
     context: {
-      schema: 'player-context/1', name: p.name, tick: 8451 + i, timing: 'receipt', dimension: 'minecraft:overworld',
-      x: 10.5, y: 64, z: -3.25, yaw: 180, pitch: 12.5, view: { type: 'block' },
+      schema: 'player-context/1',
+      name: p.name,
+      tick: 8451 + i,
+      timing: 'receipt',
+      dimension: 'minecraft:overworld',
+      x: 10.5,
+      y: 64,
+      z: -3.25,
+      yaw: 180,
+      pitch: 12.5,
+      view: { type: 'block' },
     },
     event: true,
   });
@@ -98,8 +116,14 @@ export function buildFloodPayload(events: number, chunkBytes = 256 * 1024): Floo
 }
 
 const STATE_REPLY_TAIL = {
-  instance: 'server', protocol: 1, modVersion: '0.8.0', inWorld: true, levelName: 'world', worldDir: '/srv/mc/world/.',
-  players: 1, serverVersion: '26.2',
+  instance: 'server',
+  protocol: 1,
+  modVersion: '0.8.0',
+  inWorld: true,
+  levelName: 'world',
+  worldDir: '/srv/mc/world/.',
+  players: 1,
+  serverVersion: '26.2',
   playerList: [{ name: 'Notch', uuid: PLAYERS[0]!.uuid, x: 10.5, y: 64, z: -3.25, dimension: 'minecraft:overworld' }],
   levels: [
     { dimension: 'minecraft:overworld', entities: 57 },
@@ -156,10 +180,18 @@ export class FloodMod {
     this.sockets.add(socket);
     socket.on('error', () => {});
     socket.on('close', () => this.sockets.delete(socket));
-    socket.write(JSON.stringify({
-      type: 'hello', mod: 'mc-agent-interface', version: '0.8.0', protocol: 1, minecraft: '26.2', port: this.port,
-      instance: 'server', capabilities: CAPABILITIES,
-    }) + '\n');
+    socket.write(
+      JSON.stringify({
+        type: 'hello',
+        mod: 'mc-agent-interface',
+        version: '0.8.0',
+        protocol: 1,
+        minecraft: '26.2',
+        port: this.port,
+        instance: 'server',
+        capabilities: CAPABILITIES,
+      }) + '\n',
+    );
     let pending = '';
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {

@@ -57,19 +57,32 @@ export async function forkCopyPart(bytes: number, rounds: number): Promise<Recor
     fs.rmSync(dest, { recursive: true, force: true });
     const cp = median(times['cp -r']!);
     const ratio = median(times['fork copyWorld (copyFile)']!) / cp;
-    console.log(table(
-      ['copy', 'median ms', 'runs ms', 'vs cp -r', 'target', 'verdict'],
-      Object.entries(times).map(([name, ms]) => {
-        const own = name.startsWith('fork');
-        return [name, fmtNum(median(ms), 0), ms.map((m) => Math.round(m)).join(' '), `${fmtNum(median(ms) / cp, 2)}x`, own ? `<= ${FORK_COPY_TARGET}` : '', own ? (ratio <= FORK_COPY_TARGET ? 'PASS' : 'MISS') : ''];
-      }),
-    ));
+    console.log(
+      table(
+        ['copy', 'median ms', 'runs ms', 'vs cp -r', 'target', 'verdict'],
+        Object.entries(times).map(([name, ms]) => {
+          const own = name.startsWith('fork');
+          return [
+            name,
+            fmtNum(median(ms), 0),
+            ms.map((m) => Math.round(m)).join(' '),
+            `${fmtNum(median(ms) / cp, 2)}x`,
+            own ? `<= ${FORK_COPY_TARGET}` : '',
+            own ? (ratio <= FORK_COPY_TARGET ? 'PASS' : 'MISS') : '',
+          ];
+        }),
+      ),
+    );
     const fork = median(times['fork copyWorld (copyFile)']!);
     keepRows('cp -r', [['fork world copy ms (median)', fmtNum(fork, 0), fmtNum(cp, 0), fmtNum(ratio, 2), `<= ${FORK_COPY_TARGET}`, ratio <= FORK_COPY_TARGET ? 'PASS' : 'MISS']]);
     return {
-      worldBytes: size, rounds, generatedMs: round(made, 0),
+      worldBytes: size,
+      rounds,
+      generatedMs: round(made, 0),
       ms: Object.fromEntries(Object.entries(times).map(([name, ms]) => [name, ms.map((m) => round(m, 0))])),
-      ratio: round(ratio, 3), target: FORK_COPY_TARGET, pass: ratio <= FORK_COPY_TARGET,
+      ratio: round(ratio, 3),
+      target: FORK_COPY_TARGET,
+      pass: ratio <= FORK_COPY_TARGET,
     };
   } finally {
     fs.rmSync(root, { recursive: true, force: true });

@@ -44,26 +44,32 @@ mod.on('error', (err) => {
   process.exit(1);
 });
 mod.on('close', () => process.exit(0));
-mod.on('data', lines((line) => {
-  if (!greeted) {
-    greeted = true; // the greeting
-    return;
-  }
-  if (line.endsWith('"event":true}')) return;
-  const caller = waiting.shift();
-  if (caller && !caller.socket.destroyed) caller.socket.write(`{"type":"response","id":${caller.id},"ok":true,"result":${line}}\n`);
-}));
+mod.on(
+  'data',
+  lines((line) => {
+    if (!greeted) {
+      greeted = true; // the greeting
+      return;
+    }
+    if (line.endsWith('"event":true}')) return;
+    const caller = waiting.shift();
+    if (caller && !caller.socket.destroyed) caller.socket.write(`{"type":"response","id":${caller.id},"ok":true,"result":${line}}\n`);
+  }),
+);
 
 const server = net.createServer((socket) => {
   socket.setNoDelay(true);
   socket.setEncoding('utf8');
   socket.on('error', () => {});
-  socket.on('data', lines((line) => {
-    const request = JSON.parse(line) as { id?: unknown; method?: unknown };
-    if (typeof request.method !== 'string') return;
-    waiting.push({ socket, id: JSON.stringify(request.id ?? null) });
-    mod.write(request.method.toUpperCase() + '\n');
-  }));
+  socket.on(
+    'data',
+    lines((line) => {
+      const request = JSON.parse(line) as { id?: unknown; method?: unknown };
+      if (typeof request.method !== 'string') return;
+      waiting.push({ socket, id: JSON.stringify(request.id ?? null) });
+      mod.write(request.method.toUpperCase() + '\n');
+    }),
+  );
 });
 
 serveAsChild(server);

@@ -10,11 +10,7 @@ import { holdYoungGeneration } from '../../core/util/young-generation.js';
 
 const release = holdYoungGeneration();
 const modPort = Number(process.argv[2]);
-const [{ createLogger }, { EventLog }, { ModLink }] = await Promise.all([
-  import('../../core/util/log.js'),
-  import('../../core/host/events/event-log.js'),
-  import('../../core/host/link/mod-link.js'),
-]);
+const [{ createLogger }, { EventLog }, { ModLink }] = await Promise.all([import('../../core/util/log.js'), import('../../core/host/events/event-log.js'), import('../../core/host/link/mod-link.js')]);
 const log = createLogger({ level: 'warn', format: 'json' });
 const events = new EventLog({ capacity: 1000 });
 const link = new ModLink({ vantage: 'server', modPort, log, onEvent: (event, line) => void events.record(event, line) });

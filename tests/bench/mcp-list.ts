@@ -31,7 +31,9 @@ const BIN = path.join(repoRoot, 'bin', 'mcbridge.js');
 /** A config (plain ESM, so no compiler is needed) whose plugin has `count` tools with small schemas. */
 function manyToolsConfig(dir: string, count: number): string {
   const file = path.join(dir, 'mcbridge.config.mjs');
-  fs.writeFileSync(file, `import { z } from 'zod';
+  fs.writeFileSync(
+    file,
+    `import { z } from 'zod';
 import { definePlugin, defineTool } from 'mcbridge';
 const tools = Array.from({ length: ${count} }, (_, i) => defineTool({
   name: 'bench_tool_' + i,
@@ -42,7 +44,8 @@ const tools = Array.from({ length: ${count} }, (_, i) => defineTool({
   run: async ({ radius }) => ({ i, radius }),
 }));
 export default { plugins: [definePlugin({ name: 'bench-many-tools', version: '1.0.0', apiVersion: 1, tools })] };
-`);
+`,
+  );
   return file;
 }
 
@@ -94,7 +97,12 @@ export async function mcpPart(rounds: number, lists: number): Promise<Record<str
   const started: Child[] = [];
   try {
     console.log('');
-    console.log(`mcp over stdio (SDK client): load average ${os.loadavg().map((l) => fmtNum(l, 2)).join(' ')}; ${rounds} cold starts, ${lists} lists of ${MANY_TOOLS} tools; medians count`);
+    console.log(
+      `mcp over stdio (SDK client): load average ${os
+        .loadavg()
+        .map((l) => fmtNum(l, 2))
+        .join(' ')}; ${rounds} cold starts, ${lists} lists of ${MANY_TOOLS} tools; medians count`,
+    );
     const plain = await startDaemon(['--no-config']);
     started.push(plain.child);
     await firstList(plain.apiPort, scratch); // warm the page cache, untimed
@@ -137,22 +145,41 @@ export async function mcpPart(rounds: number, lists: number): Promise<Record<str
     const first = median(firsts);
     const list = median(listMs);
     const p90 = (ms: number[]) => fmtNum([...ms].sort((a, b) => a - b)[Math.floor(ms.length * 0.9)]!, 1);
-    console.log(table(
-      ['mcp', 'median ms', 'runs ms', 'target', 'verdict'],
-      [
-        [`first tools/list, cold process (${toolCount} tools)`, fmtNum(first, 0), firsts.map((m) => Math.round(m)).join(' '), `<= ${FIRST_LIST_TARGET_MS}`, first <= FIRST_LIST_TARGET_MS ? 'PASS' : 'MISS'],
-        ['node -e 0, same rounds (scale)', fmtNum(median(nodes), 0), nodes.map((m) => Math.round(m)).join(' '), '', ''],
-        [`tools/list of ${manyCount} tools: client.request`, fmtNum(list, 1), `p90 ${p90(listMs)}`, `<= ${LIST_500_TARGET_MS}`, list <= LIST_500_TARGET_MS ? 'PASS' : 'MISS'],
-        [`same, client.listTools() (+ SDK ajv compiles)`, fmtNum(median(sdkListMs), 1), `p90 ${p90(sdkListMs)}`, 'info', ''],
-      ],
-    ));
+    console.log(
+      table(
+        ['mcp', 'median ms', 'runs ms', 'target', 'verdict'],
+        [
+          [
+            `first tools/list, cold process (${toolCount} tools)`,
+            fmtNum(first, 0),
+            firsts.map((m) => Math.round(m)).join(' '),
+            `<= ${FIRST_LIST_TARGET_MS}`,
+            first <= FIRST_LIST_TARGET_MS ? 'PASS' : 'MISS',
+          ],
+          ['node -e 0, same rounds (scale)', fmtNum(median(nodes), 0), nodes.map((m) => Math.round(m)).join(' '), '', ''],
+          [`tools/list of ${manyCount} tools: client.request`, fmtNum(list, 1), `p90 ${p90(listMs)}`, `<= ${LIST_500_TARGET_MS}`, list <= LIST_500_TARGET_MS ? 'PASS' : 'MISS'],
+          [`same, client.listTools() (+ SDK ajv compiles)`, fmtNum(median(sdkListMs), 1), `p90 ${p90(sdkListMs)}`, 'info', ''],
+        ],
+      ),
+    );
     keepRows('node -e 0, for scale', [
-      [`\`mcbridge mcp\` first tools/list ms (${toolCount} tools)`, fmtNum(first, 0), fmtNum(median(nodes), 0), fmtNum(first / median(nodes), 2), `<= ${FIRST_LIST_TARGET_MS} ms`, first <= FIRST_LIST_TARGET_MS ? 'PASS' : 'MISS'],
+      [
+        `\`mcbridge mcp\` first tools/list ms (${toolCount} tools)`,
+        fmtNum(first, 0),
+        fmtNum(median(nodes), 0),
+        fmtNum(first / median(nodes), 2),
+        `<= ${FIRST_LIST_TARGET_MS} ms`,
+        first <= FIRST_LIST_TARGET_MS ? 'PASS' : 'MISS',
+      ],
     ]);
     keepRows('none', [[`tools/list of ${manyCount} tools ms`, fmtNum(list, 1), '-', '-', `<= ${LIST_500_TARGET_MS} ms`, list <= LIST_500_TARGET_MS ? 'PASS' : 'MISS']]);
     return {
-      firstListMs: firsts.map((m) => round(m, 1)), firstListTools: toolCount, nodeMs: nodes.map((m) => round(m, 1)),
-      list500Ms: listMs.map((m) => round(m, 2)), list500SdkListToolsMs: sdkListMs.map((m) => round(m, 1)), list500Tools: manyCount,
+      firstListMs: firsts.map((m) => round(m, 1)),
+      firstListTools: toolCount,
+      nodeMs: nodes.map((m) => round(m, 1)),
+      list500Ms: listMs.map((m) => round(m, 2)),
+      list500SdkListToolsMs: sdkListMs.map((m) => round(m, 1)),
+      list500Tools: manyCount,
       pass: { firstList: first <= FIRST_LIST_TARGET_MS, list500: list <= LIST_500_TARGET_MS },
       loadAvg: round(os.loadavg()[0]!, 2),
     };

@@ -5,9 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { buildFloodPayload, type FloodMod, type FloodPayload } from './flood-mod.js';
 import { fmtInt, fmtMiB, fmtNum, markdownSummary, median, printTable, round } from './stats.js';
 import { Subscriber, type GapInfo, type RelayKind } from './subscriber.js';
-import {
-  delay, guard, killAll, oneCall, readCpu, readMemory, repoRoot, stopChild, unexpectedExits, withTimeout, type Child,
-} from './children.js';
+import { delay, guard, killAll, oneCall, readCpu, readMemory, repoRoot, stopChild, unexpectedExits, withTimeout, type Child } from './children.js';
 import { bytesPerCall, measureCalls, startDaemon as startCallDaemon, startHop, startRawChild, stopServer, summarize, type Server } from './calls.js';
 import { forkCopyPart } from './fork-copy.js';
 import { webhookPart } from './webhook.js';
@@ -63,7 +61,6 @@ const P50_TARGET = 1.15; // daemon p50 / the zero-work hop's p50, at most
 const P99_TARGET = 1.3;
 const PEAK_TARGET = 1; // daemon peak RSS / the raw relay's, at most
 const ALLOC_TARGET_KIB = 4;
-
 
 // ---- the two relays under test --------------------------------------------------------
 
@@ -196,13 +193,17 @@ async function relayBench(): Promise<Record<string, unknown>> {
   const payload = buildFloodPayload(EVENTS);
   const warmPayload = buildFloodPayload(WARMUP_EVENTS);
   const avgLine = payload.bytes / payload.events;
-  console.log(`flood: ${fmtInt(EVENTS)} events per round (${fmtNum(avgLine, 0)} B per line on average, ${payload.minLineBytes}..${payload.maxLineBytes}), ` +
-    `${SUBSCRIBERS} subscribers, up to ${ROUNDS} rounds per relay after a warm-up of ${fmtInt(WARMUP_EVENTS)}, alternating; median round counts`);
+  console.log(
+    `flood: ${fmtInt(EVENTS)} events per round (${fmtNum(avgLine, 0)} B per line on average, ${payload.minLineBytes}..${payload.maxLineBytes}), ` +
+      `${SUBSCRIBERS} subscribers, up to ${ROUNDS} rounds per relay after a warm-up of ${fmtInt(WARMUP_EVENTS)}, alternating; median round counts`,
+  );
 
   const load = os.loadavg()[0]!;
   if (load > os.cpus().length * 0.5) {
-    console.log(`WARNING: load average ${load.toFixed(2)} on ${os.cpus().length} cpus before the start: other processes compete for the CPU, ` +
-      'so wall-clock figures (events/s, latency) are unreliable; the CPU-time rows are less affected.');
+    console.log(
+      `WARNING: load average ${load.toFixed(2)} on ${os.cpus().length} cpus before the start: other processes compete for the CPU, ` +
+        'so wall-clock figures (events/s, latency) are unreliable; the CPU-time rows are less affected.',
+    );
   }
 
   const daemon = await startDaemon();
@@ -226,8 +227,10 @@ async function relayBench(): Promise<Record<string, unknown>> {
     for (const relay of order) {
       const result = await relayRound(relay, payload);
       rounds[relay.kind].push(result);
-      process.stderr.write(`  round ${r + 1} ${relay.kind.padEnd(8)} ${fmtInt(result.eventsPerSec).padStart(10)} events/s  ${fmtNum(result.ms, 0).padStart(6)} ms  ` +
-        `cpu: relay ${fmtInt(result.relayCpuMs ?? NaN).padStart(5)} ms (sys ${fmtInt(result.relaySysMs ?? NaN).padStart(5)}), bench ${fmtInt(result.benchCpuMs).padStart(5)} ms${result.ok ? '' : `  FAILED: ${result.failure}`}\n`);
+      process.stderr.write(
+        `  round ${r + 1} ${relay.kind.padEnd(8)} ${fmtInt(result.eventsPerSec).padStart(10)} events/s  ${fmtNum(result.ms, 0).padStart(6)} ms  ` +
+          `cpu: relay ${fmtInt(result.relayCpuMs ?? NaN).padStart(5)} ms (sys ${fmtInt(result.relaySysMs ?? NaN).padStart(5)}), bench ${fmtInt(result.benchCpuMs).padStart(5)} ms${result.ok ? '' : `  FAILED: ${result.failure}`}\n`,
+      );
     }
   }
 
@@ -275,9 +278,7 @@ async function relayBench(): Promise<Record<string, unknown>> {
   const baselineFailures = rounds.baseline.filter((r) => !r.ok);
   const relayRatio = relayD.eventsPerSec !== null && relayB.eventsPerSec !== null ? relayD.eventsPerSec / relayB.eventsPerSec : null;
   const relayPass = relayFailures.length === 0 && relayRatio !== null && relayRatio >= RELAY_TARGET;
-  const relayVerdict = relayFailures.length > 0
-    ? `FAIL (${relayFailures.length}/${roundsRun} rounds, see below)`
-    : relayPass ? 'PASS' : 'MISS';
+  const relayVerdict = relayFailures.length > 0 ? `FAIL (${relayFailures.length}/${roundsRun} rounds, see below)` : relayPass ? 'PASS' : 'MISS';
 
   const latD = summarize(samples.get('daemon')!);
   const latH = summarize(samples.get('hop')!);
@@ -328,8 +329,16 @@ async function relayBench(): Promise<Record<string, unknown>> {
   const linkStats = (daemonStatus?.link as { stats?: Record<string, number> } | undefined)?.stats;
   if (events) {
     const expected = 1 + WARMUP_EVENTS + roundsRun * EVENTS; // the greeting is recorded too
-    console.log(`daemon recorded ${fmtInt(events.lastSeq ?? NaN)} events (expected ${fmtInt(expected)}), ` +
-      `link: ${linkStats ? Object.entries(linkStats).map(([k, v]) => `${k}=${v}`).join(' ') : 'n/a'}`);
+    console.log(
+      `daemon recorded ${fmtInt(events.lastSeq ?? NaN)} events (expected ${fmtInt(expected)}), ` +
+        `link: ${
+          linkStats
+            ? Object.entries(linkStats)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(' ')
+            : 'n/a'
+        }`,
+    );
   }
   if (daemonStderr) console.log(`daemon stderr (last lines):\n${daemonStderr.split('\n').slice(-5).join('\n')}`);
   console.log(`load average at the start ${load.toFixed(2)}, at the end ${os.loadavg()[0]!.toFixed(2)}`);
@@ -343,25 +352,46 @@ async function relayBench(): Promise<Record<string, unknown>> {
     failures: rs.filter((r) => !r.ok).map((r) => r.failure),
   });
   const latJson = (l: ReturnType<typeof summarize>) => ({
-    p50Us: round(l.p50, 1), p99Us: round(l.p99, 1), meanUs: round(l.mean, 1), cpuUsPerCall: round(l.cpuUsPerCall, 1), errors: l.errors,
+    p50Us: round(l.p50, 1),
+    p99Us: round(l.p99, 1),
+    meanUs: round(l.mean, 1),
+    cpuUsPerCall: round(l.cpuUsPerCall, 1),
+    errors: l.errors,
   });
   const r3 = (v: number | null) => (v === null ? null : round(v, 3));
   return {
     relay: {
-      events: EVENTS, subscribers: SUBSCRIBERS, rounds: roundsRun, avgLineBytes: round(avgLine, 1),
-      daemon: relayJson(rounds.daemon, relayD), baseline: relayJson(rounds.baseline, relayB),
-      ratio: r3(relayRatio), target: RELAY_TARGET, pass: relayPass,
+      events: EVENTS,
+      subscribers: SUBSCRIBERS,
+      rounds: roundsRun,
+      avgLineBytes: round(avgLine, 1),
+      daemon: relayJson(rounds.daemon, relayD),
+      baseline: relayJson(rounds.baseline, relayB),
+      ratio: r3(relayRatio),
+      target: RELAY_TARGET,
+      pass: relayPass,
       daemonRecorded: events?.lastSeq ?? null,
     },
     calls: {
-      calls: CALLS, daemon: latJson(latD), hop: latJson(latH), afterFlood: { daemon: latJson(floodD), hop: latJson(floodH) },
-      ratioP50: r3(p50Ratio), targetP50: P50_TARGET, ratioP99: r3(p99Ratio), targetP99: P99_TARGET,
+      calls: CALLS,
+      daemon: latJson(latD),
+      hop: latJson(latH),
+      afterFlood: { daemon: latJson(floodD), hop: latJson(floodH) },
+      ratioP50: r3(p50Ratio),
+      targetP50: P50_TARGET,
+      ratioP99: r3(p99Ratio),
+      targetP99: P99_TARGET,
       bytesPerCall: { daemon: allocation.daemon === null ? null : Math.round(allocation.daemon), hop: allocation.hop === null ? null : Math.round(allocation.hop), targetKiB: ALLOC_TARGET_KIB },
     },
     memory: {
-      daemonRssBytes: memory.daemon.rss, baselineRssBytes: memory.baseline.rss,
-      daemonPeakBytes: memory.daemon.peak, baselinePeakBytes: memory.baseline.peak, peakRatio: r3(peakRatio), peakTarget: PEAK_TARGET,
-      daemonIdleRssBytes: idleMemory.daemon.rss, baselineIdleRssBytes: idleMemory.baseline.rss,
+      daemonRssBytes: memory.daemon.rss,
+      baselineRssBytes: memory.baseline.rss,
+      daemonPeakBytes: memory.daemon.peak,
+      baselinePeakBytes: memory.baseline.peak,
+      peakRatio: r3(peakRatio),
+      peakTarget: PEAK_TARGET,
+      daemonIdleRssBytes: idleMemory.daemon.rss,
+      baselineIdleRssBytes: idleMemory.baseline.rss,
     },
     loadAvg: { start: round(load, 2), end: round(os.loadavg()[0]!, 2) },
   };
@@ -395,7 +425,7 @@ main().then(
     process.exit(0);
   },
   async (err: unknown) => {
-    process.stderr.write(`bench failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     await delay(300); // a dying child's exit may be reported just after the error it caused
     for (const why of unexpectedExits) process.stderr.write(`${why}\n`);
     killAll();

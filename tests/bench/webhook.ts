@@ -37,16 +37,26 @@ function recordedEvents(n: number, streamId: string): Record<string, unknown>[] 
     const seq = i + 1;
     const chat = i % 4 === 3;
     return {
-      type: chat ? 'chat' : 'advancement', category: chat ? 'chat' : 'game', event: true, millis: 1_700_000_000_000 + i,
+      type: chat ? 'chat' : 'advancement',
+      category: chat ? 'chat' : 'game',
+      event: true,
+      millis: 1_700_000_000_000 + i,
       ...(chat ? { sender: 'Steve', text: `message ${i} from the bench, long enough to look like chat` } : { player: 'Alex', advancement: `minecraft:story/step_${i}` }),
-      seq, streamId, eventId: `${streamId}:${seq}`, receivedAt: 1_700_000_000_000 + i,
+      seq,
+      streamId,
+      eventId: `${streamId}:${seq}`,
+      receivedAt: 1_700_000_000_000 + i,
     };
   });
 }
 
 class Receiver {
   private waiting: ((line: string) => void) | undefined;
-  private constructor(readonly child: ChildProcess, readonly port: number, lines: AsyncIterableIterator<string>) {
+  private constructor(
+    readonly child: ChildProcess,
+    readonly port: number,
+    lines: AsyncIterableIterator<string>,
+  ) {
     void (async () => {
       for await (const line of lines) this.waiting?.(line);
     })();
@@ -99,13 +109,26 @@ async function baselineRound(receiver: Receiver, events: Record<string, unknown>
     const ts = Math.floor(Date.now() / 1000);
     const signature = 'sha256=' + createHmac('sha256', SECRET).update(`${ts}.`).update(body).digest('hex');
     await new Promise<void>((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port: receiver.port, path: '/hook', method: 'POST', agent, headers: {
-        'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'X-MC-Agent-Signature': signature,
-        'X-MC-Agent-Timestamp': String(ts), 'X-MC-Agent-Event-Id': String(event.eventId),
-      } }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-      });
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port: receiver.port,
+          path: '/hook',
+          method: 'POST',
+          agent,
+          headers: {
+            'Content-Type': 'application/json',
+            'Content-Length': Buffer.byteLength(body),
+            'X-MC-Agent-Signature': signature,
+            'X-MC-Agent-Timestamp': String(ts),
+            'X-MC-Agent-Event-Id': String(event.eventId),
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', resolve);
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -152,21 +175,33 @@ export async function webhookBench(options: { events: number; rounds: number; re
 /** Part 4 of `npm run bench`: runs the rounds, prints the table, returns the JSON summary's part. */
 export async function webhookPart(events: number, rounds: number): Promise<Record<string, unknown>> {
   console.log('');
-  console.log(`webhook: a burst of ${fmtInt(events)} events to a loopback receiver (a child process that checks order and signatures), ` +
-    `forwarder vs a minimal signed-POST loop, ${rounds} rounds after a warm-up, alternating; median round counts`);
+  console.log(
+    `webhook: a burst of ${fmtInt(events)} events to a loopback receiver (a child process that checks order and signatures), ` +
+      `forwarder vs a minimal signed-POST loop, ${rounds} rounds after a warm-up, alternating; median round counts`,
+  );
   const r = await webhookBench({ events, rounds, report: (line) => process.stderr.write(`${line}\n`) });
   const f = median(r.forwarderMs);
   const b = median(r.baselineMs);
   const ratio = f / b;
   const verdict = r.problems.length > 0 ? `FAIL (${r.problems.join('; ')})` : ratio <= WEBHOOK_TARGET ? 'PASS' : 'MISS';
-  printTable(['metric', 'forwarder', 'baseline', 'ratio', 'target', 'verdict'], [
-    ['burst delivered, ms (median)', fmtNum(f, 0), fmtNum(b, 0), fmtNum(ratio, 2), `<= ${WEBHOOK_TARGET}`, verdict],
-    ['events/s', fmtInt(events / (f / 1000)), fmtInt(events / (b / 1000)), fmtNum(b / f, 2), '', ''],
-    ['sender CPU ms per burst', fmtInt(median(r.forwarderCpuMs)), fmtInt(median(r.baselineCpuMs)), fmtNum(median(r.forwarderCpuMs) / median(r.baselineCpuMs), 2), 'info', ''],
-  ]);
+  printTable(
+    ['metric', 'forwarder', 'baseline', 'ratio', 'target', 'verdict'],
+    [
+      ['burst delivered, ms (median)', fmtNum(f, 0), fmtNum(b, 0), fmtNum(ratio, 2), `<= ${WEBHOOK_TARGET}`, verdict],
+      ['events/s', fmtInt(events / (f / 1000)), fmtInt(events / (b / 1000)), fmtNum(b / f, 2), '', ''],
+      ['sender CPU ms per burst', fmtInt(median(r.forwarderCpuMs)), fmtInt(median(r.baselineCpuMs)), fmtNum(median(r.forwarderCpuMs) / median(r.baselineCpuMs), 2), 'info', ''],
+    ],
+  );
   return {
-    events, rounds, forwarderMs: r.forwarderMs.map((ms) => round(ms, 0)), baselineMs: r.baselineMs.map((ms) => round(ms, 0)),
-    forwarderCpuMs: r.forwarderCpuMs.map((ms) => round(ms, 0)), baselineCpuMs: r.baselineCpuMs.map((ms) => round(ms, 0)),
-    ratio: round(ratio, 3), target: WEBHOOK_TARGET, pass: r.problems.length === 0 && ratio <= WEBHOOK_TARGET, problems: r.problems,
+    events,
+    rounds,
+    forwarderMs: r.forwarderMs.map((ms) => round(ms, 0)),
+    baselineMs: r.baselineMs.map((ms) => round(ms, 0)),
+    forwarderCpuMs: r.forwarderCpuMs.map((ms) => round(ms, 0)),
+    baselineCpuMs: r.baselineCpuMs.map((ms) => round(ms, 0)),
+    ratio: round(ratio, 3),
+    target: WEBHOOK_TARGET,
+    pass: r.problems.length === 0 && ratio <= WEBHOOK_TARGET,
+    problems: r.problems,
   };
 }

@@ -40,7 +40,7 @@ describe('predecessor command lines', { timeout: 60_000 }, () => {
     expect(client.stderr).toMatch(/\[timeout\]/);
   });
 
-  it('mc-bridge call snapshot answers with the predecessor\'s id and type beside name', async () => {
+  it("mc-bridge call snapshot answers with the predecessor's id and type beside name", async () => {
     const run = await runCli(['call', 'snapshot', '{"name": "compat"}', ...api]);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ type: 'snapshot_ack', id: 'compat', name: 'compat' });

@@ -33,11 +33,30 @@ afterAll(async () => {
 const env = (url: string, extra: Record<string, string> = {}) => ({ MC_AGENT_WEBHOOK_URL: url, MC_AGENT_WEBHOOK_SECRET: SECRET, ...extra });
 
 describe('mc-bridge forward command lines', { timeout: 60_000 }, () => {
-  it('--events chat,game,mark,error and the retry flags map to the receiver, in the predecessor\'s units; a flag wins over its variable', async () => {
-    const run = await runCli([
-      'forward', '--events', 'chat,game,mark,error', '--queue', '64', '--max-attempts', '3', '--backoff', '0.5', '--max-backoff', '4',
-      '--delivery-timeout', '2.5', '--reconnect-delay', '1.0', '--status', '--api-port', String(daemon.port),
-    ], { env: env('http://127.0.0.1:9/hook', { MC_AGENT_WEBHOOK_QUEUE: '9', MC_AGENT_WEBHOOK_EVENTS: 'chat' }) });
+  it("--events chat,game,mark,error and the retry flags map to the receiver, in the predecessor's units; a flag wins over its variable", async () => {
+    const run = await runCli(
+      [
+        'forward',
+        '--events',
+        'chat,game,mark,error',
+        '--queue',
+        '64',
+        '--max-attempts',
+        '3',
+        '--backoff',
+        '0.5',
+        '--max-backoff',
+        '4',
+        '--delivery-timeout',
+        '2.5',
+        '--reconnect-delay',
+        '1.0',
+        '--status',
+        '--api-port',
+        String(daemon.port),
+      ],
+      { env: env('http://127.0.0.1:9/hook', { MC_AGENT_WEBHOOK_QUEUE: '9', MC_AGENT_WEBHOOK_EVENTS: 'chat' }) },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({
       connected: true,

@@ -25,7 +25,13 @@ afterAll(async () => {
   await processes.stopAll();
 });
 
-const failure = (p: Promise<unknown>) => p.then(() => { throw new Error('expected the call to fail'); }, (err: Error) => err.message);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (err: Error) => err.message,
+  );
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 
 describe('a predecessor script against the daemon process', { timeout: 60_000 }, () => {

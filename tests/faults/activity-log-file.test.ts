@@ -28,7 +28,7 @@ function onlyOwn(socket: ApiSocket, ids: Set<unknown>, events: boolean): void {
 }
 
 describe('the activity-log file', { timeout: 90_000 }, () => {
-  it('removed while the daemon runs (at the edge of rotation): opened again; no socket dies or gets another client\'s lines', async () => {
+  it("removed while the daemon runs (at the edge of rotation): opened again; no socket dies or gets another client's lines", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbridge-activity-'));
     dirs.push(dir);
     const file = path.join(dir, 'activity.jsonl');
@@ -67,7 +67,11 @@ describe('the activity-log file', { timeout: 90_000 }, () => {
     expect(daemon.alive()).toBe(true);
 
     // The file was opened again and holds the calls made after it was removed.
-    const records = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Frame);
+    const records = fs
+      .readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Frame);
     expect(records.filter((r) => r.event === 'call' && r.tool === 'mark')).toHaveLength(36);
     expect(daemon.out.stderr).toContain('opened it again');
     const status = await subscriber.request({ id: 'st', method: 'status' });

@@ -66,22 +66,32 @@ describe('API input a client controls', { timeout: 120_000 }, () => {
 
   it('a tool that throws a plain object is answered with its message or its JSON (bounded), never [object Object]', async () => {
     stack = await startStack();
-    const thrower = (name: string, value: () => unknown) => defineTool({ name, description: 'Throws something that is no Error.', input: z.object({}), run: async () => {
-      throw value();
-    } });
-    stack.daemon.host.use(definePlugin({
-      name: 'odd-throws', version: '1.0.0', apiVersion: HOST_API_VERSION,
-      tools: [
-        thrower('throws_message', () => ({ message: 'the lever is stuck', code: 7 })),
-        thrower('throws_object', () => ({ lever: 'stuck', tries: 3 })),
-        thrower('throws_big', () => ({ pad: 'x'.repeat(10_000) })),
-        thrower('throws_cycle', () => {
-          const o: Record<string, unknown> = {};
-          o.self = o;
-          return o;
-        }),
-      ],
-    }));
+    const thrower = (name: string, value: () => unknown) =>
+      defineTool({
+        name,
+        description: 'Throws something that is no Error.',
+        input: z.object({}),
+        run: async () => {
+          throw value();
+        },
+      });
+    stack.daemon.host.use(
+      definePlugin({
+        name: 'odd-throws',
+        version: '1.0.0',
+        apiVersion: HOST_API_VERSION,
+        tools: [
+          thrower('throws_message', () => ({ message: 'the lever is stuck', code: 7 })),
+          thrower('throws_object', () => ({ lever: 'stuck', tries: 3 })),
+          thrower('throws_big', () => ({ pad: 'x'.repeat(10_000) })),
+          thrower('throws_cycle', () => {
+            const o: Record<string, unknown> = {};
+            o.self = o;
+            return o;
+          }),
+        ],
+      }),
+    );
     const socket = await ApiSocket.open(stack.daemon.apiAddress.port);
     const errorOf = async (method: string) => (await socket.request({ id: method, method })).error as string;
     expect(await errorOf('throws_message')).toBe('internal error: the lever is stuck');
@@ -95,30 +105,36 @@ describe('API input a client controls', { timeout: 120_000 }, () => {
 
   it('every request gets exactly one response, with `result` (null when a tool returned nothing) or `error` and `code`', async () => {
     stack = await startStack();
-    stack.daemon.host.use(definePlugin({
-      name: 'odd-results',
-      version: '1.0.0',
-      apiVersion: HOST_API_VERSION,
-      tools: [
-        defineTool({ name: 'returns_nothing', description: 'Returns undefined.', input: z.object({}), run: async () => undefined }),
-        defineTool({ name: 'returns_function', description: 'Returns a function.', input: z.object({}), run: async () => () => 1 }),
-        defineTool({ name: 'returns_bigint', description: 'Returns what JSON cannot hold.', input: z.object({}), run: async () => ({ n: 10n }) }),
-        defineTool({
-          name: 'fails_with_odd_details', description: 'Throws an error whose details JSON cannot hold.', input: z.object({}),
-          run: async () => {
-            throw new McbridgeError('mod_error', 'the mod said no', { count: 10n });
-          },
-        }),
-        defineTool({
-          name: 'returns_cycle', description: 'Returns a cycle.', input: z.object({}),
-          run: async () => {
-            const o: Record<string, unknown> = {};
-            o.self = o;
-            return o;
-          },
-        }),
-      ],
-    }));
+    stack.daemon.host.use(
+      definePlugin({
+        name: 'odd-results',
+        version: '1.0.0',
+        apiVersion: HOST_API_VERSION,
+        tools: [
+          defineTool({ name: 'returns_nothing', description: 'Returns undefined.', input: z.object({}), run: async () => undefined }),
+          defineTool({ name: 'returns_function', description: 'Returns a function.', input: z.object({}), run: async () => () => 1 }),
+          defineTool({ name: 'returns_bigint', description: 'Returns what JSON cannot hold.', input: z.object({}), run: async () => ({ n: 10n }) }),
+          defineTool({
+            name: 'fails_with_odd_details',
+            description: 'Throws an error whose details JSON cannot hold.',
+            input: z.object({}),
+            run: async () => {
+              throw new McbridgeError('mod_error', 'the mod said no', { count: 10n });
+            },
+          }),
+          defineTool({
+            name: 'returns_cycle',
+            description: 'Returns a cycle.',
+            input: z.object({}),
+            run: async () => {
+              const o: Record<string, unknown> = {};
+              o.self = o;
+              return o;
+            },
+          }),
+        ],
+      }),
+    );
     const socket = await ApiSocket.open(stack.daemon.apiAddress.port);
     const methods = ['returns_nothing', 'returns_function', 'returns_bigint', 'returns_cycle', 'fails_with_odd_details', 'ping', 'stateless_nonsense'];
     for (const [id, method] of methods.entries()) socket.send({ id, method });
@@ -148,14 +164,16 @@ describe('API input a client controls', { timeout: 120_000 }, () => {
     const seed = Number(process.env.FUZZ_SEED ?? 4242);
     const rng = new Prng(seed);
     const perConnection = 2_500;
-    const runs = await Promise.all([0, 1, 2, 3].map(async (n) => {
-      const cases: FuzzCase[] = fuzzCases(rng, perConnection, `c${n}`);
-      if (n === 0) cases.splice(100, 0, oversizeCase(), oversizeCase());
-      const socket = await ApiSocket.open(daemon.port);
-      for (const chunk of randomChunks(rng, cases)) socket.write(chunk);
-      socket.send({ id: 'final', method: 'state' });
-      return { socket, cases };
-    }));
+    const runs = await Promise.all(
+      [0, 1, 2, 3].map(async (n) => {
+        const cases: FuzzCase[] = fuzzCases(rng, perConnection, `c${n}`);
+        if (n === 0) cases.splice(100, 0, oversizeCase(), oversizeCase());
+        const socket = await ApiSocket.open(daemon.port);
+        for (const chunk of randomChunks(rng, cases)) socket.write(chunk);
+        socket.send({ id: 'final', method: 'state' });
+        return { socket, cases };
+      }),
+    );
 
     let requests = 0;
     for (const { socket, cases } of runs) {

@@ -75,12 +75,16 @@ describe('fork under faults', () => {
   it('a cancel during the copy: cancelled, the partial copy removed, no manifest, unfrozen', async () => {
     const stack = await live(24e6);
     const abort = new AbortController();
-    const call = stack.call('fork', { name: 'f6' }, {
-      signal: abort.signal,
-      onProgress: (frame: { progress: number }) => {
-        if (frame.progress > 0) abort.abort();
+    const call = stack.call(
+      'fork',
+      { name: 'f6' },
+      {
+        signal: abort.signal,
+        onProgress: (frame: { progress: number }) => {
+          if (frame.progress > 0) abort.abort();
+        },
       },
-    });
+    );
     const err = await failure(call);
     expect(err.code).toBe('cancelled');
     const snapshotDir = path.join(stack.sim.modDir, 'snapshots', 'f6');

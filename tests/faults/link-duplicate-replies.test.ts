@@ -19,7 +19,10 @@ async function linkTo(options: ScriptedModOptions) {
   const mod = await ScriptedMod.start(options);
   const link = new ModLink({ vantage: 'server', modPort: mod.port, verbs: builtinVerbs(), log: silentLogger(), onEvent: () => {} });
   link.start();
-  cleanups.push(() => mod.stop(), () => link.stop());
+  cleanups.push(
+    () => mod.stop(),
+    () => link.stop(),
+  );
   await waitUntil(() => link.connected, 5_000, 'the link to be ready');
   return { mod, link };
 }
@@ -41,7 +44,11 @@ function answersTwice(how: 'together' | 'late', delayMs: (line: string) => numbe
     respond: (line, conn) => {
       if (!line.startsWith('CMD ')) return undefined;
       const reply = ack(line);
-      if (how === 'together') return [{ line: reply, delayMs: delayMs(line) }, { line: reply, delayMs: delayMs(line) }];
+      if (how === 'together')
+        return [
+          { line: reply, delayMs: delayMs(line) },
+          { line: reply, delayMs: delayMs(line) },
+        ];
       const copy = previous.get(conn);
       previous.set(conn, reply);
       return copy ? [{ line: copy }, { line: reply }] : [{ line: reply }];
@@ -76,7 +83,7 @@ describe('a mod that answers twice', () => {
 });
 
 describe('a mod that answers twice, with slow verbs', () => {
-  it('the first copy is kept back until the next request\'s own reply shows it is one', async () => {
+  it("the first copy is kept back until the next request's own reply shows it is one", async () => {
     const { link } = await linkTo(answersTwice('together', () => 200));
     for (const command of commands.slice(0, 4)) {
       await expect(link.request(command)).resolves.toMatchObject({ detail: command.slice(4) });

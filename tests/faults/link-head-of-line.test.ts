@@ -30,7 +30,10 @@ async function slowStateMod() {
   });
   const link = new ModLink({ vantage: 'server', modPort: mod.port, verbs: builtinVerbs(), log: silentLogger(), onEvent: () => {} });
   link.start();
-  cleanups.push(() => mod.stop(), () => link.stop());
+  cleanups.push(
+    () => mod.stop(),
+    () => link.stop(),
+  );
   await waitUntil(() => link.connected, 5_000, 'the link to be ready');
   const statesSent = () => mod.received.filter((l) => l === 'STATE').length;
   return { mod, link, gate, statesSent };

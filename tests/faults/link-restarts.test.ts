@@ -44,8 +44,13 @@ describe('the mod restarted a hundred times under load', () => {
     cleanups.push(() => sim.stop());
     let events = 0;
     const link = new ModLink({
-      vantage: 'server', modPort: sim.port, verbs: builtinVerbs(), reconnectMinMs: 2, reconnectMaxMs: 10,
-      log: silentLogger(), onEvent: () => (events += 1),
+      vantage: 'server',
+      modPort: sim.port,
+      verbs: builtinVerbs(),
+      reconnectMinMs: 2,
+      reconnectMaxMs: 10,
+      log: silentLogger(),
+      onEvent: () => (events += 1),
     });
     link.start();
     cleanups.push(() => link.stop());

@@ -16,16 +16,25 @@ const tool = (name: string) => defineTool({ name, description: `The ${name} tool
 describe('plugin setup that never settles', () => {
   it.each([
     ['setup', definePlugin({ name: 'stuck-setup', version: '1.0.0', apiVersion: 1, tools: [tool('stuck_tool')], setup: () => new Promise(() => {}) })],
-    ['service', definePlugin({
-      name: 'stuck-service', version: '1.0.0', apiVersion: 1, tools: [tool('stuck_tool')],
-      services: [{ name: 'forever', start: () => new Promise(() => {}) }],
-    })],
+    [
+      'service',
+      definePlugin({
+        name: 'stuck-service',
+        version: '1.0.0',
+        apiVersion: 1,
+        tools: [tool('stuck_tool')],
+        services: [{ name: 'forever', start: () => new Promise(() => {}) }],
+      }),
+    ],
   ])('a stuck %s is cut off, reported by name, and the link still starts', async (_what, stuck) => {
     const sim: SimulatedMod = await startSim({ port: 0 });
     cleanups.push(() => sim.stop());
     let stopSignal: AbortSignal | undefined;
     const healthy = definePlugin({
-      name: 'healthy', version: '1.0.0', apiVersion: 1, tools: [tool('healthy_tool')],
+      name: 'healthy',
+      version: '1.0.0',
+      apiVersion: 1,
+      tools: [tool('healthy_tool')],
       setup: (ctx) => {
         stopSignal = ctx.signal;
       },
@@ -42,10 +51,12 @@ describe('plugin setup that never settles', () => {
     await waitUntil(() => host.link.connected, 5_000, 'the link to connect');
   });
 
-  it('fires the stuck plugin\'s stop signal, so it can let go', async () => {
+  it("fires the stuck plugin's stop signal, so it can let go", async () => {
     let signal: AbortSignal | undefined;
     const stuck = definePlugin({
-      name: 'stuck', version: '1.0.0', apiVersion: 1,
+      name: 'stuck',
+      version: '1.0.0',
+      apiVersion: 1,
       setup: (ctx) => {
         signal = ctx.signal;
         return new Promise(() => {});
@@ -63,8 +74,20 @@ describe('a tool that ignores its cancel', () => {
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
     const deaf = definePlugin({
-      name: 'deaf', version: '1.0.0', apiVersion: 1,
-      tools: [defineTool({ name: 'deaf_tool', description: 'Never stops.', input: z.object({}), run: () => { started(); return new Promise(() => {}); } })],
+      name: 'deaf',
+      version: '1.0.0',
+      apiVersion: 1,
+      tools: [
+        defineTool({
+          name: 'deaf_tool',
+          description: 'Never stops.',
+          input: z.object({}),
+          run: () => {
+            started();
+            return new Promise(() => {});
+          },
+        }),
+      ],
     });
     const host = new Host({ link: { modPort: 1 }, cancelGraceMs: 100, plugins: [{ plugin: deaf }] });
     cleanups.push(() => host.stop());

@@ -41,9 +41,12 @@ describe('reading a recording in a daemon process', { timeout: 120_000 }, () => 
     socket.close();
   });
 
-  it('while verify reads a big recording, another client\'s ping and state are answered before it', async () => {
+  it("while verify reads a big recording, another client's ping and state are answered before it", async () => {
     const count = 150_000;
-    const dir = writeRecording(tmp(), Array.from({ length: count }, (_, i) => cart(uuid(i), [i % 100, 64, Math.floor(i / 100)])));
+    const dir = writeRecording(
+      tmp(),
+      Array.from({ length: count }, (_, i) => cart(uuid(i), [i % 100, 64, Math.floor(i / 100)])),
+    );
     const daemon = await startDaemonProcess(processes, ['--sim']);
     const verifier = await ApiSocket.open(daemon.port);
     const bystander = await ApiSocket.open(daemon.port);

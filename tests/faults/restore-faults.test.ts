@@ -109,10 +109,16 @@ describe('restore under faults', () => {
     await stack.call('command', { command: 'tick freeze' });
     stack.sim.fault('summon', { delayMs: 1_000 }, { times: 2 }); // the cancel arrives before the second summon ends
     const abort = new AbortController();
-    const err = await failure(stack.call('restore', { dir, ...apply, ...proof }, {
-      signal: abort.signal,
-      onProgress: () => abort.abort(),
-    }));
+    const err = await failure(
+      stack.call(
+        'restore',
+        { dir, ...apply, ...proof },
+        {
+          signal: abort.signal,
+          onProgress: () => abort.abort(),
+        },
+      ),
+    );
     expect(err.code).toBe('cancelled');
     expect(err.message).toMatch(/restore cancelled (after 1 of 2 summons|during summon 2 of 2 \(1 issued\)); the clean-up releases the forceload/);
     expect(stack.sim.world.frozen).toBe(true);

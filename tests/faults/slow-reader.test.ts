@@ -84,21 +84,25 @@ describe('a client that does not read its answers', { timeout: 120_000 }, () => 
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let waiting = 0;
-    stack.daemon.host.use(definePlugin({
-      name: 'gated',
-      version: '1.0.0',
-      apiVersion: HOST_API_VERSION,
-      tools: [defineTool({
-        name: 'gated_blob',
-        description: 'Half a MiB, once the test opens the gate.',
-        input: z.object({}),
-        run: async () => {
-          waiting += 1;
-          await gate;
-          return 'x'.repeat(512 * 1024);
-        },
-      })],
-    }));
+    stack.daemon.host.use(
+      definePlugin({
+        name: 'gated',
+        version: '1.0.0',
+        apiVersion: HOST_API_VERSION,
+        tools: [
+          defineTool({
+            name: 'gated_blob',
+            description: 'Half a MiB, once the test opens the gate.',
+            input: z.object({}),
+            run: async () => {
+              waiting += 1;
+              await gate;
+              return 'x'.repeat(512 * 1024);
+            },
+          }),
+        ],
+      }),
+    );
     const flood = await nonReader(stack.daemon.apiAddress.port);
     flood.write(Array.from({ length: 40 }, (_, id) => JSON.stringify({ id, method: 'gated_blob' }) + '\n').join(''));
     await waitUntil(() => waiting === 40, 10_000, 'the 40 requests in flight');

@@ -27,7 +27,15 @@ describe('activity log', { timeout: 60_000 }, () => {
     dirs.push(dir);
     const file = path.join(dir, 'activity.jsonl');
     const logged: string[] = [];
-    const log = pino({ level: 'debug' }, new Writable({ write(chunk, _e, done) { logged.push(String(chunk)); done(); } }));
+    const log = pino(
+      { level: 'debug' },
+      new Writable({
+        write(chunk, _e, done) {
+          logged.push(String(chunk));
+          done();
+        },
+      }),
+    );
     const stack: Stack = await startStack({ daemon: { log, api: { token: TOKEN, activityLog: { file } } } });
     defer(() => stack.close());
     const port = String(stack.daemon.apiAddress.port);
@@ -45,10 +53,17 @@ describe('activity log', { timeout: 60_000 }, () => {
     await c.client.callTool({ name: 'mc_entities', arguments: { radius: 4 } });
     await c.client.callTool({ name: 'mc_command', arguments: { command: '' } });
 
-    const records = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ActivityRecord);
+    const records = fs
+      .readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as ActivityRecord);
     const calls = records.filter((r) => r.event === 'call');
     expect(calls.map((r) => [r.tool, r.caller.frontend, r.outcome])).toEqual([
-      ['mark', 'api', 'ok'], ['state', 'cli', 'ok'], ['entities', 'mcp', 'ok'], ['command', 'mcp', 'invalid_params'],
+      ['mark', 'api', 'ok'],
+      ['state', 'cli', 'ok'],
+      ['entities', 'mcp', 'ok'],
+      ['command', 'mcp', 'invalid_params'],
     ]);
     expect(calls[2].caller.session).toEqual(expect.any(String));
     expect(records.filter((r) => r.event === 'start').map((r) => r.tool)).toEqual(['mark', 'command']);

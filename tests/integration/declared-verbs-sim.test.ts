@@ -44,7 +44,9 @@ const lookup = builtinVerbs();
 
 /** The sample lines a vantage can answer: those whose verb's CAPS it advertises. */
 function linesFor(caps: ReadonlySet<string>): string[] {
-  return Object.values(SAMPLES).flat().filter((line) => missingCaps(caps, resolveVerb(line, lookup).requires).length === 0);
+  return Object.values(SAMPLES)
+    .flat()
+    .filter((line) => missingCaps(caps, resolveVerb(line, lookup).requires).length === 0);
 }
 
 const open: Array<{ sim: SimulatedMod; client: LineClient }> = [];
@@ -57,9 +59,15 @@ afterEach(async () => {
 
 describe('the verbs the built-in plugins declare, against the simulated mod', () => {
   it('has a sample line for every declared verb, and each is sent on some vantage', () => {
-    expect(declared.filter((verb) => !(verb in SAMPLES)), 'add a sample line for these verbs to SAMPLES').toEqual([]);
+    expect(
+      declared.filter((verb) => !(verb in SAMPLES)),
+      'add a sample line for these verbs to SAMPLES',
+    ).toEqual([]);
     const sent = new Set(VANTAGES.flatMap(({ caps }) => linesFor(caps).map((line) => splitVerb(line).verb)));
-    expect(declared.filter((verb) => !sent.has(verb)), 'declared verbs that no vantage advertises the CAPS of').toEqual([]);
+    expect(
+      declared.filter((verb) => !sent.has(verb)),
+      'declared verbs that no vantage advertises the CAPS of',
+    ).toEqual([]);
   });
 
   for (const { vantage, caps } of VANTAGES) {

@@ -66,7 +66,7 @@ describe('event pushes', () => {
     expect(frames.map((f) => (f.event === 'surface' ? 'surface' : (f.data as { text: string }).text))).toStrictEqual(['one', 'two', 'surface', 'three']);
   });
 
-  it('filters one batch by each subscriber\'s categories', async () => {
+  it("filters one batch by each subscriber's categories", async () => {
     const { host, port } = await apiOnly();
     const chat = await subscribed(port, ['chat']);
     const game = await subscribed(port, ['game', 'mark']);
@@ -125,7 +125,7 @@ describe('event pushes', () => {
     const seqs = events.map((e) => (e.data as { seq: number }).seq);
     expect(seqs.length + (gap.dropped as number)).toBe(total);
     expect(seqs).toStrictEqual([...seqs].sort((a, b) => a - b));
-    expect(gap.toSeq as number - (gap.fromSeq as number) + 1).toBe(gap.dropped);
+    expect((gap.toSeq as number) - (gap.fromSeq as number) + 1).toBe(gap.dropped);
     expect(seqs.every((s) => s < (gap.fromSeq as number))).toBe(true);
     expect(seqs.length).toBeGreaterThan(0);
   });

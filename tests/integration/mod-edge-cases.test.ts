@@ -36,12 +36,7 @@ describe('mod edge cases through the daemon', () => {
 
   it('matches replies when reader-thread answers would overtake server-thread ones', async () => {
     const { client } = await stack({ sim: { replyDelayMs: { STATE: 150, CMD: 100 } } });
-    const [state, caps, ack, mark] = await Promise.all([
-      client.call('state'),
-      client.call('capabilities'),
-      client.call('command', { command: 'list' }),
-      client.call('mark', { text: 'overtake' }),
-    ]);
+    const [state, caps, ack, mark] = await Promise.all([client.call('state'), client.call('capabilities'), client.call('command', { command: 'list' }), client.call('mark', { text: 'overtake' })]);
     expect(state).toMatchObject({ type: 'state' });
     expect(caps).toMatchObject({ type: 'capabilities' });
     expect(ack).toMatchObject({ type: 'cmd_ack', detail: 'list' });

@@ -25,15 +25,21 @@ async function daemonWith(stateLine: string): Promise<{ daemon: Daemon }> {
     vantage: 'server',
     link: { modPort: mod.port, reconnectMinMs: 20, reconnectMaxMs: 200 },
     api: { port: 0 },
-    plugins: [{
-      source: 'config',
-      plugin: plugin('copies', [
-        // Returns the reply it got, but does not declare passthrough: encoded again.
-        defineTool({ name: 'state_copy', description: 'the state reply, not declared passthrough', input: z.object({}), annotations: { readOnly: true }, run: (_a, ctx) => ctx.request('STATE') }),
-        // Declares passthrough yet builds its own result: no mod text belongs to it, so it is encoded.
-        defineTool({ name: 'built', description: 'a built result', input: z.object({}), passthrough: true, run: async () => ({ type: 'built', y: 64.0 }) }),
-      ], { requires: { caps: [] } }),
-    }],
+    plugins: [
+      {
+        source: 'config',
+        plugin: plugin(
+          'copies',
+          [
+            // Returns the reply it got, but does not declare passthrough: encoded again.
+            defineTool({ name: 'state_copy', description: 'the state reply, not declared passthrough', input: z.object({}), annotations: { readOnly: true }, run: (_a, ctx) => ctx.request('STATE') }),
+            // Declares passthrough yet builds its own result: no mod text belongs to it, so it is encoded.
+            defineTool({ name: 'built', description: 'a built result', input: z.object({}), passthrough: true, run: async () => ({ type: 'built', y: 64.0 }) }),
+          ],
+          { requires: { caps: [] } },
+        ),
+      },
+    ],
   });
   cleanups.push(() => daemon.stop());
   await waitUntil(() => daemon.host.link.connected, 5_000, 'the daemon to connect to the scripted mod');
@@ -41,7 +47,7 @@ async function daemonWith(stateLine: string): Promise<{ daemon: Daemon }> {
 }
 
 describe('passthrough tools', () => {
-  it('answer state with the mod\'s own text, numbers and escapes as the mod wrote them', async () => {
+  it("answer state with the mod's own text, numbers and escapes as the mod wrote them", async () => {
     const { daemon } = await daemonWith(STATE_TEXT);
     const text = await answerText(daemon.apiAddress.port, '{"id":"s1","method":"state"}');
     expect(text).toBe(`{"type":"response","id":"s1","ok":true,"result":${STATE_TEXT}}`);
@@ -54,7 +60,7 @@ describe('passthrough tools', () => {
     expect(text).not.toContain('64.0');
   });
 
-  it('encode a passthrough tool\'s result that is not a mod reply', async () => {
+  it("encode a passthrough tool's result that is not a mod reply", async () => {
     const { daemon } = await daemonWith(STATE_TEXT);
     const text = await answerText(daemon.apiAddress.port, '{"id":3,"method":"built"}');
     expect(JSON.parse(text)).toEqual({ type: 'response', id: 3, ok: true, result: { type: 'built', y: 64 } });
@@ -77,7 +83,9 @@ describe('passthrough tools', () => {
 /** Send one request line on a fresh connection; the answer line exactly as written. */
 async function answerText(port: number, request: string): Promise<string> {
   const socket = net.connect({ host: '127.0.0.1', port });
-  cleanups.push(() => { socket.destroy(); });
+  cleanups.push(() => {
+    socket.destroy();
+  });
   socket.setEncoding('utf8');
   socket.write(request + '\n');
   let buffered = '';

@@ -19,19 +19,21 @@ describe('progress frames', () => {
       name: 'late-progress',
       version: '1.0.0',
       apiVersion: 1,
-      tools: [defineTool({
-        name: 'late_progress',
-        description: 'Reports progress once before answering and once after.',
-        input: z.object({}),
-        run: async (_args, ctx) => {
-          ctx.progress(1, 2, 'before');
-          setImmediate(() => {
-            ctx.progress(2, 2, 'after the response');
-            lateReported();
-          });
-          return { done: true };
-        },
-      })],
+      tools: [
+        defineTool({
+          name: 'late_progress',
+          description: 'Reports progress once before answering and once after.',
+          input: z.object({}),
+          run: async (_args, ctx) => {
+            ctx.progress(1, 2, 'before');
+            setImmediate(() => {
+              ctx.progress(2, 2, 'after the response');
+              lateReported();
+            });
+            return { done: true };
+          },
+        }),
+      ],
     });
     host = await startTestHost({ plugins: [plugin], builtins: false });
     const raw = await rawConnection(host.port);

@@ -57,7 +57,10 @@ describe('mcbridge watch: following events', () => {
     // A seq beyond the newest: the daemon answers streamReset, which ends the watch.
     const far = stack.daemon.host.events.lastSeq + 1_000;
     client.emit('gap', { type: 'gap', dropped: 1, fromSeq: far, toSeq: far, streamId: 'other' });
-    const err = (await following.then(() => new Error('expected the watch to fail'), (e: McbridgeError) => e)) as McbridgeError;
+    const err = (await following.then(
+      () => new Error('expected the watch to fail'),
+      (e: McbridgeError) => e,
+    )) as McbridgeError;
     expect(err.code).toBe('unavailable');
     expect(err.message).toMatch(/daemon restarted/);
     // An unhandled rejection is reported once the microtasks of this turn have run.

@@ -52,16 +52,24 @@ describe('dependencies run one way: front-ends -> daemon -> plugins -> public AP
   });
 
   it('reads static, re-exported, dynamic and type-position imports', () => {
-    const refs = importsOf('x.ts', [
-      "import a from './a.js';",
-      "import type { B } from './b.js';",
-      "import { type C, type D } from './c.js';",
-      "export * from './d.js';",
-      "const e = await import('./e.js');",
-      "let f: import('./f.js').F;",
-    ].join('\n'));
+    const refs = importsOf(
+      'x.ts',
+      [
+        "import a from './a.js';",
+        "import type { B } from './b.js';",
+        "import { type C, type D } from './c.js';",
+        "export * from './d.js';",
+        "const e = await import('./e.js');",
+        "let f: import('./f.js').F;",
+      ].join('\n'),
+    );
     expect(refs.map((r) => [r.specifier, r.typeOnly, r.line])).toEqual([
-      ['./a.js', false, 1], ['./b.js', true, 2], ['./c.js', true, 3], ['./d.js', false, 4], ['./e.js', false, 5], ['./f.js', true, 6],
+      ['./a.js', false, 1],
+      ['./b.js', true, 2],
+      ['./c.js', true, 3],
+      ['./d.js', false, 4],
+      ['./e.js', false, 5],
+      ['./f.js', true, 6],
     ]);
   });
 });

@@ -114,9 +114,8 @@ function compositionRootKnowledge(file: string, source: ts.SourceFile): Finding[
   const found: Finding[] = [];
   const imported = new Set<string>();
   for (const statement of source.statements) {
-    const from = (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)
-      ? statement.moduleSpecifier.text
-      : '';
+    const from =
+      (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier) ? statement.moduleSpecifier.text : '';
     if (!from.includes('/plugins/')) continue;
     if (ts.isExportDeclaration(statement)) {
       const names = statement.exportClause && ts.isNamedExports(statement.exportClause) ? statement.exportClause.elements.map((e) => e.name.text) : ['*'];
@@ -157,10 +156,14 @@ describe('core knows no plugin', () => {
   it('reads every sealed folder', () => {
     expect(pluginVerbs.size).toBeGreaterThan(5);
     expect(toolNames.size).toBeGreaterThan(10);
-    for (const dir of SEALED) expect(sealed.some((f) => f.startsWith(dir)), dir).toBe(true);
+    for (const dir of SEALED)
+      expect(
+        sealed.some((f) => f.startsWith(dir)),
+        dir,
+      ).toBe(true);
   });
 
-  it('names no verb of a plugin and no built-in tool in host, daemon, front-ends or kit (only the protocol\'s CAPS and PING)', () => {
+  it("names no verb of a plugin and no built-in tool in host, daemon, front-ends or kit (only the protocol's CAPS and PING)", () => {
     const problems = findings.filter((f) => !TOLERATED.has(key(f.file, f.name))).map((f) => `${f.file}: ${f.what}`);
     expect(problems, 'move these into the plugin that sends the verb or defines the tool').toEqual([]);
   });

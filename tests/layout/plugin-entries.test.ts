@@ -86,7 +86,10 @@ describe('a plugin entry exports its plugin and its declared API only', () => {
 
   it('holds for every built-in plugin', () => {
     expect(entries.length).toBeGreaterThan(10);
-    expect(extras.filter((e) => !tolerated.has(e)), 'move these into a module of the plugin, and import them from there in tests').toEqual([]);
+    expect(
+      extras.filter((e) => !tolerated.has(e)),
+      'move these into a module of the plugin, and import them from there in tests',
+    ).toEqual([]);
   });
 
   it('tolerates only exports that are still there and still extra', () => {

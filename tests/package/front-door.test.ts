@@ -15,7 +15,10 @@ describe('the README', () => {
   it('opens with the two commands: the daemon on the sim, and the tests', () => {
     const first = /^# mcbridge\n\n```sh\n([\s\S]*?)```/.exec(readme);
     expect(first, 'the README starts with a sh block right under its title').not.toBeNull();
-    const commands = first![1]!.trim().split('\n').map((line) => line.replace(/\s+#\s.*$/, ''));
+    const commands = first![1]!
+      .trim()
+      .split('\n')
+      .map((line) => line.replace(/\s+#\s.*$/, ''));
     expect(commands).toEqual(['npm ci && npm start', 'npm test']);
   });
 

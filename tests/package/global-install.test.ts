@@ -26,8 +26,7 @@ let processes: CliProcesses;
 beforeAll(() => {
   fs.mkdirSync(elsewhere);
   // --ignore-scripts: prepack would rebuild dist/ under the other test files; `npm test` built it.
-  const name = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', scratch], { cwd: REPO, encoding: 'utf8' })
-    .trim().split('\n').pop()!;
+  const name = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', scratch], { cwd: REPO, encoding: 'utf8' }).trim().split('\n').pop()!;
   tarball = path.join(scratch, name);
   // Dependencies come from npm's cache where it has them (npm ci filled it), else the registry.
   execFileSync('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'error', tarball], {
@@ -44,15 +43,30 @@ afterAll(async () => {
 });
 
 function packedFiles(): string[] {
-  return execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').map((f) => f.replace(/^package\//, ''));
+  return execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((f) => f.replace(/^package\//, ''));
 }
 
 describe('the packed package', () => {
   it('ships the CLI, the build, the docs and the examples the README links to, and no tests or bench build', () => {
     const files = packedFiles();
-    for (const file of ['bin/mcbridge.js', 'dist/core/frontends/cli/main.js', 'dist/core/index.d.ts', 'docs/plugins.md', 'docs/protocol.md',
-      'examples/webhook-receiver.mjs', 'examples/mcbridge-plugin-sky/src/index.ts', 'mcbridge.config.ts', 'README.md', 'LICENSE',
-      'CHANGELOG.md', 'CONTRIBUTING.md', 'docs/architecture.md']) {
+    for (const file of [
+      'bin/mcbridge.js',
+      'dist/core/frontends/cli/main.js',
+      'dist/core/index.d.ts',
+      'docs/plugins.md',
+      'docs/protocol.md',
+      'examples/webhook-receiver.mjs',
+      'examples/mcbridge-plugin-sky/src/index.ts',
+      'mcbridge.config.ts',
+      'README.md',
+      'LICENSE',
+      'CHANGELOG.md',
+      'CONTRIBUTING.md',
+      'docs/architecture.md',
+    ]) {
       expect(files, file).toContain(file);
     }
     expect(files.filter((f) => f.startsWith('tests/') || f.startsWith('dist/tests/') || f.includes('node_modules/'))).toEqual([]);
@@ -68,7 +82,7 @@ describe('the packed package', () => {
 });
 
 describe('`mcbridge` installed globally, run from another directory', () => {
-  it('is a command on the prefix\'s PATH that knows its version', async () => {
+  it("is a command on the prefix's PATH that knows its version", async () => {
     expect(fs.realpathSync(bin)).toBe(path.join(prefix, 'lib/node_modules/mcbridge/bin/mcbridge.js'));
     const run = await runCli(['--version'], { bin, cwd: elsewhere });
     expect(run).toMatchObject({ code: 0, stdout: `${manifest.version}\n` });
@@ -77,13 +91,16 @@ describe('`mcbridge` installed globally, run from another directory', () => {
   it('loads a config that imports mcbridge, mcbridge/kit and zod, with nothing installed beside it', async () => {
     const server = path.join(scratch, 'server');
     fs.mkdirSync(server);
-    fs.writeFileSync(path.join(server, 'mcbridge.config.ts'), [
-      "import { z } from 'zod';",
-      "import { defineComposite, defineConfig } from 'mcbridge';",
-      "import { lineText } from 'mcbridge/kit';",
-      "export default defineConfig({ composites: [defineComposite({ name: 'say_back', description: 'Says it back.', input: z.object({ text: lineText('text', '\"hi\"') }), run: async ({ args }) => args.text })] });",
-      '',
-    ].join('\n'));
+    fs.writeFileSync(
+      path.join(server, 'mcbridge.config.ts'),
+      [
+        "import { z } from 'zod';",
+        "import { defineComposite, defineConfig } from 'mcbridge';",
+        "import { lineText } from 'mcbridge/kit';",
+        "export default defineConfig({ composites: [defineComposite({ name: 'say_back', description: 'Says it back.', input: z.object({ text: lineText('text', '\"hi\"') }), run: async ({ args }) => args.text })] });",
+        '',
+      ].join('\n'),
+    );
     const run = await runCli(['config'], { bin, cwd: server });
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout)).toMatchObject({ composites: [{ name: 'say_back' }] });

@@ -10,9 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { REPO } from '../support/config-project.js';
 
 /** What `npm pack` would put in the tarball (no scripts run). */
-const packed: string[] = (JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO, encoding: 'utf8' })) as Array<{
-  files: Array<{ path: string }>;
-}>)[0]!.files.map((f) => f.path);
+const packed: string[] = (
+  JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO, encoding: 'utf8' })) as Array<{
+    files: Array<{ path: string }>;
+  }>
+)[0]!.files.map((f) => f.path);
 
 function shipped(file: string): boolean {
   return packed.includes(file) || packed.some((f) => f.startsWith(`${file}/`));
@@ -20,7 +22,11 @@ function shipped(file: string): boolean {
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
 function slug(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
 }
 
 function anchors(file: string): Set<string> {
@@ -48,7 +54,10 @@ describe('links in the shipped markdown', () => {
   });
 
   it('covers every page in docs/, and the changelog and the contributor guide the README links to', () => {
-    const pages = fs.readdirSync(path.join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+    const pages = fs
+      .readdirSync(path.join(REPO, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`);
     expect(markdown).toEqual(expect.arrayContaining([...pages, 'CHANGELOG.md', 'CONTRIBUTING.md']));
   });
 

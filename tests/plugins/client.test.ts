@@ -8,7 +8,13 @@ import { expectInvalidParams, failure, sentSince, useStacks } from '../support/p
 const stacks = useStacks();
 const CLIENT_TOOLS = ['chat', 'screen', 'connect', 'world', 'lan', 'record_start', 'record_stop'];
 const TOOL_CAPS: Record<string, string> = {
-  chat: 'chat', screen: 'screen', connect: 'connect', world: 'world', lan: 'lan', record_start: 'record', record_stop: 'record',
+  chat: 'chat',
+  screen: 'screen',
+  connect: 'connect',
+  world: 'world',
+  lan: 'lan',
+  record_start: 'record',
+  record_stop: 'record',
 };
 
 describe('client-vantage tools against the client sim', () => {
@@ -115,7 +121,13 @@ describe('client-vantage tools elsewhere', () => {
     const manifest = (await stack.client.call('tools')) as Manifest;
     const before = stack.sim.received.length;
     const args: Record<string, Record<string, unknown>> = {
-      chat: { message: 'hi' }, connect: { address: 'localhost' }, world: { level: 'w' }, lan: {}, screen: {}, record_start: {}, record_stop: {},
+      chat: { message: 'hi' },
+      connect: { address: 'localhost' },
+      world: { level: 'w' },
+      lan: {},
+      screen: {},
+      record_start: {},
+      record_stop: {},
     };
     for (const name of CLIENT_TOOLS) {
       const tool = manifest.tools.find((t) => t.name === name)!;

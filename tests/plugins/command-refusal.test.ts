@@ -9,10 +9,9 @@ import { useStacks } from '../support/plugins.js';
 const stacks = useStacks();
 
 describe('commandRefusal', () => {
-  it('finds brigadier\'s refusals with their context line, and nothing in a command that ran', () => {
-    expect(commandRefusal(['Unknown or incomplete command, see below for error', 'frobnicate<--[HERE]']))
-      .toBe('Unknown or incomplete command, see below for error\nfrobnicate<--[HERE]');
-    expect(commandRefusal(["Unknown game mode: flying", '...de flying<--[HERE]'])).toBe('Unknown game mode: flying\n...de flying<--[HERE]');
+  it("finds brigadier's refusals with their context line, and nothing in a command that ran", () => {
+    expect(commandRefusal(['Unknown or incomplete command, see below for error', 'frobnicate<--[HERE]'])).toBe('Unknown or incomplete command, see below for error\nfrobnicate<--[HERE]');
+    expect(commandRefusal(['Unknown game mode: flying', '...de flying<--[HERE]'])).toBe('Unknown game mode: flying\n...de flying<--[HERE]');
     expect(commandRefusal(['Incorrect argument for command'])).toBe('Incorrect argument for command');
     expect(commandRefusal(['The time is 1000'])).toBeNull();
     expect(commandRefusal(['No entity was found'])).toBeNull();
@@ -21,7 +20,7 @@ describe('commandRefusal', () => {
 });
 
 describe('command and command_output on the sim', () => {
-  it('an unknown command and a syntax error say refused, with the game\'s words', async () => {
+  it("an unknown command and a syntax error say refused, with the game's words", async () => {
     const stack = await stacks.start();
     const unknown = (await stack.client.call('command', { command: 'frobnicate now' })) as Record<string, any>;
     expect(unknown).toMatchObject({ type: 'cmd_ack', refused: true, refusal: expect.stringMatching(/^Unknown or incomplete command/) });

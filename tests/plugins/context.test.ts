@@ -16,7 +16,7 @@ async function chat(stack: Stack, player: string, text: string, variant?: 'recei
 }
 
 describe('context on the server vantage', () => {
-  it('returns the receipt-time bundle for a chat event\'s contextId (sent as CONTEXT <id>)', async () => {
+  it("returns the receipt-time bundle for a chat event's contextId (sent as CONTEXT <id>)", async () => {
     const stack = await stacks.start();
     const event = await chat(stack, 'Steve', 'hello');
     expect(event.contextId).toMatch(/^ctx-/);
@@ -26,7 +26,12 @@ describe('context on the server vantage', () => {
     expect(sentSince(stack, before)).toEqual([`CONTEXT ${event.contextId}`]);
     expect(result).toMatchObject({ type: 'context_bundle', id: event.contextId, found: true, status: 'ok', ttlMillis: 300_000, cacheLimit: 256 });
     expect(result.context).toMatchObject({
-      schema: 'player-context/1', context_id: event.contextId, timing: 'receipt', uuid: STEVE_UUID, name: 'Steve', tick: expect.any(Number),
+      schema: 'player-context/1',
+      context_id: event.contextId,
+      timing: 'receipt',
+      uuid: STEVE_UUID,
+      name: 'Steve',
+      tick: expect.any(Number),
       view: { type: 'block', block: 'minecraft:stone', pos: [0, 63, -2] },
     });
     expect(result.expiresAt).toBe(result.context.capturedAt + 300_000);
@@ -44,7 +49,7 @@ describe('context on the server vantage', () => {
     expect(s.context).toMatchObject({ timing: 'receipt', uuid: STEVE_UUID, name: 'Steve', x: 0.5 });
   });
 
-  it('an unknown id is found:false with status not_found, never someone else\'s bundle', async () => {
+  it("an unknown id is found:false with status not_found, never someone else's bundle", async () => {
     const stack = await stacks.start();
     await chat(stack, 'Steve', 'hello');
     const result = (await stack.client.call('context', { id: 'ctx-nope' })) as Record<string, any>;
@@ -78,8 +83,8 @@ describe('context on the server vantage', () => {
     const first = await chat(stack, 'Steve', 'message 0');
     for (let i = 1; i <= 256; i += 1) stack.sim.chat('Steve', `message ${i}`);
     const last = await chat(stack, 'Steve', 'message 257');
-    expect((await stack.client.call('context', { id: first.contextId }) as any).status).toBe('not_found');
-    expect((await stack.client.call('context', { id: last.contextId }) as any).status).toBe('ok');
+    expect(((await stack.client.call('context', { id: first.contextId })) as any).status).toBe('not_found');
+    expect(((await stack.client.call('context', { id: last.contextId })) as any).status).toBe('ok');
   });
 
   it("accepts the predecessor's parameter names context_id and contextId", async () => {
@@ -122,7 +127,9 @@ describe('normalizeContextReply', () => {
 
   it('reads flat replies of older mods and treats missing/evicted statuses as not found', () => {
     expect(normalizeContextReply({ type: 'context', id: 'ctx-42', tick: 7, sender: 'Notch' }, 'ctx-42')).toMatchObject({
-      found: true, status: 'ok', context: { id: 'ctx-42', tick: 7, sender: 'Notch' },
+      found: true,
+      status: 'ok',
+      context: { id: 'ctx-42', tick: 7, sender: 'Notch' },
     });
     expect(normalizeContextReply({ type: 'context', status: 'evicted' }, 'ctx-1')).toMatchObject({ found: false, status: 'evicted', context: null });
   });

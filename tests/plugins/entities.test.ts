@@ -12,9 +12,7 @@ describe('entities: the raw list stays the default', () => {
     const near = (await stack.client.call('entities', { radius: 32 })) as Record<string, any>;
     expect(sentSince(stack, before)).toEqual(['ENTITIES', 'ENTITIES 32.0']);
     expect(raw).toMatchObject({ type: 'entities', instance: 'server', dimension: 'minecraft:overworld' });
-    expect(raw.entities.map((e: any) => e.type)).toEqual([
-      'minecraft:pig', 'minecraft:cow', 'minecraft:zombie', 'minecraft:chicken', 'minecraft:item', 'minecraft:player',
-    ]);
+    expect(raw.entities.map((e: any) => e.type)).toEqual(['minecraft:pig', 'minecraft:cow', 'minecraft:zombie', 'minecraft:chicken', 'minecraft:item', 'minecraft:player']);
     expect(raw).not.toHaveProperty('truncated');
     expect(near.radius).toBe(32);
   });
@@ -35,7 +33,13 @@ describe('entities summary', () => {
     const stack = await stacks.start();
     const s = (await stack.client.call('entities', { summary: true })) as Record<string, any>;
     expect(s).toMatchObject({
-      type: 'entities_summary', dimension: 'minecraft:overworld', total: 6, matched: 6, truncated: false, radius: null, types: null,
+      type: 'entities_summary',
+      dimension: 'minecraft:overworld',
+      total: 6,
+      matched: 6,
+      truncated: false,
+      radius: null,
+      types: null,
       origin: { name: 'Steve', uuid: STEVE_UUID, x: 0.5, y: 64, z: 0.5 },
     });
     expect(Object.values(s.counts).reduce((a: number, b) => a + (b as number), 0)).toBe(6);

@@ -26,8 +26,7 @@ describe('events filters', () => {
     stack.sim.emit({ type: 'sample_progress', millis: 1, text: 'sampled=20' });
     await waitUntil(() => stack.lastSeq() >= since + 4, 5_000, 'the events');
 
-    const texts = async (params: Record<string, unknown>) =>
-      ((await stack.client.call('events', { since, ...params })) as Page).events.map((e) => e.text);
+    const texts = async (params: Record<string, unknown>) => ((await stack.client.call('events', { since, ...params })) as Page).events.map((e) => e.text);
     expect(await texts({ sender: 'alex' })).toEqual(['hello from alex']);
     expect(await texts({ sender: STEVE_UUID.toUpperCase() })).toEqual(['hello from steve']);
     expect(await texts({ category: 'chat' })).toEqual(['hello from steve', 'hello from alex']);

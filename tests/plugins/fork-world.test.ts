@@ -19,8 +19,7 @@ const tmp = () => {
   temps.push(dir);
   return dir;
 };
-const live = (config?: StackOptions['config']) =>
-  stacks.start({ sim: { autoTick: false, dir: tmp(), worldDisk: { bytes: 2e5 } }, config });
+const live = (config?: StackOptions['config']) => stacks.start({ sim: { autoTick: false, dir: tmp(), worldDisk: { bytes: 2e5 } }, config });
 
 /** A world folder with a level.dat and one region file. */
 function world(parent: string, name = 'w'): string {
@@ -32,7 +31,7 @@ function world(parent: string, name = 'w'): string {
 }
 
 describe('fork: which folders it copies', () => {
-  it('refuses a folder without level.dat (/etc) and a world outside the game\'s folder; unfrozen, nothing copied', async () => {
+  it("refuses a folder without level.dat (/etc) and a world outside the game's folder; unfrozen, nothing copied", async () => {
     const stack = await live();
     const etc = await failure(stack.call('fork', { name: 'etc', world_dir: '/etc' }));
     expect(etc.code).toBe('invalid_params');
@@ -45,7 +44,7 @@ describe('fork: which folders it copies', () => {
     for (const name of ['etc', 'out']) expect(fs.existsSync(path.join(stack.sim.modDir, 'snapshots', name, 'world'))).toBe(false);
   });
 
-  it('copies a world outside the game\'s folder when the config gives the fork plugin its parent in allowedWorldRoots', async () => {
+  it("copies a world outside the game's folder when the config gives the fork plugin its parent in allowedWorldRoots", async () => {
     const root = tmp();
     const outside = world(root);
     const stack = await live({ plugins: [['fork', { allowedWorldRoots: [root] }]] });

@@ -38,9 +38,19 @@ describe('copyWorld', () => {
   function world(): string {
     const src = path.join(tmp(), 'world');
     const files: Record<string, string> = {
-      'level.dat': 'L', 'session.lock': '☃', 'region/r.0.0.mca': 'RR', 'entities/r.0.0.mca': 'EEE', 'poi/r.0.0.mca': 'P',
-      'data/raids.dat': 'D', 'playerdata/u.dat': 'x', 'players/data/u.dat': 'x', 'stats/u.json': 'x', 'advancements/u.json': 'x',
-      'logs/latest.log': 'x', 'dimensions/minecraft/the_nether/entities/r.0.0.mca': 'E', 'dimensions/minecraft/the_nether/region/r.0.0.mca': 'NN',
+      'level.dat': 'L',
+      'session.lock': '☃',
+      'region/r.0.0.mca': 'RR',
+      'entities/r.0.0.mca': 'EEE',
+      'poi/r.0.0.mca': 'P',
+      'data/raids.dat': 'D',
+      'playerdata/u.dat': 'x',
+      'players/data/u.dat': 'x',
+      'stats/u.json': 'x',
+      'advancements/u.json': 'x',
+      'logs/latest.log': 'x',
+      'dimensions/minecraft/the_nether/entities/r.0.0.mca': 'E',
+      'dimensions/minecraft/the_nether/region/r.0.0.mca': 'NN',
       'dimensions/minecraft/the_nether/Session.LOCK': 'x',
     };
     for (const [rel, body] of Object.entries(files)) {
@@ -62,9 +72,7 @@ describe('copyWorld', () => {
       stripped: ['dimensions/minecraft/the_nether/entities/r.0.0.mca', 'entities/r.0.0.mca'],
       followed: [],
     });
-    expect(listFiles(dest)).toEqual([
-      'data/raids.dat', 'dimensions/minecraft/the_nether/region/r.0.0.mca', 'level.dat', 'poi/r.0.0.mca', 'region/r.0.0.mca',
-    ]);
+    expect(listFiles(dest)).toEqual(['data/raids.dat', 'dimensions/minecraft/the_nether/region/r.0.0.mca', 'level.dat', 'poi/r.0.0.mca', 'region/r.0.0.mca']);
     // Times are kept (to the millisecond Date carries), not set to the copy's time.
     const mtime = (root: string) => fs.statSync(path.join(root, 'region/r.0.0.mca')).mtimeMs;
     expect(Math.abs(mtime(dest) - mtime(src))).toBeLessThan(2);
@@ -110,8 +118,13 @@ describe('fork', () => {
     expect(stack.sim.world.frozen).toBe(false);
     const snapshotDir = path.join(stack.sim.modDir, 'snapshots', 'before');
     expect(result).toMatchObject({
-      name: 'before', snapshotDir, forkDir: path.join(snapshotDir, 'world'), worldDir: path.join(stack.sim.dir, 'world'),
-      entities: 5, dimension: 'minecraft:overworld', replaced: false,
+      name: 'before',
+      snapshotDir,
+      forkDir: path.join(snapshotDir, 'world'),
+      worldDir: path.join(stack.sim.dir, 'world'),
+      entities: 5,
+      dimension: 'minecraft:overworld',
+      replaced: false,
       requested: { name: 'before', radius: 64, regions: true, freeze: true, world_dir: null },
       tickState: { before: 'running', froze: true, after: 'running', restored: true, problem: null },
       verified: { snapshotFiles: { read: true, entities: 5, orderHashMatches: true }, manifestWritten: true },
@@ -148,7 +161,7 @@ describe('fork', () => {
     expect(result.name).toBe('entities-only');
   });
 
-  it('takes world_dir, and the predecessor spelling dir, for a world inside the game\'s server folder', async () => {
+  it("takes world_dir, and the predecessor spelling dir, for a world inside the game's server folder", async () => {
     const stack = await live();
     const elsewhere = path.join(stack.sim.dir, 'lab');
     fs.mkdirSync(path.join(elsewhere, 'region'), { recursive: true });

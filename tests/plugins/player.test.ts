@@ -58,7 +58,12 @@ describe('player on the server vantage', () => {
     const stack = await stacks.start();
     const result = (await stack.client.call('player', { player: 'ghost' })) as Record<string, any>;
     expect(result).toEqual({
-      type: 'player_context', found: false, player: null, requested: 'ghost', tick: expect.any(Number), status: 'not_found',
+      type: 'player_context',
+      found: false,
+      player: null,
+      requested: 'ghost',
+      tick: expect.any(Number),
+      status: 'not_found',
       message: 'no online player matches ghost',
     });
   });

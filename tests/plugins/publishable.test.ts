@@ -28,13 +28,16 @@ function pack(): string {
   const pkg = path.join(dir, 'pkg');
   fs.mkdirSync(pkg);
   fs.copyFileSync(BUILT, path.join(pkg, 'index.js'));
-  fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({
-    name: NAME,
-    version: '1.0.0',
-    type: 'module',
-    exports: { '.': './index.js' },
-    peerDependencies: { mcbridge: '>=0.1.0', zod: '^4.0.0' },
-  }));
+  fs.writeFileSync(
+    path.join(pkg, 'package.json'),
+    JSON.stringify({
+      name: NAME,
+      version: '1.0.0',
+      type: 'module',
+      exports: { '.': './index.js' },
+      peerDependencies: { mcbridge: '>=0.1.0', zod: '^4.0.0' },
+    }),
+  );
   const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: pkg, encoding: 'utf8' }).trim().split('\n').pop()!;
   return path.join(dir, out);
 }
@@ -52,9 +55,7 @@ describe('a built-in plugin, packed as a package of its own', () => {
 
     const config = p.write('mcbridge.config.ts', `export default { plugins: ['${NAME}'] };\n`);
     host = await startTestHost({ config, builtins: false });
-    expect(host.plugins()).toEqual([
-      expect.objectContaining({ name: 'entities', source: 'npm', from: fs.realpathSync(target), state: 'loaded', tools: ['entities'] }),
-    ]);
+    expect(host.plugins()).toEqual([expect.objectContaining({ name: 'entities', source: 'npm', from: fs.realpathSync(target), state: 'loaded', tools: ['entities'] })]);
     expect(await host.available()).toEqual(['entities']);
     const before = host.sim.received.length;
     const pigs = await host.call('entities', { radius: 32, types: ['pig'] });

@@ -17,10 +17,14 @@ const tmp = useTemps('mcbridge-restore-cli-');
 
 async function simProcess(dir: string): Promise<void> {
   const { child, out } = processes.start(['sim', '--dir', dir, '--port', '0']);
-  await waitUntil(() => {
-    if (child.exitCode !== null) throw new Error(`the sim exited: ${out.stderr}`);
-    return out.stdout.includes('"portFile"');
-  }, 30_000, 'the simulated mod to listen');
+  await waitUntil(
+    () => {
+      if (child.exitCode !== null) throw new Error(`the sim exited: ${out.stderr}`);
+      return out.stdout.includes('"portFile"');
+    },
+    30_000,
+    'the simulated mod to listen',
+  );
 }
 
 async function call(port: number, method: string, params: Record<string, unknown>): Promise<Record<string, any>> {

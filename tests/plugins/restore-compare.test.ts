@@ -10,28 +10,32 @@ const STRICT: CompareOptions = { strict: true, posTolerance: 0.01, velTolerance:
 const LENIENT: CompareOptions = { ...STRICT, strict: false };
 
 const rec = (uuid: string, extra: Record<string, unknown> = {}) => ({
-  uuid, type: 'minecraft:chest_minecart', pos: [10.5, 64, -3.5], vel: [0, 0, 0],
-  nbt: `{"Motion":[0.0d,0.0d,0.0d],"Items":[{"Slot":0b,"id":"minecraft:diamond","count":3}],"UUID":"${uuid}"}`, ...extra,
+  uuid,
+  type: 'minecraft:chest_minecart',
+  pos: [10.5, 64, -3.5],
+  vel: [0, 0, 0],
+  nbt: `{"Motion":[0.0d,0.0d,0.0d],"Items":[{"Slot":0b,"id":"minecraft:diamond","count":3}],"UUID":"${uuid}"}`,
+  ...extra,
 });
 const side = (entities: Record<string, unknown>[], meta: Record<string, unknown> = {}): Side => ({ meta: { dimension: 'minecraft:overworld', ...meta }, entities });
 
 describe('compareSnapshots', () => {
   it('identical: ok, hash and counts match, no NBT mismatch, both matched', async () => {
-    const r = (await compareSnapshots(side([rec(A), rec(B)]), side([rec(A), rec(B)]), STRICT));
+    const r = await compareSnapshots(side([rec(A), rec(B)]), side([rec(A), rec(B)]), STRICT);
     expect(r).toMatchObject({ ok: true, matched: 2, orderHash: { match: true }, counts: { match: true }, nbtMismatches: { count: 0 } });
     expect(r.dimension).toEqual({ expected: 'minecraft:overworld', actual: 'minecraft:overworld', match: true });
   });
 
   it('an inventory change with the same order fails on NBT and shows both inventories', async () => {
     const changed = rec(A, { nbt: rec(A).nbt.replace('minecraft:diamond', 'minecraft:dirt') });
-    const r = (await compareSnapshots(side([rec(A)]), side([changed]), STRICT));
+    const r = await compareSnapshots(side([rec(A)]), side([changed]), STRICT);
     expect(r.ok).toBe(false);
     expect(r.orderHash.match).toBe(true);
     expect(r.nbtMismatches.sample[0]).toMatchObject({ uuid: A, expectedInventory: expect.stringContaining('diamond'), actualInventory: expect.stringContaining('dirt') });
   });
 
   it('reordered: order and hash mismatch, divergence at index 0', async () => {
-    const r = (await compareSnapshots(side([rec(A), rec(B)]), side([rec(B), rec(A)]), STRICT));
+    const r = await compareSnapshots(side([rec(A), rec(B)]), side([rec(B), rec(A)]), STRICT);
     expect(r.ok).toBe(false);
     expect(r.failures).toMatchObject({ order: true, subsequence: true });
     expect(r.orderHash.match).toBe(false);
@@ -39,22 +43,22 @@ describe('compareSnapshots', () => {
   });
 
   it('position drift and velocity drift each fail', async () => {
-    const moved = (await compareSnapshots(side([rec(A)]), side([rec(A, { pos: [12.5, 64, -3.5] })]), STRICT));
+    const moved = await compareSnapshots(side([rec(A)]), side([rec(A, { pos: [12.5, 64, -3.5] })]), STRICT);
     expect(moved.positionDeltas.sample[0]).toMatchObject({ uuid: A, distance: 2 });
     expect(moved.ok).toBe(false);
-    const fast = (await compareSnapshots(side([rec(A)]), side([rec(A, { vel: [0.5, 0, 0] })]), STRICT));
+    const fast = await compareSnapshots(side([rec(A)]), side([rec(A, { vel: [0.5, 0, 0] })]), STRICT);
     expect(fast.failures.velocities).toBe(true);
   });
 
   it('missing fails strict and lenient; an extra fails strict only; an empty destination misses all', async () => {
     for (const o of [STRICT, LENIENT]) {
-      const r = (await compareSnapshots(side([rec(A), rec(B)]), side([rec(A)]), o));
+      const r = await compareSnapshots(side([rec(A), rec(B)]), side([rec(A)]), o);
       expect(r.ok).toBe(false);
       expect(r.missing).toEqual({ count: 1, sample: [B] });
     }
     const extra = [rec(A), rec(C)];
-    expect((await compareSnapshots(side([rec(A)]), side(extra), STRICT))).toMatchObject({ ok: false, counts: { match: false } });
-    expect((await compareSnapshots(side([rec(A)]), side(extra), LENIENT))).toMatchObject({ ok: true, unexpected: { count: 1 } });
+    expect(await compareSnapshots(side([rec(A)]), side(extra), STRICT)).toMatchObject({ ok: false, counts: { match: false } });
+    expect(await compareSnapshots(side([rec(A)]), side(extra), LENIENT)).toMatchObject({ ok: true, unexpected: { count: 1 } });
     expect((await compareSnapshots(side([rec(A), rec(B)]), side([]), STRICT)).missing.count).toBe(2);
   });
 
@@ -65,25 +69,25 @@ describe('compareSnapshots', () => {
   });
 
   it('players excluded come from meta; a dimension mismatch fails', async () => {
-    const r = (await compareSnapshots(side([rec(A)], { playersSkipped: 1, dimension: 'minecraft:the_nether' }), side([rec(A)], { playersSkipped: 0 }), STRICT));
+    const r = await compareSnapshots(side([rec(A)], { playersSkipped: 1, dimension: 'minecraft:the_nether' }), side([rec(A)], { playersSkipped: 0 }), STRICT);
     expect(r.playersExcluded).toEqual({ expected: 1, actual: 0 });
     expect(r.failures.dimension).toBe(true);
     expect(r.ok).toBe(false);
   });
 
   it('malformed or duplicated actual records fail with the problem named', async () => {
-    const r = (await compareSnapshots(side([rec(A)]), side([rec(A, { pos: '1 2 3' }), rec(B, { vel: [1, 2] }), rec(C, { type: undefined }), rec('', {})]), LENIENT));
+    const r = await compareSnapshots(side([rec(A)]), side([rec(A, { pos: '1 2 3' }), rec(B, { vel: [1, 2] }), rec(C, { type: undefined }), rec('', {})]), LENIENT);
     expect(r.actualMalformed.sample.map((m) => m.problems)).toEqual([['pos'], ['vel'], ['type'], ['uuid']]);
     expect(r.ok).toBe(false);
-    const dup = (await compareSnapshots(side([rec(A)]), side([rec(A), rec(A)]), LENIENT));
+    const dup = await compareSnapshots(side([rec(A)]), side([rec(A), rec(A)]), LENIENT);
     expect(dup.actualDuplicateUuids).toEqual({ count: 1, sample: [A] });
     expect(dup.ok).toBe(false);
   });
 
   it('a position or velocity missing on one side is a mismatch; velocity falls back to the NBT Motion', async () => {
-    const noPos = (await compareSnapshots(side([rec(A)]), side([rec(A, { pos: undefined })]), LENIENT));
+    const noPos = await compareSnapshots(side([rec(A)]), side([rec(A, { pos: undefined })]), LENIENT);
     expect(noPos.positionDeltas.sample[0]).toMatchObject({ distance: null, reason: expect.stringContaining('missing') });
-    const noVel = (await compareSnapshots(side([rec(A)]), side([rec(A, { vel: undefined, nbt: '{"UUID":"x"}' })]), { ...LENIENT, ignoreNbtKeys: ['UUID', 'Motion', 'Items'] }));
+    const noVel = await compareSnapshots(side([rec(A)]), side([rec(A, { vel: undefined, nbt: '{"UUID":"x"}' })]), { ...LENIENT, ignoreNbtKeys: ['UUID', 'Motion', 'Items'] });
     expect(noVel.velocityDeltas.sample[0]).toMatchObject({ actual: null, reason: 'velocity missing on the actual side' });
     expect(velocityOf({ nbt: '{"Motion":[0.5d,-0.0784d,1.0E-5d]}' })).toEqual([0.5, -0.0784, 1e-5]);
   });

@@ -76,7 +76,10 @@ describe('the fork and restore workflow of docs/fork-and-restore.md', () => {
     // group is gone before the temporary directory is removed.
     await stopGroup(child.pid!);
     expect(code, `${body}\n${stderr.slice(-4000)}`).toBe(0);
-    const outputs = fs.readdirSync(cwd).filter((f) => /^out-\d+\.json$/.test(f)).sort();
+    const outputs = fs
+      .readdirSync(cwd)
+      .filter((f) => /^out-\d+\.json$/.test(f))
+      .sort();
     expect(outputs).toEqual(['out-1.json', 'out-2.json', 'out-3.json', 'out-4.json']);
     const read = (n: number) => JSON.parse(fs.readFileSync(path.join(cwd, `out-${n}.json`), 'utf8'));
     const fork = read(1);

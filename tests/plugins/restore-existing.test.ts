@@ -32,7 +32,8 @@ describe('restore into a destination that already holds the entities', () => {
     const seen = frozenAt(stack);
     const result = await stack.call('restore', { dir, dry_run: false, replace_existing: true, target: 'lab', ...proof });
     expect(result).toMatchObject({
-      verdict: 'ok', issued: 2,
+      verdict: 'ok',
+      issued: 2,
       checks: { existing: { action: 'cleared+flushed', collisions: 2, remainingCollisions: 0, remainingAtRecordedPositions: 0 } },
       tick: { prior: 'running', frozenByBridge: true, clearedWhileRunning: true, refrozen: true, restored: true, preserved: true },
     });
@@ -47,7 +48,14 @@ describe('restore into a destination that already holds the entities', () => {
     const lastSummon = at(isSummon, true);
     const lastUnfreeze = at((l) => l === 'CMD tick unfreeze', true);
     expect(freeze).toBeLessThan(at((l) => l.startsWith('CMD forceload add')));
-    for (const [a, b] of [[freeze, firstUnfreeze], [firstUnfreeze, firstKill], [firstKill, flush], [flush, lastFreeze], [lastFreeze, firstSummon], [lastSummon, lastUnfreeze]]) {
+    for (const [a, b] of [
+      [freeze, firstUnfreeze],
+      [firstUnfreeze, firstKill],
+      [firstKill, flush],
+      [flush, lastFreeze],
+      [lastFreeze, firstSummon],
+      [lastSummon, lastUnfreeze],
+    ]) {
       expect(a).toBeLessThan(b!);
     }
     // Kills and the flush ran with the game running; all three snapshots were taken frozen.

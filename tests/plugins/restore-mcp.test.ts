@@ -35,11 +35,9 @@ describe('restore over MCP', () => {
     expect(dry.structuredContent).toMatchObject({ verdict: 'dry-run', dryRun: true, summonable: fork.entities });
 
     const progress: number[] = [];
-    const applied = await session.client.callTool(
-      { name: 'mc_restore', arguments: { directory: fork.snapshotDir, dry_run: false, target: 'lab', expect_world_dir: worldDirOf(lab) } },
-      undefined,
-      { onprogress: (p) => progress.push(p.progress) },
-    );
+    const applied = await session.client.callTool({ name: 'mc_restore', arguments: { directory: fork.snapshotDir, dry_run: false, target: 'lab', expect_world_dir: worldDirOf(lab) } }, undefined, {
+      onprogress: (p) => progress.push(p.progress),
+    });
     expect(applied.structuredContent).toMatchObject({ verdict: 'ok', ok: true, verified: true, issued: fork.entities });
     expect(progress).toEqual(Array.from({ length: fork.entities }, (_, i) => i + 1));
 

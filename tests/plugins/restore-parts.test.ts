@@ -16,9 +16,23 @@ const U = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}
 describe('numbers as the predecessor printed them', () => {
   it("pythonFloat is Python's repr of a float", () => {
     const cases: Array<[number, string]> = [
-      [64, '64.0'], [10.5, '10.5'], [-3.25, '-3.25'], [0, '0.0'], [-0, '-0.0'], [1e-5, '1e-05'], [1.5e-5, '1.5e-05'], [-2.5e-7, '-2.5e-07'],
-      [0.0001, '0.0001'], [1e16, '1e+16'], [1.2345e16, '1.2345e+16'], [1234567890123456, '1234567890123456.0'], [1e22, '1e+22'],
-      [0.1 + 0.2, '0.30000000000000004'], [5e-324, '5e-324'], [1.7976931348623157e308, '1.7976931348623157e+308'], [-0.0784000015258789, '-0.0784000015258789'],
+      [64, '64.0'],
+      [10.5, '10.5'],
+      [-3.25, '-3.25'],
+      [0, '0.0'],
+      [-0, '-0.0'],
+      [1e-5, '1e-05'],
+      [1.5e-5, '1.5e-05'],
+      [-2.5e-7, '-2.5e-07'],
+      [0.0001, '0.0001'],
+      [1e16, '1e+16'],
+      [1.2345e16, '1.2345e+16'],
+      [1234567890123456, '1234567890123456.0'],
+      [1e22, '1e+22'],
+      [0.1 + 0.2, '0.30000000000000004'],
+      [5e-324, '5e-324'],
+      [1.7976931348623157e308, '1.7976931348623157e+308'],
+      [-0.0784000015258789, '-0.0784000015258789'],
     ];
     for (const [n, text] of cases) expect(pythonFloat(n), String(n)).toBe(text);
   });
@@ -36,11 +50,15 @@ describe('numbers as the predecessor printed them', () => {
 
 describe('the plan', () => {
   it('one summon per entity in file order, exact text', () => {
-    expect(summonCommand({ uuid: U(1), type: 'minecraft:sulfur_cube', pos: [103.5, 56, 52.5], nbt: '{Motion:[0.0d,-0.0784d,0.0d]}' }))
-      .toBe('/summon minecraft:sulfur_cube 103.5 56.0 52.5 {Motion:[0.0d,-0.0784d,0.0d]}');
+    expect(summonCommand({ uuid: U(1), type: 'minecraft:sulfur_cube', pos: [103.5, 56, 52.5], nbt: '{Motion:[0.0d,-0.0784d,0.0d]}' })).toBe(
+      '/summon minecraft:sulfur_cube 103.5 56.0 52.5 {Motion:[0.0d,-0.0784d,0.0d]}',
+    );
     expect(summonCommand({ uuid: U(2), type: 'minecraft:tnt', pos: [12, 70, -3.25], nbt: '{fuse:80s}' })).toBe('/summon minecraft:tnt 12.0 70.0 -3.25 {fuse:80s}');
     const plan = planSummons([cart(U(1), [1, 64, 1]), cart(U(2), [2, 64, 2])]);
-    expect(plan.items.map((i) => [i.index, i.uuid])).toEqual([[0, U(1)], [1, U(2)]]);
+    expect(plan.items.map((i) => [i.index, i.uuid])).toEqual([
+      [0, U(1)],
+      [1, U(2)],
+    ]);
     expect(planSummons([])).toEqual({ items: [], skipped: [] });
   });
 
@@ -82,7 +100,10 @@ describe('the plan', () => {
 describe('validation', () => {
   const good = () => [cart(U(1), [0, 64, 0], { order: 0 }), cart(U(2), [1, 64, 1], { order: 1 })];
   const meta = (entities: Record<string, unknown>[], extra: Record<string, unknown> = {}) => ({
-    protocol: 1, entities: entities.length, orderHash: orderHash(entities.map((e) => String(e.uuid))), ...extra,
+    protocol: 1,
+    entities: entities.length,
+    orderHash: orderHash(entities.map((e) => String(e.uuid))),
+    ...extra,
   });
   const codes = async (entities: Record<string, unknown>[], m = meta(entities)) => {
     const v = await validateRecording(m, entities, orderHash(entities.map((e) => String(e.uuid ?? ''))));
@@ -90,7 +111,7 @@ describe('validation', () => {
   };
 
   it('a faithful snapshot has no blockers', async () => {
-    expect((await codes(good()))).toMatchObject({ blockers: [], warnings: [] });
+    expect(await codes(good())).toMatchObject({ blockers: [], warnings: [] });
   });
 
   it('meta problems block: hash mismatch and format, count, missing and future protocol', async () => {
@@ -104,8 +125,12 @@ describe('validation', () => {
 
   it('unsummonable records block with the field named; a bad vel is only a warning', async () => {
     const { type: _type, ...untyped } = cart(U(1), [0, 64, 0], { order: 0 });
-    const { v } = (await codes([untyped, cart(U(2), [0, 64] as never, { order: 1 }), cart(U(3), [0, 64, 0], { order: 2, nbt: '' })]));
-    expect(v.blockers.map((b) => [b.code, b.line])).toEqual([['missing_field', 1], ['bad_field', 2], ['bad_field', 3]]);
+    const { v } = await codes([untyped, cart(U(2), [0, 64] as never, { order: 1 }), cart(U(3), [0, 64, 0], { order: 2, nbt: '' })]);
+    expect(v.blockers.map((b) => [b.code, b.line])).toEqual([
+      ['missing_field', 1],
+      ['bad_field', 2],
+      ['bad_field', 3],
+    ]);
     expect(v.blockers[0]!.message).toMatch(/type/);
     expect(v.blockers[1]!.message).toMatch(/pos/);
     expect(v.blockers[2]!.message).toMatch(/nbt/);
@@ -125,13 +150,13 @@ describe('validation', () => {
   });
 
   it('order problems are warnings; duplicate uuids block', async () => {
-    expect((await codes([cart(U(1), [0, 64, 0], { order: 1 }), cart(U(2), [0, 64, 0], { order: 0 })]))).toMatchObject({ blockers: [], warnings: ['order_mismatch', 'order_mismatch'] });
+    expect(await codes([cart(U(1), [0, 64, 0], { order: 1 }), cart(U(2), [0, 64, 0], { order: 0 })])).toMatchObject({ blockers: [], warnings: ['order_mismatch', 'order_mismatch'] });
     expect((await codes([cart(U(1), [0, 64, 0], { order: 0 }), cart(U(2), [0, 64, 0], { order: 0 })])).warnings).toEqual(['order_mismatch', 'order_duplicate', 'order_missing']);
     expect((await codes([cart(U(1), [0, 64, 0], { order: 'x' })])).warnings).toEqual(['order_type']);
     expect((await codes([cart(U(1), [0, 64, 0], { order: 0 }), cart(U(1), [0, 64, 0], { order: 1 })])).blockers).toEqual(['uuid_duplicate']);
   });
 
-  it('a file over the reader\'s bound is refused before it is read (too_large)', async () => {
+  it("a file over the reader's bound is refused before it is read (too_large)", async () => {
     const dir = writeRecording(tmp(), [cart(U(1), [0, 64, 0])]);
     await expect(readSnapshot(dir, { maxBytes: 64 })).rejects.toMatchObject({ issue: 'too_large', message: expect.stringMatching(/more than the 64 this bridge reads/) });
     expect((await readSnapshot(dir)).entities).toHaveLength(1);
@@ -149,27 +174,30 @@ describe('collisions and clearing', () => {
   const recorded = [cart(U(1), [10.5, 64, -3.5]), cart(U(2), [20.5, 64, 5.5])];
 
   it('same uuid anywhere, same type within the radius; other type or far is none; counted once', () => {
-    const found = findCollisions(recorded, [
-      cart(U(1), [100, 64, 100]),
-      cart(U(7), [10.55, 64, -3.5]),
-      { ...cart(U(8), [20.5, 64, 5.5]), type: 'minecraft:pig' },
-      cart(U(9), [30, 64, 30]),
-      cart(U(2), [20.5, 64, 5.5]),
-    ], 0.75);
+    const found = findCollisions(
+      recorded,
+      [cart(U(1), [100, 64, 100]), cart(U(7), [10.55, 64, -3.5]), { ...cart(U(8), [20.5, 64, 5.5]), type: 'minecraft:pig' }, cart(U(9), [30, 64, 30]), cart(U(2), [20.5, 64, 5.5])],
+      0.75,
+    );
     expect(found.uuidCollisions).toEqual({ count: 2, sample: [U(1), U(2)] });
     expect(found.spatialCollisions).toEqual({ count: 1, sample: [{ uuid: U(7), type: 'minecraft:chest_minecart', expectedType: 'minecraft:chest_minecart', distance: 0.05 }] });
-    expect(found.targets.map((t) => [t.uuid, t.reason])).toEqual([[U(1), 'uuid'], [U(7), 'position'], [U(2), 'uuid']]);
-    const many = findCollisions(recorded, Array.from({ length: 12 }, (_, i) => cart(U(100 + i), [10.5, 64, -3.5])), 0.75);
+    expect(found.targets.map((t) => [t.uuid, t.reason])).toEqual([
+      [U(1), 'uuid'],
+      [U(7), 'position'],
+      [U(2), 'uuid'],
+    ]);
+    const many = findCollisions(
+      recorded,
+      Array.from({ length: 12 }, (_, i) => cart(U(100 + i), [10.5, 64, -3.5])),
+      0.75,
+    );
     expect(many.spatialCollisions.sample).toHaveLength(10);
     expect(many.targets).toHaveLength(12);
   });
 
   it('clear commands target only the collision spots, then the drops there; de-duplicated; none without targets', () => {
     const found = findCollisions(recorded, [cart(U(1), [10.5, 64, -3.5]), cart(U(3), [10.5, 64, -3.5])], 0.75);
-    expect(clearCommands(found.targets, 0.75)).toEqual([
-      'kill @e[type=minecraft:chest_minecart,x=10.5,y=64.0,z=-3.5,distance=..1]',
-      'kill @e[type=minecraft:item,x=10.5,y=64.0,z=-3.5,distance=..2]',
-    ]);
+    expect(clearCommands(found.targets, 0.75)).toEqual(['kill @e[type=minecraft:chest_minecart,x=10.5,y=64.0,z=-3.5,distance=..1]', 'kill @e[type=minecraft:item,x=10.5,y=64.0,z=-3.5,distance=..2]']);
     expect(clearCommands([], 0.75)).toEqual([]);
     expect(clearCommands([{ uuid: U(4), type: null, pos: [1, 2, 3], reason: 'uuid' }], 2)).toEqual([
       'kill @e[type=!player,x=1.0,y=2.0,z=3.0,distance=..2.25]',

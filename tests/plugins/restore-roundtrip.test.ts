@@ -11,8 +11,11 @@ describe('fork live -> restore into a lab -> verify', () => {
     const dry = await lab.call('restore', { dir: fork.snapshotDir, target: 'lab' });
     expect(dry.verdict).toBe('dry-run');
     const progress: string[] = [];
-    const applied = await lab.call('restore', { directory: fork.snapshotDir, dry_run: false, target: 'lab', expect_world_dir: worldDirOf(lab) },
-      { onProgress: (f: { message?: string }) => progress.push(f.message ?? '') });
+    const applied = await lab.call(
+      'restore',
+      { directory: fork.snapshotDir, dry_run: false, target: 'lab', expect_world_dir: worldDirOf(lab) },
+      { onProgress: (f: { message?: string }) => progress.push(f.message ?? '') },
+    );
     expect(applied.verdict).toBe('ok');
     const verified = await lab.call('verify', { directory: fork.snapshotDir });
     expect(verified.ok).toBe(true);

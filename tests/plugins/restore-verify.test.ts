@@ -27,7 +27,11 @@ describe('verify', () => {
     const result = await stack.call('verify', { dir, target: 'lab' });
     expect(stack.sim.received.slice(before)).toEqual(['SNAPSHOT 0 restore-check-lab']);
     expect(result).toMatchObject({
-      ok: true, targetIsLabel: true, target: 'lab', expected: { count: 2 }, actual: { count: 2 },
+      ok: true,
+      targetIsLabel: true,
+      target: 'lab',
+      expected: { count: 2 },
+      actual: { count: 2 },
       verification: { ok: true, counts: { match: true }, nbtMismatches: { count: 0 }, missing: { count: 0 }, unexpected: { count: 0 } },
     });
     expect(result.expected.orderHash).toBe(result.actual.orderHash);
@@ -35,8 +39,7 @@ describe('verify', () => {
 
   it('reports an inventory change although the hash and uuid order match, with both inventories', async () => {
     const stack = await stacks.start({ sim: { autoTick: false, entities: [] } });
-    const summon = (items: string) =>
-      stack.call('command', { command: `summon minecraft:chest_minecart 10.5 64.0 -3.5 ${items.replace('{', '{UUID:[I;1,2,3,4],')}` });
+    const summon = (items: string) => stack.call('command', { command: `summon minecraft:chest_minecart 10.5 64.0 -3.5 ${items.replace('{', '{UUID:[I;1,2,3,4],')}` });
     await summon(ITEMS_A);
     const dir = (await stack.call('snapshot', { name: 'inv' })).dir;
     await stack.call('command', { command: 'kill @e[type=minecraft:chest_minecart]' });
@@ -104,13 +107,17 @@ describe('verify', () => {
       hello: { capabilities: caps },
       respond: (line) => {
         if (line === 'CAPS') return [{ line: { type: 'capabilities', millis: 1, protocol: 1, instance: 'server', capabilities: caps } }];
-        if (line.startsWith('SNAPSHOT')) return [{ line: { type: 'snapshot_ack', millis: 1, id: 'restore-check', dir: fresh, entities: 1, orderHash: 'x', tick: 1, dimension: 'minecraft:overworld' } }];
+        if (line.startsWith('SNAPSHOT'))
+          return [{ line: { type: 'snapshot_ack', millis: 1, id: 'restore-check', dir: fresh, entities: 1, orderHash: 'x', tick: 1, dimension: 'minecraft:overworld' } }];
         return undefined;
       },
     });
     const host = new Host({ link: { modPort: mod.port, reconnectMinMs: 20 }, plugins: [{ plugin: restorePlugin, source: 'built-in' }] });
     await host.start();
-    cleanups.push(() => host.stop(), () => mod.stop());
+    cleanups.push(
+      () => host.stop(),
+      () => mod.stop(),
+    );
     await waitUntil(() => host.link.connected && (host.link.status().capabilities ?? []).includes('snapshot'));
     const result = (await host.call('verify', { directory: recording })) as Record<string, any>;
     expect(result.ok).toBe(false);

@@ -7,8 +7,7 @@ import { CART_A, CART_B, recordedCarts } from '../support/restore.js';
 /** The guarded restore against the sim (the predecessor's daemon restore, its bugs fixed). */
 const stacks = useStacks();
 const summons = (lines: string[]) => lines.filter((l) => l.startsWith('CMD /summon'));
-const uuidsIn = (stack: { sim: { world: { entities: Array<{ uuid: string; player: unknown }> } } }) =>
-  stack.sim.world.entities.filter((e) => !e.player).map((e) => e.uuid);
+const uuidsIn = (stack: { sim: { world: { entities: Array<{ uuid: string; player: unknown }> } } }) => stack.sim.world.entities.filter((e) => !e.player).map((e) => e.uuid);
 
 describe('restore: dry run and refusals before anything is sent', () => {
   it('a dry run plans the summons, proves the endpoint and sends nothing that changes the game', async () => {
@@ -17,7 +16,14 @@ describe('restore: dry run and refusals before anything is sent', () => {
     const dry = await stack.call('restore', { dir, target: 'lab server', ...proof });
     expect(sentSince(stack, before)).toEqual(['STATE']);
     expect(dry).toMatchObject({
-      dryRun: true, targetIsLabel: true, target: 'lab server', count: 2, summonable: 2, ok: null, verified: false, verdict: 'dry-run',
+      dryRun: true,
+      targetIsLabel: true,
+      target: 'lab server',
+      count: 2,
+      summonable: 2,
+      ok: null,
+      verified: false,
+      verdict: 'dry-run',
       checks: { endpoint: { verified: true, proofs: ['world_dir'] } },
     });
     expect(dry.commands).toHaveLength(2);
@@ -121,19 +127,35 @@ describe('restore: applying', () => {
     const result = await stack.call('restore', { dir, dry_run: false, target: 'lab', ...proof }, { onProgress: (f: any) => progress.push(f) });
     const sent = sentSince(stack, before);
     expect(sent.filter((l) => !l.startsWith('CMD /summon'))).toEqual([
-      'STATE', 'CMD tick query', 'CMD tick freeze', 'CMD forceload add -6 -20 27 13', 'SNAPSHOT 0 restore-pre-lab', 'SNAPSHOT 0 restore-check-lab', 'CMD tick unfreeze',
+      'STATE',
+      'CMD tick query',
+      'CMD tick freeze',
+      'CMD forceload add -6 -20 27 13',
+      'SNAPSHOT 0 restore-pre-lab',
+      'SNAPSHOT 0 restore-check-lab',
+      'CMD tick unfreeze',
     ]);
     expect(sent.indexOf('SNAPSHOT 0 restore-pre-lab')).toBeLessThan(sent.indexOf(summons(sent)[0]!));
     expect(summons(sent)).toHaveLength(2);
     expect(uuidsIn(stack)).toEqual([CART_A, CART_B]);
     expect(stack.sim.world.frozen).toBe(false);
     expect(result).toMatchObject({
-      dryRun: false, issued: 2, failed: [], notAttempted: 0, partial: false, ok: true, verified: true, verdict: 'ok',
+      dryRun: false,
+      issued: 2,
+      failed: [],
+      notAttempted: 0,
+      partial: false,
+      ok: true,
+      verified: true,
+      verdict: 'ok',
       tick: { prior: 'running', priorSource: 'query', frozenByBridge: true, restored: true, preserved: true },
       verification: { ok: true, matched: 2, orderHash: { match: true } },
       forceload: { command: 'forceload add -6 -20 27 13', added: true, released: null },
     });
-    expect(progress.map((p) => [p.progress, p.total])).toEqual([[1, 2], [2, 2]]);
+    expect(progress.map((p) => [p.progress, p.total])).toEqual([
+      [1, 2],
+      [2, 2],
+    ]);
     expect(progress[0]!.message).toContain(CART_A);
   });
 
@@ -186,9 +208,7 @@ describe('restore: applying', () => {
     stack.sim.fault('summon', { output: 'Unable to summon entity' }, { times: 1 });
     const result = await stack.call('restore', { dir, dry_run: false, ...proof });
     expect(result).toMatchObject({ ok: false, verdict: 'failed', partial: true, issued: 2, notAttempted: 0 });
-    expect(result.failed).toEqual([
-      expect.objectContaining({ uuid: CART_A, error: 'the entity is not present in the post-restore snapshot', gameOutput: ['Unable to summon entity'] }),
-    ]);
+    expect(result.failed).toEqual([expect.objectContaining({ uuid: CART_A, error: 'the entity is not present in the post-restore snapshot', gameOutput: ['Unable to summon entity'] })]);
     expect(result.verification.missing).toEqual({ count: 1, sample: [CART_A] });
     expect(stack.sim.world.frozen).toBe(false);
   });
@@ -276,7 +296,7 @@ describe('restore: applying', () => {
     expect(stack.sim.world.forcedChunks.get('minecraft:overworld')?.size ?? 0).toBe(0);
   });
 
-  it('an apply into the recording\'s own source world is refused unless allow_source_world; the dry run says so', async () => {
+  it("an apply into the recording's own source world is refused unless allow_source_world; the dry run says so", async () => {
     const { stack, dir, proof } = await recordedCarts(stacks.start);
     const before = stack.sim.received.length;
     const err = await failure(stack.call('restore', { dir, dry_run: false, expect_world_dir: proof.expect_world_dir }));
@@ -290,7 +310,11 @@ describe('restore: applying', () => {
 
   it('command block minecarts and NBT with a Command are refused unless allow_command_entities', async () => {
     const { stack, dir, proof } = await recordedCarts(stacks.start);
-    const lines = fs.readFileSync(path.join(dir, 'entities.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = fs
+      .readFileSync(path.join(dir, 'entities.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     lines[1].type = 'minecraft:command_block_minecart';
     lines[1].nbt = lines[1].nbt.replace(/^\{/, '{Command:"op mallory",');
     fs.writeFileSync(path.join(dir, 'entities.jsonl'), lines.map((l) => `${JSON.stringify(l)}\n`).join(''));

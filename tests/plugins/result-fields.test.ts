@@ -16,7 +16,7 @@ describe('results without meaningless mod fields', () => {
     expect(waited).not.toHaveProperty('detail');
   });
 
-  it('state passes the mod\'s reply through as written, and its schema names samePortSpike and control', async () => {
+  it("state passes the mod's reply through as written, and its schema names samePortSpike and control", async () => {
     const stack = await stacks.start();
     const state = (await stack.client.call('state')) as Record<string, unknown>;
     expect(state).toMatchObject({ type: 'state', control: { enabled: false }, samePortSpike: { enabled: false } });

@@ -41,7 +41,13 @@ describe('save', () => {
     const stack = await stacks.start({ sim: { vantage: 'client' } });
     const save = (await stack.client.call('save')) as Record<string, any>;
     expect(save).toMatchObject({
-      type: 'world_save', instance: 'client', inWorld: true, levelName: null, worldDir: null, worldDirRaw: null, worldDirExistsOnBridgeHost: null,
+      type: 'world_save',
+      instance: 'client',
+      inWorld: true,
+      levelName: null,
+      worldDir: null,
+      worldDirRaw: null,
+      worldDirExistsOnBridgeHost: null,
     });
   });
 

@@ -7,8 +7,25 @@ const stacks = useStacks();
 
 /** The predecessor's operations (docs/compatibility.md), without the snapshot family and `stop` (a local API method here). */
 const OPERATIONS = [
-  'status', 'capabilities', 'state', 'player', 'entities', 'command', 'command_output', 'chat', 'record_start', 'record_stop', 'wait',
-  'screen', 'mark', 'connect', 'world', 'lan', 'events', 'context', 'save',
+  'status',
+  'capabilities',
+  'state',
+  'player',
+  'entities',
+  'command',
+  'command_output',
+  'chat',
+  'record_start',
+  'record_stop',
+  'wait',
+  'screen',
+  'mark',
+  'connect',
+  'world',
+  'lan',
+  'events',
+  'context',
+  'save',
 ];
 const SERVER_ONLY = ['player', 'context'];
 const CLIENT_ONLY = ['chat', 'record_start', 'record_stop', 'screen', 'connect', 'world', 'lan'];
@@ -28,7 +45,11 @@ describe('the game surface', () => {
         expect(tool.annotations, tool.name).toBeDefined();
         expect(typeof tool.annotations!.readOnly, tool.name).toBe('boolean');
         const caps = [...(plugin.requires?.caps ?? []), ...(tool.requires ?? [])];
-        if (tool.annotations!.readOnly) expect(caps.filter((c) => mutating.has(c)), tool.name).toEqual([]);
+        if (tool.annotations!.readOnly)
+          expect(
+            caps.filter((c) => mutating.has(c)),
+            tool.name,
+          ).toEqual([]);
       }
     }
   });
@@ -54,7 +75,11 @@ describe('the game surface', () => {
         expect(op).toMatchObject({ supported: false, missing: tool.missing, reason: tool.reason });
       }
       const player = caps.operations.find((o: any) => o.name === 'player');
-      if (vantage === 'client') expect(player).toMatchObject({ dependency: 'https://github.com/guajun/mc-agent-interface-mod/issues/1', dependencyLabel: 'mc-agent-interface-mod#1 (Expose server-side context for a named player)' });
+      if (vantage === 'client')
+        expect(player).toMatchObject({
+          dependency: 'https://github.com/guajun/mc-agent-interface-mod/issues/1',
+          dependencyLabel: 'mc-agent-interface-mod#1 (Expose server-side context for a named player)',
+        });
       expect(caps.operations.find((o: any) => o.name === 'wait_for')).toMatchObject({ supported: true, requires: [], readOnly: true });
       expect(caps.operations.find((o: any) => o.name === 'chat').requires).toEqual(['chat']);
       expect(caps.operations).toHaveLength(manifest.tools.length);
@@ -90,7 +115,7 @@ describe('the game surface', () => {
     expect(typeof status.uptimeSeconds).toBe('number');
   });
 
-  it('status reports the process\'s memory: resident set and V8 heap, in bytes', async () => {
+  it("status reports the process's memory: resident set and V8 heap, in bytes", async () => {
     const stack = await stacks.start();
     const { memory } = (await stack.client.call('status')) as { memory: Record<string, number> };
     expect(Object.keys(memory).sort()).toEqual(['externalBytes', 'heapTotalBytes', 'heapUsedBytes', 'rssBytes']);

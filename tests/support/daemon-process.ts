@@ -22,11 +22,15 @@ export interface DaemonProcess {
 export async function startDaemonProcess(processes: CliProcesses, args: string[], env?: NodeJS.ProcessEnv, config?: string): Promise<DaemonProcess> {
   const { child, out } = processes.start(['run', '--api-port', '0', ...(config ? ['--config', config] : args.includes('--config') ? [] : ['--no-config']), ...args], { env });
   let port = 0;
-  await waitUntil(() => {
-    if (child.exitCode !== null) throw new Error(`the daemon exited with ${child.exitCode}: ${out.stderr}`);
-    port = Number(/mcbridge daemon listening on [^"]*:(\d+)"/.exec(out.stderr)?.[1] ?? 0);
-    return port > 0 && /"msg":"connected to (server|client) mod/.test(out.stderr);
-  }, 30_000, 'the daemon to listen and connect to its mod');
+  await waitUntil(
+    () => {
+      if (child.exitCode !== null) throw new Error(`the daemon exited with ${child.exitCode}: ${out.stderr}`);
+      port = Number(/mcbridge daemon listening on [^"]*:(\d+)"/.exec(out.stderr)?.[1] ?? 0);
+      return port > 0 && /"msg":"connected to (server|client) mod/.test(out.stderr);
+    },
+    30_000,
+    'the daemon to listen and connect to its mod',
+  );
   return {
     port,
     pid: child.pid!,

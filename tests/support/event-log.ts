@@ -27,4 +27,3 @@ export async function rejectsWithCode(p: Promise<unknown>, code: string): Promis
   expect((err as McbridgeError).code).toBe(code);
   return err as McbridgeError;
 }
-

@@ -17,9 +17,7 @@ export interface Stack {
 }
 
 /** A simulated mod, a daemon connected to it and an API client, all on real loopback sockets. */
-export async function startStack(
-  options: { sim?: SimOptions; daemon?: Partial<DaemonOptions>; waitConnected?: boolean } = {},
-): Promise<Stack> {
+export async function startStack(options: { sim?: SimOptions; daemon?: Partial<DaemonOptions>; waitConnected?: boolean } = {}): Promise<Stack> {
   const sim = await startSim({ port: 0, ...options.sim });
   const daemon = await startDaemon({
     log: silentLogger(),
@@ -42,7 +40,6 @@ export async function startStack(
     },
   };
 }
-
 
 /** A raw line-oriented TCP client, for sending frames the typed client would refuse to send. */
 export async function rawConnection(port: number): Promise<{ send(line: string | Buffer): void; next(): Promise<Record<string, unknown>>; close(): void }> {

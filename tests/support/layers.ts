@@ -15,7 +15,13 @@ export function layerOf(file: string): Layer | null {
   if (file === 'core/index.ts' || file.startsWith('core/kit/') || file.startsWith('core/authoring/')) return 'public';
   const room = /^core\/([^/]+)\//.exec(file)?.[1];
   const rooms: Record<string, Layer> = {
-    util: 'util', host: 'host', api: 'api', daemon: 'daemon', frontends: 'frontend', sim: 'sim', testing: 'testing',
+    util: 'util',
+    host: 'host',
+    api: 'api',
+    daemon: 'daemon',
+    frontends: 'frontend',
+    sim: 'sim',
+    testing: 'testing',
   };
   return room ? (rooms[room] ?? null) : null;
 }
@@ -92,9 +98,14 @@ function parseImports(file: string, source: string): ImportRef[] {
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node)) {
       const clause = node.importClause;
-      const typeOnly = clause !== undefined && (clause.isTypeOnly ||
-        (!clause.name && clause.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings) &&
-          clause.namedBindings.elements.length > 0 && clause.namedBindings.elements.every((e) => e.isTypeOnly)));
+      const typeOnly =
+        clause !== undefined &&
+        (clause.isTypeOnly ||
+          (!clause.name &&
+            clause.namedBindings !== undefined &&
+            ts.isNamedImports(clause.namedBindings) &&
+            clause.namedBindings.elements.length > 0 &&
+            clause.namedBindings.elements.every((e) => e.isTypeOnly)));
       add(node, node.moduleSpecifier, typeOnly);
     } else if (ts.isExportDeclaration(node)) {
       add(node, node.moduleSpecifier, node.isTypeOnly);

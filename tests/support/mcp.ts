@@ -248,8 +248,10 @@ export async function assertTableMatches(client: Client, api: ApiClient): Promis
  */
 export async function assertWaitCancels(client: Client, s: Stack, tool = 'mc_wait'): Promise<void> {
   const controller = new AbortController();
-  const outcome = client.callTool({ name: tool, arguments: { ticks: 3000 } }, undefined, { signal: controller.signal })
-    .then(() => 'resolved', (err: Error) => err.message);
+  const outcome = client.callTool({ name: tool, arguments: { ticks: 3000 } }, undefined, { signal: controller.signal }).then(
+    () => 'resolved',
+    (err: Error) => err.message,
+  );
   await waitUntil(() => s.sim.received.includes('WAIT 3000'), 5_000, 'the WAIT to reach the mod');
   const during = s.sim.connections;
   controller.abort();
@@ -277,14 +279,17 @@ export interface RawOptions {
 export const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
 
 function rawRequest(port: number, options: RawOptions, onResponse: (res: http.IncomingMessage) => void): http.ClientRequest {
-  const req = http.request({
-    host: '127.0.0.1',
-    port,
-    localAddress: options.from,
-    method: options.method ?? 'POST',
-    path: options.path ?? '/mcp',
-    headers: { host: `127.0.0.1:${port}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...options.headers },
-  }, onResponse);
+  const req = http.request(
+    {
+      host: '127.0.0.1',
+      port,
+      localAddress: options.from,
+      method: options.method ?? 'POST',
+      path: options.path ?? '/mcp',
+      headers: { host: `127.0.0.1:${port}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...options.headers },
+    },
+    onResponse,
+  );
   req.end(options.body === undefined ? undefined : JSON.stringify(options.body));
   return req;
 }
@@ -317,16 +322,17 @@ export function holdStream(port: number, sessionId: string, options: RawOptions 
 
 /** `fetch` for the SDK's StreamableHTTPClientTransport, from a chosen source address (SSE streams included). */
 export function fetchFrom(localAddress: string): FetchLike {
-  return (url, init = {}) => new Promise((resolve, reject) => {
-    const req = http.request(url, { method: init.method ?? 'GET', localAddress, headers: Object.fromEntries(new Headers(init.headers)), signal: init.signal ?? undefined }, (res) => {
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers.set(name, String(value));
-      const status = res.statusCode ?? 0;
-      const empty = [204, 205, 304].includes(status);
-      if (empty) res.resume();
-      resolve(new Response(empty ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, headers }));
+  return (url, init = {}) =>
+    new Promise((resolve, reject) => {
+      const req = http.request(url, { method: init.method ?? 'GET', localAddress, headers: Object.fromEntries(new Headers(init.headers)), signal: init.signal ?? undefined }, (res) => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers.set(name, String(value));
+        const status = res.statusCode ?? 0;
+        const empty = [204, 205, 304].includes(status);
+        if (empty) res.resume();
+        resolve(new Response(empty ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, headers }));
+      });
+      req.on('error', reject);
+      req.end(typeof init.body === 'string' ? init.body : undefined);
     });
-    req.on('error', reject);
-    req.end(typeof init.body === 'string' ? init.body : undefined);
-  });
 }

@@ -72,11 +72,7 @@ export function makeLab(forkDir: string, labDir: string): string {
 export const onDisk = (dir: string, sim: StackOptions['sim'] = {}): StackOptions => ({ sim: { autoTick: false, dir, worldDisk: { bytes: 1e6 }, ...sim } });
 
 /** Fork the live stack and start a lab stack on a copy of the fork's world. */
-export async function forkIntoLab(
-  start: (options?: StackOptions) => Promise<Stack>,
-  tmp: () => string,
-  live?: Stack,
-): Promise<{ live: Stack; lab: Stack; fork: Record<string, any> }> {
+export async function forkIntoLab(start: (options?: StackOptions) => Promise<Stack>, tmp: () => string, live?: Stack): Promise<{ live: Stack; lab: Stack; fork: Record<string, any> }> {
   const source = live ?? (await start(onDisk(tmp())));
   const fork = (await source.call('fork', { name: 'before' })) as Record<string, any>;
   const lab = await start(onDisk(makeLab(fork.forkDir, tmp())));

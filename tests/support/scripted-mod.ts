@@ -24,7 +24,13 @@ export interface ScriptedConnection {
 }
 
 export const SERVER_HELLO = {
-  type: 'hello', mod: 'mc-agent-interface', version: '0.8.0', protocol: 1, minecraft: '26.2', port: 0, instance: 'server',
+  type: 'hello',
+  mod: 'mc-agent-interface',
+  version: '0.8.0',
+  protocol: 1,
+  minecraft: '26.2',
+  port: 0,
+  instance: 'server',
   capabilities: ['state', 'entities', 'command', 'wait', 'mark', 'events:game'],
 };
 

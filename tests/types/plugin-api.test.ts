@@ -6,9 +6,23 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import {
-  defineComposite, definePlugin, defineTool,
-  type CompositeContext, type Cursor, type DeferredCleanup, type EventPage, type EventStats, type FollowItem, type HostStatus, type Manifest, type ModReply,
-  type PluginGuide, type RecordedEvent, type Service, type ServiceStop, type ToolContext,
+  defineComposite,
+  definePlugin,
+  defineTool,
+  type CompositeContext,
+  type Cursor,
+  type DeferredCleanup,
+  type EventPage,
+  type EventStats,
+  type FollowItem,
+  type HostStatus,
+  type Manifest,
+  type ModReply,
+  type PluginGuide,
+  type RecordedEvent,
+  type Service,
+  type ServiceStop,
+  type ToolContext,
 } from 'mcbridge';
 
 const base = { description: 'a tool', input: z.object({}) };
@@ -65,7 +79,7 @@ describe('defineTool', () => {
   });
 });
 
-describe('the primitives of issue 23: defer handles, configDir, a service\'s own stop, events.scan', () => {
+describe("the primitives of issue 23: defer handles, configDir, a service's own stop, events.scan", () => {
   it('types each of them', () => {
     defineTool({
       ...base,
@@ -85,7 +99,13 @@ describe('the primitives of issue 23: defer handles, configDir, a service\'s own
         return null;
       },
     });
-    const returnsStop: Service = { name: 'own_stop', start: (ctx) => { expectTypeOf(ctx.configDir).toBeString(); return () => undefined; } };
+    const returnsStop: Service = {
+      name: 'own_stop',
+      start: (ctx) => {
+        expectTypeOf(ctx.configDir).toBeString();
+        return () => undefined;
+      },
+    };
     const asyncStop: Service = { name: 'async_stop', start: async () => async () => undefined };
     const noStop: Service = { name: 'no_stop', start: () => undefined };
     void [returnsStop, asyncStop, noStop];
@@ -98,10 +118,7 @@ describe('the primitives of issue 23: defer handles, configDir, a service\'s own
 
 describe('events.follow', () => {
   it('yields the discriminated union of events and gaps', () => {
-    expectTypeOf<FollowItem>().toEqualTypeOf<
-      | { kind: 'event'; event: RecordedEvent }
-      | { kind: 'gap'; reason: 'evicted' | 'stream-reset'; dropped: number; from: number; to: number }
-    >();
+    expectTypeOf<FollowItem>().toEqualTypeOf<{ kind: 'event'; event: RecordedEvent } | { kind: 'gap'; reason: 'evicted' | 'stream-reset'; dropped: number; from: number; to: number }>();
     defineTool({
       ...base,
       name: 'follower',
@@ -121,7 +138,7 @@ describe('events.follow', () => {
   });
 });
 
-describe('ctx.config from the plugin\'s options', () => {
+describe("ctx.config from the plugin's options", () => {
   const options = z.object({ every: z.number().default(5), label: z.string().optional() }).strict();
   type Options = { every: number; label?: string | undefined };
   const tool = defineTool.withOptions(options);
@@ -192,7 +209,7 @@ describe('defineComposite', () => {
   });
 });
 
-describe('a plugin\'s guide', () => {
+describe("a plugin's guide", () => {
   it('is text on the plugin, carried to the front-ends as manifest.guides', () => {
     definePlugin({ name: 'sky', version: '1.0.0', apiVersion: 1, guide: 'Call `sky_probe` first.' });
     // @ts-expect-error: a guide is text, not a list

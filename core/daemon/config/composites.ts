@@ -16,17 +16,19 @@ import type { CompositeContext, CompositeSpec } from '../../authoring/config.js'
 /** The plugin that carries a config's composites. */
 export const COMPOSITES_PLUGIN = 'composites';
 
-const compositeShape = z.object({
-  name: toolNameShape,
-  description: z.string().trim().min(1, 'must say what the composite does, for a model'),
-  input: zodObjectSchema.optional(),
-  output: zodSchema.optional(),
-  uses: z.array(toolNameShape).optional(),
-  requires: z.array(z.string().trim().min(1)).optional(),
-  annotations: annotationsShape.optional(),
-  only: toolScopeShape.optional(),
-  run: z.custom<CompositeSpec['run']>((v) => typeof v === 'function', { message: 'expected a function run(ctx) => result' }),
-}).strict();
+const compositeShape = z
+  .object({
+    name: toolNameShape,
+    description: z.string().trim().min(1, 'must say what the composite does, for a model'),
+    input: zodObjectSchema.optional(),
+    output: zodSchema.optional(),
+    uses: z.array(toolNameShape).optional(),
+    requires: z.array(z.string().trim().min(1)).optional(),
+    annotations: annotationsShape.optional(),
+    only: toolScopeShape.optional(),
+    run: z.custom<CompositeSpec['run']>((v) => typeof v === 'function', { message: 'expected a function run(ctx) => result' }),
+  })
+  .strict();
 
 /** What derivation needs to know of a tool some plugin defines. */
 export interface ToolFacts {
@@ -54,10 +56,12 @@ export function validateComposites(entries: readonly unknown[], file: string | n
   entries.forEach((entry, i) => {
     const parsed = compositeShape.safeParse(entry);
     if (!parsed.success) {
-      problems.push(...zodProblems(parsed.error, ['composites', i]).map((p) => {
-        const name = (entry as { name?: unknown } | null)?.name;
-        return typeof name === 'string' ? { ...p, message: `${p.message} (composite '${name}')` } : p;
-      }));
+      problems.push(
+        ...zodProblems(parsed.error, ['composites', i]).map((p) => {
+          const name = (entry as { name?: unknown } | null)?.name;
+          return typeof name === 'string' ? { ...p, message: `${p.message} (composite '${name}')` } : p;
+        }),
+      );
       return;
     }
     const seen = firstAt.get(parsed.data.name);
@@ -100,7 +104,10 @@ function stepError(err: unknown, composite: string, step: number, tool: string):
   const e = toMcbridgeError(err);
   if (e.code === 'cancelled') return e;
   return new McbridgeError(e.code, `composite '${composite}' stopped at step ${step} (${tool}): ${e.message}`, {
-    ...e.details, composite, step, tool,
+    ...e.details,
+    composite,
+    step,
+    tool,
   });
 }
 
@@ -112,8 +119,11 @@ function stepError(err: unknown, composite: string, step: number, tool: string):
 function compositeContext(spec: CompositeSpec, args: Record<string, unknown>, tool: ToolContext, steps: { n: number }): CompositeContext {
   const call = async (name: string, params: Record<string, unknown> = {}, options?: { signal?: AbortSignal }): Promise<unknown> => {
     if (spec.uses && !spec.uses.includes(name)) {
-      throw new McbridgeError('invalid_params', `composite '${spec.name}' called the tool '${name}', which is not in its uses list ` +
-        `(${spec.uses.join(', ')}); add it to uses so its CAPS and annotations are derived from it`, { composite: spec.name, tool: name });
+      throw new McbridgeError(
+        'invalid_params',
+        `composite '${spec.name}' called the tool '${name}', which is not in its uses list ` + `(${spec.uses.join(', ')}); add it to uses so its CAPS and annotations are derived from it`,
+        { composite: spec.name, tool: name },
+      );
     }
     steps.n += 1;
     const n = steps.n;
@@ -137,8 +147,12 @@ function compositeContext(spec: CompositeSpec, args: Record<string, unknown>, to
       await call('wait', { ticks });
     },
     request: async (line) => {
-      throw new McbridgeError('invalid_params', `composite '${spec.name}' sent '${line}' with request(); a composite reaches the mod through tools, ` +
-        'so its CAPS and policy follow its uses: call the tool instead, e.g. command(...) or call(\'command\', { command })', { composite: spec.name });
+      throw new McbridgeError(
+        'invalid_params',
+        `composite '${spec.name}' sent '${line}' with request(); a composite reaches the mod through tools, ` +
+          "so its CAPS and policy follow its uses: call the tool instead, e.g. command(...) or call('command', { command })",
+        { composite: spec.name },
+      );
     },
     defer: (cleanup) => tool.defer((own) => cleanup(compositeContext(spec, args, own, steps))),
     waitFor: tool.waitFor,
@@ -186,10 +200,13 @@ export function deriveComposites(specs: readonly CompositeSpec[], facts: Readonl
   }
   const stuck = specs.map((spec, i) => ({ spec, i })).filter(({ i }) => !derived.has(i));
   if (stuck.length > 0) {
-    throw new ConfigError(file, stuck.map(({ spec, i }) => ({
-      path: `composites[${i}].uses`,
-      message: `composites ${stuck.map((x) => `'${x.spec.name}'`).join(', ')} call each other in a cycle; composite '${spec.name}' cannot be derived`,
-    })));
+    throw new ConfigError(
+      file,
+      stuck.map(({ spec, i }) => ({
+        path: `composites[${i}].uses`,
+        message: `composites ${stuck.map((x) => `'${x.spec.name}'`).join(', ')} call each other in a cycle; composite '${spec.name}' cannot be derived`,
+      })),
+    );
   }
   return specs.map((_, i) => derived.get(i)!);
 }

@@ -45,18 +45,22 @@ export function describePlan(plan: ConfigPlan, builtins: ReadonlyMap<string, Too
     ...describeOptions(config),
     // Each configured built-in's options under its name, however the config spelled them.
     ...Object.fromEntries([...builtinOptions(config as Record<string, unknown>, file, builtinPlugins)].map(([name, options]) => [name, redact(options)])),
-    plugins: redact(plan.plugins.map((p) => ({
-      name: p.plugin.name,
-      version: p.plugin.version,
-      source: p.source,
-      ...(p.package ? { package: p.package.name, from: p.package.dir } : {}),
-      ...(p.plugin.description ? { description: p.plugin.description } : {}),
-      options: p.options ?? {},
-      tools: (p.plugin.tools ?? []).map((t) => t.name),
-    }))),
-    composites: redact(plan.composites.map((c, i) => {
-      const { requires, annotations } = derived[i];
-      return { name: c.name, description: c.description, ...(c.uses ? { uses: c.uses } : {}), requires, annotations, ...(c.only ? { only: c.only } : {}) };
-    })),
+    plugins: redact(
+      plan.plugins.map((p) => ({
+        name: p.plugin.name,
+        version: p.plugin.version,
+        source: p.source,
+        ...(p.package ? { package: p.package.name, from: p.package.dir } : {}),
+        ...(p.plugin.description ? { description: p.plugin.description } : {}),
+        options: p.options ?? {},
+        tools: (p.plugin.tools ?? []).map((t) => t.name),
+      })),
+    ),
+    composites: redact(
+      plan.composites.map((c, i) => {
+        const { requires, annotations } = derived[i];
+        return { name: c.name, description: c.description, ...(c.uses ? { uses: c.uses } : {}), requires, annotations, ...(c.only ? { only: c.only } : {}) };
+      }),
+    ),
   };
 }

@@ -51,10 +51,7 @@ export async function importModule(file: string): Promise<unknown> {
  */
 async function importFresh(file: string): Promise<unknown> {
   if (!/\.[cm]?js$/.test(file)) return importModule(file);
-  const mod = (await (await jiti()).evalModule(fs.readFileSync(file, 'utf8'), { filename: file, async: true, forceTranspile: true })) as
-    | { default?: unknown }
-    | null
-    | undefined;
+  const mod = (await (await jiti()).evalModule(fs.readFileSync(file, 'utf8'), { filename: file, async: true, forceTranspile: true })) as { default?: unknown } | null | undefined;
   return mod && typeof mod === 'object' && 'default' in mod && mod.default !== undefined ? mod.default : mod;
 }
 
@@ -132,12 +129,12 @@ export async function loadConfig(options: { cwd?: string; file?: string; timeout
     }
     if (result === null || result.isEmpty || result.config === undefined || result.config === null) {
       // Saving an empty file must not reload as "no plugins, no composites".
-      throw new ConfigError(file, [{
-        path: '',
-        message: path.basename(file) === 'package.json'
-          ? 'has no "mcbridge" key to read a config from'
-          : 'is empty or exports nothing: export default defineConfig({ ... })',
-      }]);
+      throw new ConfigError(file, [
+        {
+          path: '',
+          message: path.basename(file) === 'package.json' ? 'has no "mcbridge" key to read a config from' : 'is empty or exports nothing: export default defineConfig({ ... })',
+        },
+      ]);
     }
     return { file, dir: path.dirname(file), config: validateConfig(result.config, file) };
   }

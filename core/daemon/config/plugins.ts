@@ -191,4 +191,3 @@ export async function resolvePlugins(entries: readonly unknown[], file: string |
   }
   return out;
 }
-

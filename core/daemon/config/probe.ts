@@ -30,8 +30,7 @@ import(pathToFileURL(workerData.jiti).href)
 const jitiEntry = createRequire(import.meta.url).resolve('jiti');
 
 function hangMessage(ms: number): string {
-  return `did not finish loading within ${ms / 1000} s: look for an endless loop or a top-level await that never settles ` +
-    '(set MCBRIDGE_CONFIG_TIMEOUT=<seconds> if it is only slow)';
+  return `did not finish loading within ${ms / 1000} s: look for an endless loop or a top-level await that never settles ` + '(set MCBRIDGE_CONFIG_TIMEOUT=<seconds> if it is only slow)';
 }
 
 /**
@@ -59,13 +58,15 @@ export async function probeConfig(file: string, timeoutMs: number): Promise<void
         fn();
       };
       worker.once('message', () => settle(resolve));
-      worker.once('error', (err: Error & { code?: string }) => settle(() => {
-        if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-          reject(new ConfigError(file, [{ path: '', message: `ran out of memory while loading (over ${PROBE_HEAP_MB} MB)` }]));
-        } else {
-          resolve();
-        }
-      }));
+      worker.once('error', (err: Error & { code?: string }) =>
+        settle(() => {
+          if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+            reject(new ConfigError(file, [{ path: '', message: `ran out of memory while loading (over ${PROBE_HEAP_MB} MB)` }]));
+          } else {
+            resolve();
+          }
+        }),
+      );
       worker.once('exit', () => settle(resolve));
     });
   } finally {

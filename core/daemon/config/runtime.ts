@@ -96,9 +96,15 @@ export async function planConfig(loaded: LoadedConfig, neighbours: Neighbours, o
   const plan = { loaded, policy: mergePolicy(config, overrides), plugins, composites, compositesPlugin: compositesPlugin(composites, tools, file) };
   const all = new Map(tools);
   for (const [name, fact] of toolFacts(plan.compositesPlugin ? [plan.compositesPlugin] : [])) all.set(name, fact);
-  const policyErrors = policyProblems(plan.policy, [...all].map(([name, fact]) => ({ name, ...fact }))).filter((p) => p.fatal);
+  const policyErrors = policyProblems(
+    plan.policy,
+    [...all].map(([name, fact]) => ({ name, ...fact })),
+  ).filter((p) => p.fatal);
   if (policyErrors.length > 0) {
-    throw new ConfigError(file, policyErrors.map((p) => ({ path: fromFlags(overrides, p.entry) ? `--${p.path.replace(/\[\d+\]$/, '')}` : p.path, message: p.message })));
+    throw new ConfigError(
+      file,
+      policyErrors.map((p) => ({ path: fromFlags(overrides, p.entry) ? `--${p.path.replace(/\[\d+\]$/, '')}` : p.path, message: p.message })),
+    );
   }
   return plan;
 }
@@ -152,7 +158,10 @@ export class ConfigRuntime {
   private lastError: string | null = null;
   private readonly log: Logger;
 
-  constructor(private readonly host: Host, private readonly options: ConfigRuntimeOptions) {
+  constructor(
+    private readonly host: Host,
+    private readonly options: ConfigRuntimeOptions,
+  ) {
     this.loaded = options.loaded;
     this.log = options.log.child({ part: 'config' });
     host.addStatusSection('config', () => this.status());
@@ -182,7 +191,12 @@ export class ConfigRuntime {
   private async apply(plan: ConfigPlan): Promise<{ added: string[]; removed: string[] }> {
     const before = new Set(this.host.registry.list().map((t) => t.name));
     const wanted = new Map(plan.plugins.map((p) => [p.plugin.name, p]));
-    const failed = new Set(this.host.plugins().filter((p) => p.state === 'failed').map((p) => p.name));
+    const failed = new Set(
+      this.host
+        .plugins()
+        .filter((p) => p.state === 'failed')
+        .map((p) => p.name),
+    );
     await this.host.registry.batch(async () => {
       for (const [name, key] of [...this.managed]) {
         const next = wanted.get(name);

@@ -10,15 +10,16 @@ type OptionSchemas = { [K in OptionKey]: z.ZodOptional<z.ZodType<OptionValue<K>>
 const optionSchemas = Object.fromEntries(OPTION_KEYS.map((key) => [key, optionSchema(key).optional()])) as OptionSchemas;
 
 /** Top-level keys, checked strictly so a typo is named rather than ignored. */
-export const configSchema = z.object({
-  ...optionSchemas,
-  plugins: z.array(z.unknown()).optional(),
-  composites: z.array(z.unknown()).optional(),
-  // A built-in plugin's options under its name (the spelling before `plugins: [['webhook', {...}]]`),
-  // checked by the plugin's own schema in builtin-options.ts.
-  ...Object.fromEntries(configurableBuiltins(builtinPlugins).map((p) => [p.name, z.unknown().optional()])),
-}).strict();
+export const configSchema = z
+  .object({
+    ...optionSchemas,
+    plugins: z.array(z.unknown()).optional(),
+    composites: z.array(z.unknown()).optional(),
+    // A built-in plugin's options under its name (the spelling before `plugins: [['webhook', {...}]]`),
+    // checked by the plugin's own schema in builtin-options.ts.
+    ...Object.fromEntries(configurableBuiltins(builtinPlugins).map((p) => [p.name, z.unknown().optional()])),
+  })
+  .strict();
 
 /** The options read when the daemon starts: a change in the config waits for a restart. */
 export const DAEMON_KEYS = groupKeys('daemon');
-

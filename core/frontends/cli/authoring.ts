@@ -2,12 +2,14 @@
 import type { Command } from 'commander';
 
 export function addAuthoringCommands(program: Command): void {
-  program.command('init')
+  program
+    .command('init')
     .description('write a commented mcbridge.config.ts for a server directory (never over an existing one)')
     .option('--dir <dir>', 'the server directory', '.')
     .action(async (opts) => (await import('./init.js')).initCommand(opts));
 
-  program.command('create-plugin')
+  program
+    .command('create-plugin')
     .description('create a plugin package (package.json, tsconfig, source, test) that builds, tests and loads as it is')
     .argument('<name>', 'e.g. weather (the package mcbridge-plugin-weather) or @acme/weather')
     .option('--dir <dir>', 'where to create it (default: ./mcbridge-plugin-<name>)')

@@ -22,12 +22,7 @@ export function parseParams(text: string | undefined): Record<string, unknown> {
  * `mcbridge call <method> [params]`: one call, the result as JSON on stdout. A long call on a
  * terminal shows a spinner line; Ctrl-C cancels the call in the daemon and says so in words.
  */
-export async function callCommand(
-  method: string,
-  paramsText: string | undefined,
-  opts: { progress?: boolean },
-  global: GlobalOptions,
-): Promise<void> {
+export async function callCommand(method: string, paramsText: string | undefined, opts: { progress?: boolean }, global: GlobalOptions): Promise<void> {
   const params = parseParams(paramsText);
   const client = await ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken, frontend: 'cli' });
   const controller = new AbortController();
@@ -42,7 +37,9 @@ export async function callCommand(
       timeoutMs: global.timeout !== undefined ? global.timeout * 1000 : undefined,
       onProgress: opts.progress
         ? (p) => process.stderr.write(`progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ''}${p.message ? ` ${p.message}` : ''}\n`)
-        : spinner ? (p) => spinner.update(p) : undefined,
+        : spinner
+          ? (p) => spinner.update(p)
+          : undefined,
     });
     spinner?.stop();
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');

@@ -68,7 +68,10 @@ export function callsCheck(calls: DaemonStatus['calls']): Check {
   if (!calls) return { name: 'calls', ok: null, detail: 'not reported by this daemon (an older mcbridge)' };
   const others = calls.oldest.filter((c) => c.tool !== 'status');
   if (others.length === 0) return { name: 'calls', ok: true, detail: 'none in progress' };
-  const listed = others.slice(0, 5).map((c) => `${c.tool} (${(c.runningMs / 1000).toFixed(1)} s)`).join(', ');
+  const listed = others
+    .slice(0, 5)
+    .map((c) => `${c.tool} (${(c.runningMs / 1000).toFixed(1)} s)`)
+    .join(', ');
   return { name: 'calls', ok: true, detail: `${calls.inProgress - (calls.oldest.length - others.length)} in progress: ${listed}${others.length > 5 ? ', ...' : ''}` };
 }
 
@@ -89,7 +92,9 @@ export async function daemonCheck(global: GlobalOptions): Promise<{ check: Check
         name: 'daemon',
         ok: false,
         detail: refused ? `no daemon answers on ${where}` : `the daemon on ${where} refused: ${message}`,
-        advice: refused ? `${START_DAEMON}; a daemon elsewhere: --api-port, MCBRIDGE_API_PORT or apiPort in mcbridge.config.*` : 'give its token: --api-token or MCBRIDGE_API_TOKEN (or apiToken in the config)',
+        advice: refused
+          ? `${START_DAEMON}; a daemon elsewhere: --api-port, MCBRIDGE_API_PORT or apiPort in mcbridge.config.*`
+          : 'give its token: --api-token or MCBRIDGE_API_TOKEN (or apiToken in the config)',
       },
       view: null,
     };
@@ -114,7 +119,11 @@ export function discoveryCheck(resolution: PortResolution | null): Check {
 }
 
 function modDescription(hello: ModMessage | null | undefined, instance: string | null | undefined): string {
-  const parts = [instance ? `${instance} vantage` : null, typeof hello?.version === 'string' ? `mod ${hello.version}` : null, typeof hello?.minecraft === 'string' ? `Minecraft ${hello.minecraft}` : null];
+  const parts = [
+    instance ? `${instance} vantage` : null,
+    typeof hello?.version === 'string' ? `mod ${hello.version}` : null,
+    typeof hello?.minecraft === 'string' ? `Minecraft ${hello.minecraft}` : null,
+  ];
   return parts.filter(Boolean).join(', ');
 }
 
@@ -167,23 +176,41 @@ export async function probeMod(host: string, port: number): Promise<ModProbe> {
   };
   let settle!: (outcome: ModProbe) => void;
   const outcome = new Promise<ModProbe>((resolve) => (settle = resolve));
-  const timer = setTimeout(() => settle(hello
-    ? { check: { name: 'mod', ok: true, detail: `answers on ${host}:${port} (${modDescription(hello, hello.instance as string)}) but not CAPS` }, caps: capsOf(hello) }
-    : { check: { name: 'mod', ok: false, detail: `${host}:${port} accepts connections but sends no mc-agent-interface greeting`, advice: 'is this the mod\'s port? Check mc-agent-server/port.txt, or pass --mod-port' } }), PROBE_MS);
+  const timer = setTimeout(
+    () =>
+      settle(
+        hello
+          ? { check: { name: 'mod', ok: true, detail: `answers on ${host}:${port} (${modDescription(hello, hello.instance as string)}) but not CAPS` }, caps: capsOf(hello) }
+          : {
+              check: {
+                name: 'mod',
+                ok: false,
+                detail: `${host}:${port} accepts connections but sends no mc-agent-interface greeting`,
+                advice: "is this the mod's port? Check mc-agent-server/port.txt, or pass --mod-port",
+              },
+            },
+      ),
+    PROBE_MS,
+  );
   try {
-    conn = await ModConnection.open(host, port, {
-      onHello: (greeting) => {
-        hello = greeting;
-        ask();
+    conn = await ModConnection.open(
+      host,
+      port,
+      {
+        onHello: (greeting) => {
+          hello = greeting;
+          ask();
+        },
+        onEvent: () => {},
+        onReply: (reply) => {
+          if (reply.type !== 'capabilities') return;
+          settle({ check: { name: 'mod', ok: true, detail: `answers on ${host}:${port} (${modDescription(hello, (reply.instance ?? hello?.instance) as string)})` }, caps: capsOf(reply) });
+        },
+        onBadLine: () => {},
+        onClose: () => settle({ check: { name: 'mod', ok: false, detail: `${host}:${port} closed the connection before answering`, advice: START_MOD } }),
       },
-      onEvent: () => {},
-      onReply: (reply) => {
-        if (reply.type !== 'capabilities') return;
-        settle({ check: { name: 'mod', ok: true, detail: `answers on ${host}:${port} (${modDescription(hello, (reply.instance ?? hello?.instance) as string)})` }, caps: capsOf(reply) });
-      },
-      onBadLine: () => {},
-      onClose: () => settle({ check: { name: 'mod', ok: false, detail: `${host}:${port} closed the connection before answering`, advice: START_MOD } }),
-    }, { connectTimeoutMs: PROBE_MS, maxLineBytes: DEFAULT_MAX_LINE_BYTES });
+      { connectTimeoutMs: PROBE_MS, maxLineBytes: DEFAULT_MAX_LINE_BYTES },
+    );
     ask(); // in case the greeting came before `conn` was assigned
     return await outcome;
   } catch (err) {

@@ -117,7 +117,12 @@ export async function candidates(program: Command, words: string[], global: () =
   let found: string[];
   if (valueFor && (valueFor.required || valueFor.optional)) found = [...(VALUES[valueFor.long ?? ''] ?? valueFor.argChoices ?? [])];
   else if (current.startsWith('-')) found = [...(command ? longFlags(command) : []), ...longFlags(program), '--help'];
-  else if (!command) found = program.createHelp().visibleCommands(program).map((c) => c.name()).filter((name) => name !== 'help');
+  else if (!command)
+    found = program
+      .createHelp()
+      .visibleCommands(program)
+      .map((c) => c.name())
+      .filter((name) => name !== 'help');
   else if (command.name() === 'completion' && positionals.length === 0) found = [...SHELLS];
   else if (command.name() === 'call' && positionals.length === 0) found = await toolNames(await global(), words);
   else found = [];
@@ -126,13 +131,15 @@ export async function candidates(program: Command, words: string[], global: () =
 
 /** Adds `completion` and the hidden `__complete` it calls back. */
 export function addCompletionCommands(program: Command): void {
-  program.command('completion')
+  program
+    .command('completion')
     .description('print a shell completion script (commands, options, and tool names from the running daemon)')
     .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(SHELLS))
     .action((shell: Shell) => {
       process.stdout.write(SCRIPTS[shell]);
     });
-  program.command('__complete', { hidden: true })
+  program
+    .command('__complete', { hidden: true })
     .argument('[words...]')
     .helpOption(false)
     .action(async (words: string[]) => {

@@ -40,7 +40,8 @@ async function configCheck(config: string | false | undefined): Promise<{ check:
 
 async function diagnose(cmd: Command, opts: DiagnoseOptions, global: GlobalOptions): Promise<Check[]> {
   const [{ callsCheck, capsCheck, daemonCheck, discoveryCheck, memoryCheck, modCheckFromDaemon, nodeCheck, pluginsCheck, probeMod }, { resolvePort }] = await Promise.all([
-    import('./checks.js'), import('../../host/link/discovery.js'),
+    import('./checks.js'),
+    import('../../host/link/discovery.js'),
   ]);
   const checks: Check[] = [];
   let loaded: LoadedConfig | null = null;
@@ -111,12 +112,15 @@ async function globalsDespiteConfig(program: Command, globals: () => Promise<Glo
 /** Adds `status` and `doctor` to the program. */
 export function addDiagnosisCommands(program: Command, clientGlobals: () => Promise<GlobalOptions>): void {
   const globals = () => globalsDespiteConfig(program, clientGlobals);
-  const common = (cmd: Command) => addTableOptions(cmd, 'discover')
-    .option('--json', 'print the checks as JSON')
-    .option('--config <file>', 'config file (default: searched from the working directory)')
-    .option('--no-config', 'ignore any config file');
-  common(program.command('status').description('is the daemon up, is the mod connected, with what CAPS and plugins: one line each, and what to do (exit 1 when something fails)'))
-    .action(async (opts, cmd: Command) => report(cmd, { thorough: false, json: opts.json, config: opts.config === true ? undefined : opts.config }, await globals()));
-  common(program.command('doctor').description('status, plus Node, the config and its plugins, and the mod port probed when no daemon runs'))
-    .action(async (opts, cmd: Command) => report(cmd, { thorough: true, json: opts.json, config: opts.config === true ? undefined : opts.config }, await globals()));
+  const common = (cmd: Command) =>
+    addTableOptions(cmd, 'discover')
+      .option('--json', 'print the checks as JSON')
+      .option('--config <file>', 'config file (default: searched from the working directory)')
+      .option('--no-config', 'ignore any config file');
+  common(program.command('status').description('is the daemon up, is the mod connected, with what CAPS and plugins: one line each, and what to do (exit 1 when something fails)')).action(
+    async (opts, cmd: Command) => report(cmd, { thorough: false, json: opts.json, config: opts.config === true ? undefined : opts.config }, await globals()),
+  );
+  common(program.command('doctor').description('status, plus Node, the config and its plugins, and the mod port probed when no daemon runs')).action(async (opts, cmd: Command) =>
+    report(cmd, { thorough: true, json: opts.json, config: opts.config === true ? undefined : opts.config }, await globals()),
+  );
 }

@@ -11,11 +11,15 @@ export async function forwardCommand(opts: Record<string, unknown>, global: Glob
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
-  await forward(opts, {
-    connect: () => ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken, frontend: 'forward' }),
-    follow: followEvents,
-    log: createLogger({ level: global.logLevel, format: global.logFormat, name: 'mcbridge-forward' }),
-    env: process.env,
-    print: (text) => void process.stdout.write(text),
-  }, until);
+  await forward(
+    opts,
+    {
+      connect: () => ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken, frontend: 'forward' }),
+      follow: followEvents,
+      log: createLogger({ level: global.logLevel, format: global.logFormat, name: 'mcbridge-forward' }),
+      env: process.env,
+      print: (text) => void process.stdout.write(text),
+    },
+    until,
+  );
 }

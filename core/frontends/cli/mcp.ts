@@ -25,13 +25,24 @@ export async function mcpCommand(opts: McpCliOptions, global: GlobalOptions): Pr
     '--port-file': opts.portFile,
     '--server-dir': opts.serverDir,
   };
-  const misplaced = Object.entries(embeddedOnly).filter(([, v]) => v !== undefined && v !== false).map(([k]) => k);
+  const misplaced = Object.entries(embeddedOnly)
+    .filter(([, v]) => v !== undefined && v !== false)
+    .map(([k]) => k);
   if (!opts.embedded && misplaced.length > 0) {
     throw new UsageError(`${misplaced.join(', ')} configure the daemon that --embedded starts; pass --embedded, or give them to \`mcbridge run\``);
   }
   if (opts.transport === 'stdio') {
-    const httpOnly = { '--token': opts.token, '--token-file': opts.tokenFile, '--allowed-host': opts.allowedHost, '--allowed-origin': opts.allowedOrigin, '--session-idle': opts.sessionIdle, '--port': opts.port };
-    const given = Object.entries(httpOnly).filter(([, v]) => v !== undefined).map(([k]) => k);
+    const httpOnly = {
+      '--token': opts.token,
+      '--token-file': opts.tokenFile,
+      '--allowed-host': opts.allowedHost,
+      '--allowed-origin': opts.allowedOrigin,
+      '--session-idle': opts.sessionIdle,
+      '--port': opts.port,
+    };
+    const given = Object.entries(httpOnly)
+      .filter(([, v]) => v !== undefined)
+      .map(([k]) => k);
     if (given.length > 0) throw new UsageError(`${given.join(', ')} apply to --transport http only`);
   }
   // The MCP SDK loads only for this command; the other commands stay quick to start.
@@ -53,16 +64,19 @@ export async function mcpCommand(opts: McpCliOptions, global: GlobalOptions): Pr
     },
     embedded: opts.embedded
       ? {
-        sim: opts.sim === true,
-        // Only what the command line says: the config's policy applies beneath it.
-        policy: opts.readOnly === true ? { readOnly: true } : {},
-        link: { modHost: opts.modHost, modPort: opts.modPort, portFile: opts.portFile, serverDir: opts.serverDir },
-        // Plugins, composites and policy from mcbridge.config.*, as `mcbridge run` would load them.
-        loadConfig: opts.config === false ? undefined : async () => {
-          const { loadConfig } = await import('../../daemon/config/load.js');
-          return loadConfig({ file: typeof opts.config === 'string' ? opts.config : undefined });
-        },
-      }
+          sim: opts.sim === true,
+          // Only what the command line says: the config's policy applies beneath it.
+          policy: opts.readOnly === true ? { readOnly: true } : {},
+          link: { modHost: opts.modHost, modPort: opts.modPort, portFile: opts.portFile, serverDir: opts.serverDir },
+          // Plugins, composites and policy from mcbridge.config.*, as `mcbridge run` would load them.
+          loadConfig:
+            opts.config === false
+              ? undefined
+              : async () => {
+                  const { loadConfig } = await import('../../daemon/config/load.js');
+                  return loadConfig({ file: typeof opts.config === 'string' ? opts.config : undefined });
+                },
+        }
       : undefined,
     log,
   });

@@ -1,7 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import {
-  DAEMON_OPTIONS, OPTION_KEYS, type OptionCommand, type OptionKey, type OptionSpec, type ResolvedValue,
-} from '../../authoring/options.js';
+import { DAEMON_OPTIONS, OPTION_KEYS, type OptionCommand, type OptionKey, type OptionSpec, type ResolvedValue } from '../../authoring/options.js';
 import { clientConfig } from './client-config.js';
 import { parseText, resolveValue, type ConfigValues } from './resolve.js';
 
@@ -38,7 +36,10 @@ export function parseNonNegativeSeconds(value: string): number {
 }
 
 export function parseList(value: string): string[] {
-  return value.split(',').map((s) => s.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 export function parseTransport(value: string): 'stdio' | 'http' {

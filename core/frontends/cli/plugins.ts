@@ -23,15 +23,17 @@ export interface PluginReport extends Omit<PluginInfo, 'tools'> {
 export function pluginReport(plugins: PluginInfo[], manifest: Manifest): PluginReport[] {
   return plugins.map((p) => ({
     ...p,
-    tools: manifest.tools.filter((t) => t.plugin === p.name).map((t) => {
-      const state: PluginToolState = { name: t.name, available: t.available };
-      if (!t.available) {
-        if (t.hiddenBy) state.hiddenBy = t.hiddenBy;
-        if (t.missing) state.missing = t.missing;
-        if (t.reason) state.reason = t.reason;
-      }
-      return state;
-    }),
+    tools: manifest.tools
+      .filter((t) => t.plugin === p.name)
+      .map((t) => {
+        const state: PluginToolState = { name: t.name, available: t.available };
+        if (!t.available) {
+          if (t.hiddenBy) state.hiddenBy = t.hiddenBy;
+          if (t.missing) state.missing = t.missing;
+          if (t.reason) state.reason = t.reason;
+        }
+        return state;
+      }),
   }));
 }
 

@@ -4,9 +4,7 @@ import { VERSION } from '../../util/version.js';
 import { holdYoungGeneration } from '../../util/young-generation.js';
 import { EXIT } from './exit.js';
 import { PLAIN_MCP_OPTIONS } from './mcp-options.js';
-import {
-  addTableOptions, clientOptions, parseList, parseNonNegativeInt, parseNonNegativeSeconds, parsePositiveInt, parsePort, parseSeconds, parseTransport,
-} from './options.js';
+import { addTableOptions, clientOptions, parseList, parseNonNegativeInt, parseNonNegativeSeconds, parsePositiveInt, parsePort, parseSeconds, parseTransport } from './options.js';
 import { addSimCommand } from './sim.js';
 import { addAuthoringCommands } from './authoring.js';
 import { addDiagnosisCommands } from './doctor.js';
@@ -20,9 +18,7 @@ export function buildProgram(): Command {
   // The daemon's options (global, run's, and discovery's) come from the option table,
   // core/authoring/options.ts; what is declared here belongs to one command alone.
   const program = addTableOptions(
-    new Command('mcbridge')
-      .description('Minecraft Agent Toolkit: one link to the mc-agent-interface mod, served as a local JSON-lines API, MCP and this CLI')
-      .version(VERSION),
+    new Command('mcbridge').description('Minecraft Agent Toolkit: one link to the mc-agent-interface mod, served as a local JSON-lines API, MCP and this CLI').version(VERSION),
     'global',
   )
     .option('--timeout <seconds>', 'client commands: give up on each call (and cancel it) after this long', parseSeconds)
@@ -43,14 +39,16 @@ export function buildProgram(): Command {
       return (await import('./run.js')).runCommand(cmd, started);
     });
 
-  program.command('call')
+  program
+    .command('call')
     .description('call one tool or method and print its result as JSON')
     .argument('<method>', 'tool name, e.g. state, entities, command')
     .argument('[params]', 'params as a JSON object, e.g. \'{"radius": 16}\'')
     .option('--progress', 'print progress lines on stderr')
     .action(async (method: string, params: string | undefined, opts) => (await import('./call.js')).callCommand(method, params, opts, await globals()));
 
-  program.command('watch')
+  program
+    .command('watch')
     .description('print pushed events, one recorded event per line (as JSON, or --format text), until interrupted')
     .option('--events <list>', 'categories: hello,chat,game,mark,sample,error,other or *', parseList, ['*'])
     .option('--since <seq>', 'first replay buffered events after this seq', parseNonNegativeInt)
@@ -60,8 +58,9 @@ export function buildProgram(): Command {
     .action(async (opts) => (await import('./watch.js')).watchCommand(opts, await globals()));
 
   // The predecessor's flags, as it spelt them (a flag wins over MC_AGENT_WEBHOOK_*, which wins over the file).
-  program.command('forward')
-    .description('forward the daemon\'s events to a webhook as signed POSTs (URL and secret from MC_AGENT_WEBHOOK_URL/SECRET or the config file)')
+  program
+    .command('forward')
+    .description("forward the daemon's events to a webhook as signed POSTs (URL and secret from MC_AGENT_WEBHOOK_URL/SECRET or the config file)")
     .option('--config <file>', 'JSON config file (also MC_AGENT_WEBHOOK_CONFIG): url, secret, events, queue_size, max_attempts, backoff, max_backoff, timeout, or receivers')
     .option('--events <list>', 'categories to forward, comma separated, or * (default chat,game,mark,error; also MC_AGENT_WEBHOOK_EVENTS)')
     .option('--queue <n>', 'events queued per receiver at most; past it the oldest is dropped (default 256; also MC_AGENT_WEBHOOK_QUEUE)', parsePositiveInt)
@@ -71,26 +70,26 @@ export function buildProgram(): Command {
     .option('--delivery-timeout <seconds>', 'longest one attempt may take (default 10.0; also MC_AGENT_WEBHOOK_TIMEOUT)', parseSeconds)
     .option('--status', 'print what would be forwarded where (URLs redacted) and whether the daemon answers, then exit')
     .option('--reconnect-delay <seconds>', 'wait this long before reconnecting to the daemon (default 2.0)', parseSeconds)
-    .option('--spool <file>', 'keep undelivered events and the stream position in this file (fsync\'d), so a restart resumes where it stopped')
+    .option('--spool <file>', "keep undelivered events and the stream position in this file (fsync'd), so a restart resumes where it stopped")
     .option('--spool-max-bytes <n>', 'bound of the spool file; past it the oldest queued events are dropped (default 16 MiB)', parseNonNegativeInt)
     .action(async (opts) => (await import('./forward.js')).forwardCommand(opts, await globals()));
 
-  addTableOptions(program.command('discover').description('print where the daemon would find the mod, without starting anything'), 'discover')
-    .action(async (opts) => {
-      const { resolvePort } = await import('../../host/link/discovery.js');
-      const resolution = resolvePort({ vantage: opts.vantage, modPort: opts.modPort, portFile: opts.portFile, serverDir: opts.serverDir });
-      const { vantage, port, source, checked, error, resolved } = resolution;
-      process.stdout.write(JSON.stringify({ vantage, port, source, error, checked, resolved }, null, 2) + '\n');
-      if (!resolved) process.exitCode = EXIT.failed;
-    });
+  addTableOptions(program.command('discover').description('print where the daemon would find the mod, without starting anything'), 'discover').action(async (opts) => {
+    const { resolvePort } = await import('../../host/link/discovery.js');
+    const resolution = resolvePort({ vantage: opts.vantage, modPort: opts.modPort, portFile: opts.portFile, serverDir: opts.serverDir });
+    const { vantage, port, source, checked, error, resolved } = resolution;
+    process.stdout.write(JSON.stringify({ vantage, port, source, error, checked, resolved }, null, 2) + '\n');
+    if (!resolved) process.exitCode = EXIT.failed;
+  });
 
-  program.command('tools')
+  program
+    .command('tools')
     .description('list the tools available now, and why the others are hidden')
     .option('--json', 'print the full manifest')
     .action(async (opts) => (await import('./tools.js')).toolsCommand(opts, await globals()));
 
   addTableOptions(program.command('mcp').description('serve the toolkit over MCP (stdio, or streamable HTTP), in front of the daemon'), 'mcp')
-    .addOption(new Option('--transport <transport>', 'stdio or http (streamable-http, the predecessor\'s name, is http)').argParser(parseTransport).default(PLAIN_MCP_OPTIONS.transport))
+    .addOption(new Option('--transport <transport>', "stdio or http (streamable-http, the predecessor's name, is http)").argParser(parseTransport).default(PLAIN_MCP_OPTIONS.transport))
     .option('--host <host>', 'HTTP: address to bind; anything but loopback needs --token', PLAIN_MCP_OPTIONS.host)
     .option('--port <port>', 'HTTP: port to listen on (0 = any free port; default 8766)', (v) => parsePort(v))
     .option('--token <token>', 'HTTP: bearer token every request must carry, or "auto" to generate and store one (or set MCBRIDGE_MCP_TOKEN)')
@@ -98,7 +97,7 @@ export function buildProgram(): Command {
     .option('--allowed-host <list>', 'HTTP: more Host names to accept, comma separated', parseList)
     .option('--allowed-origin <list>', 'HTTP: more Origins to accept, comma separated', parseList)
     .option('--session-idle <seconds>', 'HTTP: close a session after this long without requests or an open stream (default 1800)', parseSeconds)
-    .option('--startup-wait <seconds>', 'how long the first tools/list waits for the daemon\'s surface (default 3)', parseSeconds)
+    .option('--startup-wait <seconds>', "how long the first tools/list waits for the daemon's surface (default 3)", parseSeconds)
     .option('--embedded', 'when no daemon answers, run one in this process (owning the mod link)')
     .option('--sim', 'with --embedded: run on an in-process simulated mod')
     .option('--read-only', 'with --embedded: hide every tool that can change the game')
@@ -107,13 +106,15 @@ export function buildProgram(): Command {
     .option('--no-config', 'with --embedded: ignore any config file')
     .action(async (opts) => (await import('./mcp.js')).mcpCommand(opts, await globals()));
 
-  program.command('config')
+  program
+    .command('config')
     .description('print the resolved config as JSON (secrets redacted), without starting anything')
     .option('--config <file>', 'config file (default: searched from the working directory)')
     .option('--no-config', 'ignore any config file')
     .action(async (opts) => (await import('./config.js')).configCommand(opts));
 
-  program.command('plugins')
+  program
+    .command('plugins')
     .description('list the loaded plugins: version, source, and the state of each tool')
     .option('--json', 'print the report as JSON')
     .action(async (opts) => (await import('./plugins.js')).pluginsCommand(opts, await globals()));

@@ -25,8 +25,7 @@ export interface QuickCall {
 
 /** The table's global flags by spelling: `--api-port` -> apiPort. */
 const GLOBAL_FLAGS = new Map<string, OptionKey>(
-  OPTION_KEYS.filter((key) => (DAEMON_OPTIONS[key].commands as readonly string[]).includes('global'))
-    .map((key) => [DAEMON_OPTIONS[key].flag.split(' ')[0]!, key]),
+  OPTION_KEYS.filter((key) => (DAEMON_OPTIONS[key].commands as readonly string[]).includes('global')).map((key) => [DAEMON_OPTIONS[key].flag.split(' ')[0]!, key]),
 );
 
 /** The plain form of a command line: its words, the global flags given, and call's own two. */
@@ -78,7 +77,10 @@ function plainArgs(args: readonly string[]): PlainArgs | null {
 export function quickCall(args: readonly string[]): QuickCall | null {
   const plain = plainArgs(args);
   if (!plain) return null;
-  const { positional: [command, method, params, ...more], ...flags } = plain;
+  const {
+    positional: [command, method, params, ...more],
+    ...flags
+  } = plain;
   if (command !== 'call' || method === undefined || more.length > 0) return null;
   return { method, params, ...flags };
 }
@@ -96,9 +98,7 @@ export function quickMcp(args: readonly string[]): Partial<Record<OptionKey, unk
 
 /** The global options: flag, environment, config, default (a bad environment variable is a usage error first). */
 async function resolveGlobals(given: Partial<Record<OptionKey, unknown>>): Promise<GlobalOptions> {
-  const globals = (config?: Awaited<ReturnType<typeof clientConfig>>) => Object.fromEntries(
-    [...GLOBAL_FLAGS.values()].map((key) => [key, resolveValue(key, given[key] as never, config)]),
-  );
+  const globals = (config?: Awaited<ReturnType<typeof clientConfig>>) => Object.fromEntries([...GLOBAL_FLAGS.values()].map((key) => [key, resolveValue(key, given[key] as never, config)]));
   globals();
   return globals(await clientConfig()) as GlobalOptions;
 }

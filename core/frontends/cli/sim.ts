@@ -48,8 +48,11 @@ async function drive(tool: string, params: Record<string, unknown>, globals: Glo
     await callCommand(tool, JSON.stringify(params), {}, globals);
   } catch (err) {
     if (err instanceof McbridgeError && err.code === 'unknown_method') {
-      throw new McbridgeError('unknown_method', `the daemon on ${globals.apiHost}:${globals.apiPort} does not run a simulated mod in its own process, so it has no ${tool} tool; ` +
-        'start one with `mcbridge run --sim` (or `mcbridge mcp --embedded --sim`)');
+      throw new McbridgeError(
+        'unknown_method',
+        `the daemon on ${globals.apiHost}:${globals.apiPort} does not run a simulated mod in its own process, so it has no ${tool} tool; ` +
+          'start one with `mcbridge run --sim` (or `mcbridge mcp --embedded --sim`)',
+      );
     }
     throw err;
   }
@@ -62,20 +65,24 @@ export function addSimCommand(program: Command, globals: () => Promise<GlobalOpt
     .option('--seed <n>', 'seed for the deterministic world', parseNonNegativeInt)
     .action(async (opts) => runSim(opts, await globals()));
 
-  sim.command('chat')
+  sim
+    .command('chat')
     .description('a simulated player says something in chat (daemon started with `run --sim`)')
     .argument('<player>', 'an online player, e.g. Steve')
     .argument('<text...>', 'the message')
     .action(async (player: string, text: string[]) => drive('sim_chat', { player, text: text.join(' ') }, await globals()));
-  sim.command('join')
+  sim
+    .command('join')
     .description('a simulated player logs in at the world spawn')
     .argument('<player>', 'a new player name, e.g. Alex')
     .action(async (player: string) => drive('sim_join', { player }, await globals()));
-  sim.command('leave')
+  sim
+    .command('leave')
     .description('a simulated player logs out')
     .argument('<player>')
     .action(async (player: string) => drive('sim_leave', { player }, await globals()));
-  sim.command('die')
+  sim
+    .command('die')
     .description('a simulated player dies and respawns at the world spawn')
     .argument('<player>')
     .action(async (player: string) => drive('sim_die', { player }, await globals()));

@@ -12,7 +12,7 @@ export function isLongCall(method: string): boolean {
 }
 
 function quoted(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+  return typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
 }
 
 /** The call in user words: its name and the one or two arguments that say what it does. */
@@ -22,7 +22,9 @@ export function describeCall(method: string, params: Record<string, unknown>): s
       return typeof params.ticks === 'number' ? `wait (${params.ticks} ticks)` : 'wait';
     case 'wait_for': {
       const match = params.match && typeof params.match === 'object' ? (params.match as Record<string, unknown>) : {};
-      const what = Object.entries(match).map(([key, value]) => `${key} ${quoted(value)}`).join(', ');
+      const what = Object.entries(match)
+        .map(([key, value]) => `${key} ${quoted(value)}`)
+        .join(', ');
       return what ? `wait_for (${what})` : 'wait_for';
     }
     case 'fork':
@@ -50,7 +52,10 @@ export class Spinner {
   private progress = '';
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly label: string, private readonly out: NodeJS.WriteStream = process.stderr) {
+  constructor(
+    private readonly label: string,
+    private readonly out: NodeJS.WriteStream = process.stderr,
+  ) {
     this.timer = setInterval(() => this.draw(), 100);
     this.timer.unref();
     this.draw();

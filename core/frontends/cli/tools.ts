@@ -35,9 +35,7 @@ export async function toolsCommand(opts: { json?: boolean }, global: GlobalOptio
       process.stdout.write(JSON.stringify(manifest, null, 2) + '\n');
       return;
     }
-    const lines = [
-      `surface revision ${manifest.revision}, ${manifest.vantage} vantage, mod ${manifest.connected ? 'connected' : 'not connected'} (caps: ${manifest.capsSource})`,
-    ];
+    const lines = [`surface revision ${manifest.revision}, ${manifest.vantage} vantage, mod ${manifest.connected ? 'connected' : 'not connected'} (caps: ${manifest.capsSource})`];
     const width = Math.max(...manifest.tools.map((t) => t.name.length));
     for (const tool of manifest.tools.filter((t) => t.available)) {
       lines.push(`  available  ${tool.name.padEnd(width)}  ${firstSentence(tool.description)}`);

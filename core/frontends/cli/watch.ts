@@ -50,12 +50,14 @@ export async function followEvents(
   const catchUp = (since: number, upTo = Infinity, newest?: number): Promise<void> => {
     queuedReplays += 1;
     replaying = true;
-    const run = chain.then(() => replay(since, upTo, newest)).then(() => {
-      queuedReplays -= 1;
-      if (queuedReplays > 0) return;
-      replaying = false;
-      for (const e of held.splice(0)) emit(e);
-    });
+    const run = chain
+      .then(() => replay(since, upTo, newest))
+      .then(() => {
+        queuedReplays -= 1;
+        if (queuedReplays > 0) return;
+        replaying = false;
+        for (const e of held.splice(0)) emit(e);
+      });
     chain = run.catch(() => undefined);
     return run;
   };

@@ -79,8 +79,7 @@ export class McpFrontend {
       state.listed = key;
       return { tools };
     });
-    server.setRequestHandler('tools/call', (params, extra) =>
-      this.callTool(session, stringParam(params, 'name', 'tools/call'), objectParam(params, 'arguments', 'tools/call'), extra));
+    server.setRequestHandler('tools/call', (params, extra) => this.callTool(session, stringParam(params, 'name', 'tools/call'), objectParam(params, 'arguments', 'tools/call'), extra));
     server.setRequestHandler('prompts/list', async () => ({ prompts: [guidePrompt] }));
     server.setRequestHandler('prompts/get', async (params) => {
       const name = stringParam(params, 'name', 'prompts/get');
@@ -115,19 +114,15 @@ export class McpFrontend {
     const first = this.listKey === null;
     this.listKey = key;
     // The daemon's first surface replaces nothing a client was told about unless a session listed.
-    if (!first || [...this.sessions.values()].some((s) => s.listed !== null)) this.log.info({ tools: this.tools().map((t) => t.name), sessions: this.sessions.size }, 'the tool surface changed; notifying MCP clients');
+    if (!first || [...this.sessions.values()].some((s) => s.listed !== null))
+      this.log.info({ tools: this.tools().map((t) => t.name), sessions: this.sessions.size }, 'the tool surface changed; notifying MCP clients');
     // Only sessions that were given another list need to hear about it.
     for (const [server, state] of this.sessions) {
       if (state.listed !== null && state.listed !== key) void server.sendToolListChanged().catch(() => {});
     }
   }
 
-  private async callTool(
-    session: number,
-    mcpName: string,
-    args: Record<string, unknown>,
-    extra: RequestExtra,
-  ): Promise<CallToolResult> {
+  private async callTool(session: number, mcpName: string, args: Record<string, unknown>, extra: RequestExtra): Promise<CallToolResult> {
     const started = Date.now();
     const name = registryToolName(mcpName);
     let outcome = 'ok';

@@ -52,7 +52,10 @@ function remoteAddress(req: IncomingMessage): string {
 }
 
 function bare(host: string): string {
-  return host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '');
 }
 
 function isWildcard(host: string): boolean {

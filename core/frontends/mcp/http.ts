@@ -79,13 +79,14 @@ function startsSession(body: unknown): boolean {
   return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
 }
 
-
 /** Bind and serve; refuses a non-loopback bind without a token. */
 export async function startHttp(frontend: McpFrontend, options: HttpOptions): Promise<McpHttpServer> {
   const host = options.host ?? '127.0.0.1';
   if (!isLoopback(host) && !options.token) {
-    throw new McbridgeError('invalid_params', `refusing to serve MCP on ${host} without a token: anyone who reaches it can run console commands. ` +
-      'Pass --token auto (generates one and stores it) or --token <secret>, or bind 127.0.0.1.');
+    throw new McbridgeError(
+      'invalid_params',
+      `refusing to serve MCP on ${host} without a token: anyone who reaches it can run console commands. ` + 'Pass --token auto (generates one and stores it) or --token <secret>, or bind 127.0.0.1.',
+    );
   }
   const guard = new HttpGuard({ bindHost: host, token: options.token, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins });
   const table = new SessionTable();
@@ -171,12 +172,15 @@ export async function startHttp(frontend: McpFrontend, options: HttpOptions): Pr
   });
   const port = (httpServer.address() as AddressInfo).port;
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
-  const sweep = setInterval(() => {
-    for (const session of table.takeIdle(idleMs)) {
-      log.info({ session: shortId(session.id), idleMs, ...counts(session.client) }, 'closed an idle MCP HTTP session');
-      void session.server.close().catch(() => {});
-    }
-  }, Math.max(10, Math.min(idleMs / 4, 60_000)));
+  const sweep = setInterval(
+    () => {
+      for (const session of table.takeIdle(idleMs)) {
+        log.info({ session: shortId(session.id), idleMs, ...counts(session.client) }, 'closed an idle MCP HTTP session');
+        void session.server.close().catch(() => {});
+      }
+    },
+    Math.max(10, Math.min(idleMs / 4, 60_000)),
+  );
   sweep.unref();
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {

@@ -35,7 +35,11 @@ export const RPC = {
 
 /** An error answered to the client as a JSON-RPC error: its `code`, `message` and `data` go out as they are. */
 export class RpcError extends Error {
-  constructor(readonly code: number, message: string, readonly data?: unknown) {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
     super(message);
     this.name = 'RpcError';
   }

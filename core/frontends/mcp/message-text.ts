@@ -30,8 +30,13 @@ export function parseMessage(text: string): ParsedMessage {
   const inexact = Array.isArray(message) ? message.some(hasInexactId) : hasInexactId(message);
   if (inexact) {
     const idText = Array.isArray(message) ? 'null' : (readTopLevelIdText(text) ?? 'null');
-    return { error: errorText(idText, RPC.invalidRequest, `a number id that JSON cannot carry exactly (${Array.isArray(message) ? 'in a batch' : idText}) was refused: ` +
-      `use a string id or an integer of at most ${Number.MAX_SAFE_INTEGER}`) };
+    return {
+      error: errorText(
+        idText,
+        RPC.invalidRequest,
+        `a number id that JSON cannot carry exactly (${Array.isArray(message) ? 'in a batch' : idText}) was refused: ` + `use a string id or an integer of at most ${Number.MAX_SAFE_INTEGER}`,
+      ),
+    };
   }
   return { message };
 }

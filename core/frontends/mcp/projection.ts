@@ -71,7 +71,7 @@ export function mcpOutputSchema(tool: Pick<ManifestTool, 'outputSchema'>): Recor
   if (isObjectSchema(tool.outputSchema)) return tool.outputSchema;
   return {
     type: 'object',
-    properties: { result: { ...(tool.outputSchema ?? {}), description: 'the tool\'s answer (it declares no object shape)' } },
+    properties: { result: { ...(tool.outputSchema ?? {}), description: "the tool's answer (it declares no object shape)" } },
     required: ['result'],
   };
 }

@@ -9,10 +9,7 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isObject } from '../../kit/values.js';
-import {
-  errorResponse, LATEST_PROTOCOL_VERSION, RPC, RpcError, stringParam, SUPPORTED_PROTOCOL_VERSIONS,
-  type JSONRPCMessage, type Params, type RequestId,
-} from './jsonrpc.js';
+import { errorResponse, LATEST_PROTOCOL_VERSION, RPC, RpcError, stringParam, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type Params, type RequestId } from './jsonrpc.js';
 
 export interface ServerInfo {
   name: string;
@@ -56,7 +53,10 @@ export class McpSession {
   private readonly pending = new Set<string>();
   private negotiated: string | undefined;
 
-  constructor(private readonly info: ServerInfo, private readonly options: SessionOptions) {
+  constructor(
+    private readonly info: ServerInfo,
+    private readonly options: SessionOptions,
+  ) {
     for (const method of options.debouncedNotificationMethods ?? []) this.debounced.add(method);
     this.handlers.set('initialize', (params) => this.initialize(params));
     this.handlers.set('ping', () => ({}));
@@ -132,10 +132,11 @@ export class McpSession {
 
   private receive(transport: Transport, message: JSONRPCMessage): void {
     const m: unknown = message;
-    const send = (answer: JSONRPCMessage | JSONRPCMessage[]) => transport.send(answer as JSONRPCMessage).catch((error: unknown) => {
-      const to = Array.isArray(answer) ? 'a batch' : `request ${String((answer as { id?: unknown }).id)}`;
-      this.onerror?.(new Error(`could not send the answer to ${to}: ${String(error)}`));
-    });
+    const send = (answer: JSONRPCMessage | JSONRPCMessage[]) =>
+      transport.send(answer as JSONRPCMessage).catch((error: unknown) => {
+        const to = Array.isArray(answer) ? 'a batch' : `request ${String((answer as { id?: unknown }).id)}`;
+        this.onerror?.(new Error(`could not send the answer to ${to}: ${String(error)}`));
+      });
     if (!Array.isArray(m)) {
       void this.answer(transport, m).then((answer) => answer && send(answer));
       return;

@@ -28,7 +28,8 @@ const RESOURCES: ResourceSpec[] = [
       uri: EVENTS_URI,
       name: 'events',
       title: 'Game event log',
-      description: 'The newest buffered game events (chat, command output, marks, connection changes), as mc_events returns them with no arguments. Subscribe to hear of each new event; page with mc_events and `since`.',
+      description:
+        'The newest buffered game events (chat, command output, marks, connection changes), as mc_events returns them with no arguments. Subscribe to hear of each new event; page with mc_events and `since`.',
       mimeType: 'application/json',
     },
     tool: 'events',

@@ -47,9 +47,7 @@ export async function runMcp(options: RunMcpOptions): Promise<void> {
   if (options.transport === 'stdio') keepStdoutForProtocol();
 
   // Each transport and the embedded daemon load only when asked for (the first tools/list waits for them).
-  const embedded = options.embedded
-    ? new (await import('./embedded.js')).EmbeddedDaemon({ ...options.embedded, vantage: options.vantage, api: { ...options.api }, log })
-    : null;
+  const embedded = options.embedded ? new (await import('./embedded.js')).EmbeddedDaemon({ ...options.embedded, vantage: options.vantage, api: { ...options.api }, log }) : null;
   const frontend = new McpFrontend({
     api: options.api,
     vantage: options.vantage,

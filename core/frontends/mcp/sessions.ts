@@ -23,9 +23,7 @@ export interface Session {
   open: number;
 }
 
-export type Admission =
-  | { admitted: true; evicted: Array<{ session: Session; reason: 'client cap' | 'server cap' }> }
-  | { admitted: false; status: 429 | 503; message: string };
+export type Admission = { admitted: true; evicted: Array<{ session: Session; reason: 'client cap' | 'server cap' }> } | { admitted: false; status: 429 | 503; message: string };
 
 /** Enough of a session id to follow it through the log, not enough to use it. */
 export function shortId(id: string): string {
@@ -74,7 +72,8 @@ export class SessionTable {
         return {
           admitted: false,
           status: 429,
-          message: `this client already has ${MAX_SESSIONS_PER_CLIENT} MCP sessions and each has a request or an SSE stream open; ` +
+          message:
+            `this client already has ${MAX_SESSIONS_PER_CLIENT} MCP sessions and each has a request or an SSE stream open; ` +
             'close one you no longer need (HTTP DELETE with its mcp-session-id) or reuse an open session, then retry',
         };
       }

@@ -86,8 +86,10 @@ export class StdioTransport implements Transport {
     });
     const unsent = this.stdout.writableLength;
     if (unsent > this.maxUnsentBytes) {
-      this.options.log?.error({ unsentBytes: unsent, limit: this.maxUnsentBytes },
-        `closing MCP stdio: the client does not read its answers (${unsent} bytes unsent, past the ${this.maxUnsentBytes}-byte limit)`);
+      this.options.log?.error(
+        { unsentBytes: unsent, limit: this.maxUnsentBytes },
+        `closing MCP stdio: the client does not read its answers (${unsent} bytes unsent, past the ${this.maxUnsentBytes}-byte limit)`,
+      );
       void this.close();
       return Promise.resolve();
     }
@@ -112,8 +114,7 @@ export class StdioTransport implements Transport {
     while (this.next < this.lines.length && !this.closed) {
       if (this.stdout.writableLength > this.pauseAboveBytes) {
         this.stdin.pause();
-        this.options.log?.warn({ unsentBytes: this.stdout.writableLength, limit: this.pauseAboveBytes },
-          'MCP stdio: the client is not reading its answers; not reading its requests until it does');
+        this.options.log?.warn({ unsentBytes: this.stdout.writableLength, limit: this.pauseAboveBytes }, 'MCP stdio: the client is not reading its answers; not reading its requests until it does');
         this.wait('drain');
         return;
       }

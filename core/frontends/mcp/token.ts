@@ -33,7 +33,10 @@ export function resolveToken(value: string | undefined, file = defaultTokenFile(
     const stored = fs.readFileSync(file, 'utf8').trim();
     const mode = fs.statSync(file).mode & 0o077;
     if (mode !== 0 && process.platform !== 'win32') {
-      throw new McbridgeError('invalid_params', `the token file ${file} is readable by other users (mode ${(fs.statSync(file).mode & 0o777).toString(8)}); run chmod 600 on it, or delete it to generate a new token`);
+      throw new McbridgeError(
+        'invalid_params',
+        `the token file ${file} is readable by other users (mode ${(fs.statSync(file).mode & 0o777).toString(8)}); run chmod 600 on it, or delete it to generate a new token`,
+      );
     }
     if (stored.length >= 16) return { token: stored, generated: false, file };
   } catch (err) {

@@ -222,9 +222,7 @@ export class DaemonUpstream extends EventEmitter {
       try {
         client = await ApiClient.connect({ ...this.address, token: this.options.api?.token, connectTimeoutMs: this.options.connectTimeoutMs ?? 1_000, frontend: 'mcp' });
       } catch (err) {
-        this.error = (err as McbridgeError).details?.reason === 'daemon_unreachable'
-          ? String((err as Error).message.match(/\(([^)]*)\)/)?.[1] ?? (err as Error).message)
-          : (err as Error).message;
+        this.error = (err as McbridgeError).details?.reason === 'daemon_unreachable' ? String((err as Error).message.match(/\(([^)]*)\)/)?.[1] ?? (err as Error).message) : (err as Error).message;
       }
       if (this.closed) {
         client?.close();

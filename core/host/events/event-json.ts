@@ -22,9 +22,15 @@ export interface AddedFields {
  * (a chat event's own), whose value `record` replaces in place and keeps as `modSeq`.
  */
 export function canSplice(raw: Record<string, unknown>): boolean {
-  return typeof raw.type === 'string' && raw.modSeq === undefined &&
-    raw.streamId === undefined && raw.eventId === undefined && raw.category === undefined &&
-    raw.receivedAt === undefined && raw.contextId === undefined;
+  return (
+    typeof raw.type === 'string' &&
+    raw.modSeq === undefined &&
+    raw.streamId === undefined &&
+    raw.eventId === undefined &&
+    raw.category === undefined &&
+    raw.receivedAt === undefined &&
+    raw.contextId === undefined
+  );
 }
 
 /**
@@ -42,17 +48,13 @@ export function spliceEventJson(source: string, event: AddedFields, ids: string)
     // `seq` stays where the mod put it, with our value; the mod's value moves to `modSeq`.
     const span = topLevelValueSpan(source, 'seq');
     if (span === null) return null;
-    pieces = [
-      source.slice(0, span.start), String(event.seq), source.slice(span.end, close),
-      `,"modSeq":`, source.slice(span.start, span.end),
-    ];
+    pieces = [source.slice(0, span.start), String(event.seq), source.slice(span.end, close), `,"modSeq":`, source.slice(span.start, span.end)];
   }
   let tail = `${ids}${event.seq}","category":"${event.category}","receivedAt":${event.receivedAt}`;
   if (event.contextId !== undefined) tail += `,"contextId":${JSON.stringify(event.contextId)}`;
   pieces.push(`${tail}}`);
   return pieces;
 }
-
 
 /**
  * Where the value of `key` in the top-level object of `text` starts and ends; null when

@@ -337,12 +337,13 @@ export class EventLog {
         cleanup();
         reject(new McbridgeError('cancelled', 'the wait was cancelled'));
       };
-      const timer = timeoutMs === undefined
-        ? undefined
-        : setTimeout(() => {
-            cleanup();
-            reject(new McbridgeError('timeout', `no matching event within ${timeoutMs} ms`, { timeoutMs }));
-          }, timeoutMs);
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              cleanup();
+              reject(new McbridgeError('timeout', `no matching event within ${timeoutMs} ms`, { timeoutMs }));
+            }, timeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   }

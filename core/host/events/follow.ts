@@ -9,9 +9,7 @@ import type { Cursor, EventLog, RecordedEvent } from './event-log.js';
  * `stream-reset`: the cursor came from another daemon run (or from the future); whatever that
  * run still had after it is lost, and this run is followed from its oldest buffered event.
  */
-export type FollowItem =
-  | { kind: 'event'; event: RecordedEvent }
-  | { kind: 'gap'; reason: 'evicted' | 'stream-reset'; dropped: number; from: number; to: number };
+export type FollowItem = { kind: 'event'; event: RecordedEvent } | { kind: 'gap'; reason: 'evicted' | 'stream-reset'; dropped: number; from: number; to: number };
 
 export interface FollowOptions {
   /** The last event already seen; default: now (only events recorded from here on). */

@@ -7,7 +7,10 @@ export class Backoff {
   private skipNext = false;
   private wake: (() => void) | null = null;
 
-  constructor(private readonly minMs: number, private readonly maxMs: number) {}
+  constructor(
+    private readonly minMs: number,
+    private readonly maxMs: number,
+  ) {}
 
   /** A connection got through: the next pause starts short again. */
   reset(): void {

@@ -53,9 +53,7 @@ export function normalizeCaps(raw: unknown): Caps | null {
 }
 
 /** Every spelling in an alias group, mapped to the group's canonical token. */
-const CANONICAL_OF = new Map<string, string>(
-  Object.entries(ALIAS_GROUPS).flatMap(([canonical, spellings]) => spellings.map((s) => [s, canonical] as const)),
-);
+const CANONICAL_OF = new Map<string, string>(Object.entries(ALIAS_GROUPS).flatMap(([canonical, spellings]) => spellings.map((s) => [s, canonical] as const)));
 
 export function canonicalCap(token: string): string {
   const t = token.trim().toLowerCase();

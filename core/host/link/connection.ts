@@ -46,12 +46,7 @@ export class ModConnection {
     });
   }
 
-  static open(
-    host: string,
-    port: number,
-    handlers: ModConnectionHandlers,
-    options: { connectTimeoutMs: number; maxLineBytes: number },
-  ): Promise<ModConnection> {
+  static open(host: string, port: number, handlers: ModConnectionHandlers, options: { connectTimeoutMs: number; maxLineBytes: number }): Promise<ModConnection> {
     return new Promise((resolve, reject) => {
       const socket = net.connect({ host, port });
       socket.setNoDelay(true);

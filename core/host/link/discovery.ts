@@ -108,12 +108,17 @@ export function resolvePort(opts: DiscoveryOptions): PortResolution {
       break;
     }
   }
-  return unresolved(vantage, 'unresolved', candidates, [
-    firstLine,
-    'The mod writes it when its server entrypoint starts. Fix one of:',
-    '  --server-dir <game-dir>   where mc-agent-server/ lives (or set MC_AGENT_SERVER_DIR)',
-    '  --port-file <path>        the exact port.txt to read (or set MC_AGENT_PORT_FILE)',
-    `  --mod-port <port>         the port itself (${DEFAULT_SERVER_PORT} by default, or the next free one)`,
-    'Client-vantage discovery is off by default; pass --vantage client only for an explicit legacy setup.',
-  ].join('\n'));
+  return unresolved(
+    vantage,
+    'unresolved',
+    candidates,
+    [
+      firstLine,
+      'The mod writes it when its server entrypoint starts. Fix one of:',
+      '  --server-dir <game-dir>   where mc-agent-server/ lives (or set MC_AGENT_SERVER_DIR)',
+      '  --port-file <path>        the exact port.txt to read (or set MC_AGENT_PORT_FILE)',
+      `  --mod-port <port>         the port itself (${DEFAULT_SERVER_PORT} by default, or the next free one)`,
+      'Client-vantage discovery is off by default; pass --vantage client only for an explicit legacy setup.',
+    ].join('\n'),
+  );
 }

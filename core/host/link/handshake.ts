@@ -45,17 +45,22 @@ export async function openGreeted(port: number, settings: GreetingSettings, hand
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
 
-  const conn = await ModConnection.open(settings.host, port, {
-    onHello: (hello) => onHello(hello),
-    onEvent: handlers.onEvent,
-    onReply: (reply, line) => handlers.onReply(conn, reply, line),
-    onBadLine: handlers.onBadLine,
-    onClose: (err) => {
-      onEarlyClose(new Error(err ? `connection closed before the greeting (${err.message})` : 'connection closed before the greeting'));
-      handlers.onClose(conn, err);
-      markClosed();
+  const conn = await ModConnection.open(
+    settings.host,
+    port,
+    {
+      onHello: (hello) => onHello(hello),
+      onEvent: handlers.onEvent,
+      onReply: (reply, line) => handlers.onReply(conn, reply, line),
+      onBadLine: handlers.onBadLine,
+      onClose: (err) => {
+        onEarlyClose(new Error(err ? `connection closed before the greeting (${err.message})` : 'connection closed before the greeting'));
+        handlers.onClose(conn, err);
+        markClosed();
+      },
     },
-  }, { connectTimeoutMs: settings.connectTimeoutMs, maxLineBytes: settings.maxLineBytes });
+    { connectTimeoutMs: settings.connectTimeoutMs, maxLineBytes: settings.maxLineBytes },
+  );
 
   settings.opening(conn);
   try {
@@ -109,9 +114,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
  * Wait while the link negotiates: resolves when it becomes ready, rejects with `notConnected()`
  * when it leaves negotiation any other way or takes longer than `ms`, and on the signal.
  */
-export function untilReady(
-  link: EventEmitter, ms: number, signal: AbortLike | undefined, line: string, notConnected: () => McbridgeError,
-): Promise<void> {
+export function untilReady(link: EventEmitter, ms: number, signal: AbortLike | undefined, line: string, notConnected: () => McbridgeError): Promise<void> {
   return new Promise((resolve, reject) => {
     const cleanup = () => {
       clearTimeout(timer);

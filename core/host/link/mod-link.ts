@@ -253,7 +253,14 @@ export class ModLink extends EventEmitter {
     const shown = debug ? loggable(line) : '';
     if (debug) log.debug({ request: shown, side: true }, `sent ${shown} on a connection of its own`);
     try {
-      const reply = await this.side.request(() => this.port, () => this.notConnectedError(), line, replies, deadline, signal);
+      const reply = await this.side.request(
+        () => this.port,
+        () => this.notConnectedError(),
+        line,
+        replies,
+        deadline,
+        signal,
+      );
       if (debug) log.debug({ request: shown, type: reply.type, ms: Date.now() - deadline.arrivedAt }, `mod replied ${String(reply.type)} to ${shown}`);
       return reply;
     } catch (err) {
@@ -272,8 +279,7 @@ export class ModLink extends EventEmitter {
     const list = missing.map((m) => `'${m}'`).join(', ');
     throw new McbridgeError(
       'unsupported_capability',
-      `'${line}' needs ${list}, which the connected ${this.instance ?? this.opts.vantage} mod does not advertise, so nothing was sent. ` +
-        'Run `mcbridge tools` for what this mod supports.',
+      `'${line}' needs ${list}, which the connected ${this.instance ?? this.opts.vantage} mod does not advertise, so nothing was sent. ` + 'Run `mcbridge tools` for what this mod supports.',
       { request: line, missing, vantage: this.opts.vantage, instance: this.instance },
     );
   }
@@ -323,25 +329,29 @@ export class ModLink extends EventEmitter {
 
   /** Connect, read the greeting, negotiate CAPS. Resolves once ready, with a promise of the close. */
   private async connectOnce(port: number): Promise<{ closed: Promise<void> }> {
-    const { conn, hello, instance, closed } = await openGreeted(port, {
-      host: this.opts.modHost,
-      vantage: this.opts.vantage,
-      connectTimeoutMs: this.opts.connectTimeoutMs,
-      helloTimeoutMs: this.opts.helloTimeoutMs,
-      maxLineBytes: this.opts.maxLineBytes,
-      isStopped: () => this.isStopped(),
-      opening: (opening) => (this.opening = opening),
-    }, {
-      onEvent: (event, line) => this.opts.onEvent(event, line),
-      onReply: (from, reply, line) => this.queue.onReply(from, reply, line),
-      onBadLine: (problem) => {
-        this.stats.badLines += 1;
-        this.opts.log.warn({ port }, `mod sent a bad line: ${problem}`);
+    const { conn, hello, instance, closed } = await openGreeted(
+      port,
+      {
+        host: this.opts.modHost,
+        vantage: this.opts.vantage,
+        connectTimeoutMs: this.opts.connectTimeoutMs,
+        helloTimeoutMs: this.opts.helloTimeoutMs,
+        maxLineBytes: this.opts.maxLineBytes,
+        isStopped: () => this.isStopped(),
+        opening: (opening) => (this.opening = opening),
       },
-      onClose: (from, err) => {
-        if (this.conn === from) this.onConnectionClosed(port, err);
+      {
+        onEvent: (event, line) => this.opts.onEvent(event, line),
+        onReply: (from, reply, line) => this.queue.onReply(from, reply, line),
+        onBadLine: (problem) => {
+          this.stats.badLines += 1;
+          this.opts.log.warn({ port }, `mod sent a bad line: ${problem}`);
+        },
+        onClose: (from, err) => {
+          if (this.conn === from) this.onConnectionClosed(port, err);
+        },
       },
-    });
+    );
     this.conn = conn;
     this.port = port;
     this.hello = hello;
@@ -356,10 +366,7 @@ export class ModLink extends EventEmitter {
     this.lastLoggedError = null;
     this.connectedAt = Date.now();
     this.setState('ready');
-    this.opts.log.info(
-      { port, instance: this.instance, caps: this.capsValue ? [...this.capsValue] : null },
-      `connected to ${this.instance ?? 'interface'} mod on port ${port}`,
-    );
+    this.opts.log.info({ port, instance: this.instance, caps: this.capsValue ? [...this.capsValue] : null }, `connected to ${this.instance ?? 'interface'} mod on port ${port}`);
     return { closed };
   }
 

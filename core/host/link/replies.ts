@@ -30,8 +30,18 @@ export interface LinkStats {
 
 export function newLinkStats(): LinkStats {
   return {
-    requests: 0, timeouts: 0, queueTimeouts: 0, cancelled: 0, lateReplies: 0, strayReplies: 0, duplicateReplies: 0, overtakes: 0,
-    badLines: 0, connections: 0, sideRequests: 0, undeclaredVerbs: 0,
+    requests: 0,
+    timeouts: 0,
+    queueTimeouts: 0,
+    cancelled: 0,
+    lateReplies: 0,
+    strayReplies: 0,
+    duplicateReplies: 0,
+    overtakes: 0,
+    badLines: 0,
+    connections: 0,
+    sideRequests: 0,
+    undeclaredVerbs: 0,
   };
 }
 

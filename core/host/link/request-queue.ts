@@ -92,7 +92,7 @@ export class RequestQueue {
       inFlight: this.out.entries.filter((e) => e.kind === 'request').map(age),
       queued: this.queue.length,
       oldestQueuedMs: this.queue.length > 0 ? now - oldest : null,
-      owed: this.out.entries.filter((e) => e.kind !== 'request').map((e) => ({ ...age(e), why: e.kind === 'owed' ? 'abandoned' as const : 'barrier' as const })),
+      owed: this.out.entries.filter((e) => e.kind !== 'request').map((e) => ({ ...age(e), why: e.kind === 'owed' ? ('abandoned' as const) : ('barrier' as const) })),
       doubleAnswering: this.doubleAnswering,
     };
   }
@@ -269,7 +269,7 @@ export class RequestQueue {
     const conn = this.conn;
     if (!conn || this.stopped) return;
     const passed: Job[] = [];
-    for (let i = 0; i < this.queue.length;) {
+    for (let i = 0; i < this.queue.length; ) {
       const job = this.queue[i]!;
       if (this.mayGo(job, passed)) {
         this.queue.splice(i, 1);
@@ -299,7 +299,8 @@ export class RequestQueue {
 
   private send(conn: ModConnection, job: Job): void {
     if (!this.out.isEmpty) this.opts.stats.overtakes += 1;
-    if (this.opts.log.isLevelEnabled('debug')) this.opts.log.debug({ request: loggable(job.line), queuedMs: Date.now() - job.arrivedAt, inFlight: this.out.entries.length }, `sent ${loggable(job.line)}`);
+    if (this.opts.log.isLevelEnabled('debug'))
+      this.opts.log.debug({ request: loggable(job.line), queuedMs: Date.now() - job.arrivedAt, inFlight: this.out.entries.length }, `sent ${loggable(job.line)}`);
     const sentAt = Date.now();
     const barrier = this.needsBarrier(job) ? this.out.add({ ...BARRIER, sentAt, kind: 'barrier', job: null }) : undefined;
     job.entry = this.out.add({ line: job.line, replies: job.replies, immediate: job.immediate, sentAt, kind: 'request', job, after: barrier });
@@ -314,11 +315,14 @@ export class RequestQueue {
   /** An expected reply that never comes means the mod stopped answering: reset the connection. */
   private graceTimer(entry: Entry<Job>, what: string): NodeJS.Timeout {
     const conn = this.conn;
-    return setTimeout(() => {
-      if (!this.out.has(entry) || !conn) return;
-      this.opts.log.warn({ request: entry.line }, `${what} stayed unanswered; resetting the mod connection`);
-      this.opts.onOwedExpired(conn);
-    }, Math.max(this.opts.owedGraceMs, 1));
+    return setTimeout(
+      () => {
+        if (!this.out.has(entry) || !conn) return;
+        this.opts.log.warn({ request: entry.line }, `${what} stayed unanswered; resetting the mod connection`);
+        this.opts.onOwedExpired(conn);
+      },
+      Math.max(this.opts.owedGraceMs, 1),
+    );
   }
 
   private expire(job: Job): void {
@@ -356,7 +360,11 @@ export class RequestQueue {
   /** Give up on a sent request: its reply is now owed, and nothing expecting its types is sent until it comes. */
   private abandon(job: Job, why: 'timeout' | 'cancel'): void {
     const entry = job.entry!;
-    if (this.opts.log.isLevelEnabled('debug')) this.opts.log.debug({ request: loggable(job.line), why, ms: Date.now() - entry.sentAt }, `${why === 'cancel' ? 'cancelled' : 'timed out'} ${loggable(job.line)}; its reply is now owed and will be discarded`);
+    if (this.opts.log.isLevelEnabled('debug'))
+      this.opts.log.debug(
+        { request: loggable(job.line), why, ms: Date.now() - entry.sentAt },
+        `${why === 'cancel' ? 'cancelled' : 'timed out'} ${loggable(job.line)}; its reply is now owed and will be discarded`,
+      );
     if (entry.held) {
       // The reply kept back is this request's, or a copy whose original it no longer needs: either way nothing is owed.
       this.opts.stats.lateReplies += 1;

@@ -43,8 +43,12 @@ export class SideRequests {
 
   /** `port` is read once a slot is free: the mod may have moved meanwhile. */
   async request(
-    port: () => number | null, notConnected: () => McbridgeError,
-    line: string, replies: readonly string[], { timeoutMs, arrivedAt }: Deadline, signal: AbortLike | undefined,
+    port: () => number | null,
+    notConnected: () => McbridgeError,
+    line: string,
+    replies: readonly string[],
+    { timeoutMs, arrivedAt }: Deadline,
+    signal: AbortLike | undefined,
   ): Promise<ModReply> {
     await this.acquire(signal, line, arrivedAt + timeoutMs, timeoutMs);
     const current = port();
@@ -77,10 +81,13 @@ export class SideRequests {
         else resolve(reply as ModReply);
       };
       const sentAt = Date.now();
-      const timer = setTimeout(() => {
-        this.opts.stats.timeouts += 1;
-        finish(timeoutError(line, timeoutMs, sentAt - arrivedAt));
-      }, Math.max(0, arrivedAt + timeoutMs - sentAt));
+      const timer = setTimeout(
+        () => {
+          this.opts.stats.timeouts += 1;
+          finish(timeoutError(line, timeoutMs, sentAt - arrivedAt));
+        },
+        Math.max(0, arrivedAt + timeoutMs - sentAt),
+      );
       const onAbort = () => {
         this.opts.stats.cancelled += 1;
         finish(cancelledError(line));
@@ -92,24 +99,29 @@ export class SideRequests {
         onAbort();
         return;
       }
-      ModConnection.open(this.opts.modHost, port, {
-        onHello: () => {
-          greeted = true;
-          conn?.write(line);
+      ModConnection.open(
+        this.opts.modHost,
+        port,
+        {
+          onHello: () => {
+            greeted = true;
+            conn?.write(line);
+          },
+          onEvent: () => {}, // the main connection records every event once
+          onReply: (reply) => {
+            const type = replyType(reply);
+            if (!matchesReply(replies, type)) return;
+            finish(type === 'error' ? modErrorOf(line, reply) : null, reply as ModReply);
+          },
+          onBadLine: () => {
+            this.opts.stats.badLines += 1;
+          },
+          onClose: (err) => {
+            finish(new McbridgeError('not_connected', `the mod connection for '${line}' closed before its reply${err ? ` (${err.message})` : ''}`));
+          },
         },
-        onEvent: () => {}, // the main connection records every event once
-        onReply: (reply) => {
-          const type = replyType(reply);
-          if (!matchesReply(replies, type)) return;
-          finish(type === 'error' ? modErrorOf(line, reply) : null, reply as ModReply);
-        },
-        onBadLine: () => {
-          this.opts.stats.badLines += 1;
-        },
-        onClose: (err) => {
-          finish(new McbridgeError('not_connected', `the mod connection for '${line}' closed before its reply${err ? ` (${err.message})` : ''}`));
-        },
-      }, { connectTimeoutMs: this.opts.connectTimeoutMs, maxLineBytes: this.opts.maxLineBytes }).then(
+        { connectTimeoutMs: this.opts.connectTimeoutMs, maxLineBytes: this.opts.maxLineBytes },
+      ).then(
         (opened) => {
           conn = opened;
           if (done) opened.close();
@@ -142,12 +154,15 @@ export class SideRequests {
         done();
         reject(cancelledError(line));
       };
-      const timer = setTimeout(() => {
-        done();
-        this.opts.stats.timeouts += 1;
-        this.opts.stats.queueTimeouts += 1;
-        reject(queueTimeoutError(line, timeoutMs, { inFlight: [], queued: this.active + this.waiters.length }));
-      }, Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(
+        () => {
+          done();
+          this.opts.stats.timeouts += 1;
+          this.opts.stats.queueTimeouts += 1;
+          reject(queueTimeoutError(line, timeoutMs, { inFlight: [], queued: this.active + this.waiters.length }));
+        },
+        Math.max(0, deadline - Date.now()),
+      );
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.push(grant);
     });

@@ -43,7 +43,10 @@ type Selector =
   | { kind: 'invalid'; problem: string };
 
 function globToRegExp(glob: string): RegExp {
-  const escaped = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const escaped = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${escaped}$`);
 }
 
@@ -56,7 +59,14 @@ function selectorOf(entry: string): Selector {
   const kind = colon === -1 ? '' : entry.slice(0, colon);
   const value = entry.slice(colon + 1).trim();
   if (kind === 'effect') {
-    selector = Object.hasOwn(EFFECTS, value) ? { kind: 'effect', test: EFFECTS[value] } : { kind: 'invalid', problem: `unknown effect '${value}'; use one of ${Object.keys(EFFECTS).map((e) => `effect:${e}`).join(', ')}` };
+    selector = Object.hasOwn(EFFECTS, value)
+      ? { kind: 'effect', test: EFFECTS[value] }
+      : {
+          kind: 'invalid',
+          problem: `unknown effect '${value}'; use one of ${Object.keys(EFFECTS)
+            .map((e) => `effect:${e}`)
+            .join(', ')}`,
+        };
   } else if (kind === 'cap') {
     selector = value ? { kind: 'cap', cap: canonicalCap(value) } : { kind: 'invalid', problem: 'cap: needs a capability token, e.g. cap:command' };
   } else if (kind === 'plugin') {
@@ -148,11 +158,9 @@ function bypasses(policy: ToolPolicy, denied: readonly PolicySubject[], tools: r
   for (const tool of denied) {
     if (tool.annotations.readOnly === true) continue;
     for (const cap of tool.requires.map(canonicalCap)) {
-      const others = tools.filter((t) => t !== tool && t.annotations.readOnly !== true &&
-        t.requires.some((r) => canonicalCap(r) === cap) && policyVerdict(policy, t) === null);
+      const others = tools.filter((t) => t !== tool && t.annotations.readOnly !== true && t.requires.some((r) => canonicalCap(r) === cap) && policyVerdict(policy, t) === null);
       if (others.length > 0) {
-        return `denies '${tool.name}', but ${others.map((t) => `'${t.name}'`).join(', ')} can still do what needs the '${cap}' capability; ` +
-          `deny 'cap:${cap}' to remove every tool that needs it`;
+        return `denies '${tool.name}', but ${others.map((t) => `'${t.name}'`).join(', ')} can still do what needs the '${cap}' capability; ` + `deny 'cap:${cap}' to remove every tool that needs it`;
       }
     }
   }
@@ -188,7 +196,13 @@ export function policyProblems(policy: ToolPolicy, tools: readonly PolicySubject
         return;
       }
       // A capability close to one the tools need is a typo, as a misspelt tool name is: it would deny nothing.
-      const close = s.kind === 'cap' ? suggestion(entry, capsOf(tools).map((cap) => `cap:${cap}`)) : '';
+      const close =
+        s.kind === 'cap'
+          ? suggestion(
+              entry,
+              capsOf(tools).map((cap) => `cap:${cap}`),
+            )
+          : '';
       if (s.kind === 'glob' && !s.exact) {
         problems.push({ path, entry, message: `'${entry}' matches no tool yet`, fatal: false });
       } else if (s.kind === 'glob') {

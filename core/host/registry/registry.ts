@@ -156,11 +156,10 @@ export class ToolRegistry extends EventEmitter {
     for (const spec of plugin.tools ?? []) {
       const existing = this.byName.get(spec.name);
       if (existing) {
-        throw new McbridgeError(
-          'invalid_params',
-          `the tool '${spec.name}' is defined by both plugin '${existing.plugin}' and plugin '${plugin.name}'; rename one of them`,
-          { tool: spec.name, owners: [existing.plugin, plugin.name] },
-        );
+        throw new McbridgeError('invalid_params', `the tool '${spec.name}' is defined by both plugin '${existing.plugin}' and plugin '${plugin.name}'; rename one of them`, {
+          tool: spec.name,
+          owners: [existing.plugin, plugin.name],
+        });
       }
       const requires = [...new Set([...pluginCaps, ...(spec.requires ?? [])].map(canonicalCap))];
       const tool: RegisteredTool = {
@@ -311,10 +310,11 @@ export function unsupportedMessage(tool: string, missing: string[], view: CapsVi
   const origin = missing.map((m) => CAPABILITY_ORIGINS[m]).find(Boolean);
   const reason = missingReason(missing, view);
   if (origin) {
-    return `toolkit operation '${tool}' is not available: requires ${origin.issue} (${origin.label}); ${reason}. ` +
-      'The toolkit has no fallback for a missing mod capability, so nothing was sent to the game.';
+    return (
+      `toolkit operation '${tool}' is not available: requires ${origin.issue} (${origin.label}); ${reason}. ` +
+      'The toolkit has no fallback for a missing mod capability, so nothing was sent to the game.'
+    );
   }
   const other = view.vantage === 'server' ? 'use --vantage client only for an explicit client endpoint' : 'connect a server-vantage mod for server tools';
-  return `toolkit operation '${tool}' is not available: ${reason}, so nothing was sent to the game. ` +
-    `Run \`mcbridge tools\` for the supported surface; ${other}.`;
+  return `toolkit operation '${tool}' is not available: ${reason}, so nothing was sent to the game. ` + `Run \`mcbridge tools\` for the supported surface; ${other}.`;
 }

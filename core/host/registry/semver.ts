@@ -90,7 +90,10 @@ function alternative(text: string): Test | null {
     return from && to ? (v) => from(v) && to(v) : null;
   }
   // ">= 1.2" is one comparator: glue operators to their version first.
-  const tokens = text.replace(/(>=|<=|>|<|=|\^|~>?)\s+/g, '$1').split(/\s+/).filter(Boolean);
+  const tokens = text
+    .replace(/(>=|<=|>|<|=|\^|~>?)\s+/g, '$1')
+    .split(/\s+/)
+    .filter(Boolean);
   const tests = tokens.map(comparator);
   if (tests.some((t) => t === null)) return null;
   return (v) => (tests as Test[]).every((t) => t(v));

@@ -38,9 +38,7 @@ function owner(plugin: string): string {
  * two plugins declare differently is refused when the second one loads, naming both.
  */
 export class VerbTable {
-  private readonly byVerb = new Map<string, Declared>(
-    Object.entries(PROTOCOL_VERBS).map(([verb, rule]) => [verb, { rule, plugins: [HOST] }]),
-  );
+  private readonly byVerb = new Map<string, Declared>(Object.entries(PROTOCOL_VERBS).map(([verb, rule]) => [verb, { rule, plugins: [HOST] }]));
 
   /** Check every verb of the plugin first, then add them all: all or none. */
   add(plugin: Plugin): void {
@@ -91,8 +89,7 @@ export class VerbTable {
     }
     throw new McbridgeError(
       'internal',
-      `${owner(plugin)} declares the mod verb '${verb}' with a function that gave no valid rule for '${verb} ${arg}': ${problem}. ` +
-        `Fix verbs.${verb} in the plugin.`,
+      `${owner(plugin)} declares the mod verb '${verb}' with a function that gave no valid rule for '${verb} ${arg}': ${problem}. ` + `Fix verbs.${verb} in the plugin.`,
       { verb, plugin },
     );
   }

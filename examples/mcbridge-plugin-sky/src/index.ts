@@ -22,10 +22,12 @@ export function phaseOf(daytime: number): Phase {
 }
 
 /** This plugin's options, validated by the host when the config lists `['mcbridge-plugin-sky', { ... }]`. */
-export const skyOptions = z.object({
-  /** How long `sky_weather` keeps the weather when the caller does not say. */
-  defaultWeatherSeconds: z.number().int().min(1).max(1_000_000).default(600),
-}).strict();
+export const skyOptions = z
+  .object({
+    /** How long `sky_weather` keeps the weather when the caller does not say. */
+    defaultWeatherSeconds: z.number().int().min(1).max(1_000_000).default(600),
+  })
+  .strict();
 export type SkyOptions = z.infer<typeof skyOptions>;
 
 /** `defineTool` for this plugin: its tools' `ctx.config` is a `SkyOptions`. */
@@ -81,10 +83,11 @@ export const skyPlugin = definePlugin({
       description:
         'Set the time of day: a name (sunrise, day, noon, sunset, night, midnight) or ticks since sunrise (0-23999). ' +
         'Returns what was requested and the time the game reports afterwards, so you can see that it took.',
-      input: z.object({
-        to: z.union([z.enum(Object.keys(TIMES) as [TimeName, ...TimeName[]]), z.number().int().min(0).max(23_999)])
-          .describe('a named time or ticks since sunrise'),
-      }).strict(),
+      input: z
+        .object({
+          to: z.union([z.enum(Object.keys(TIMES) as [TimeName, ...TimeName[]]), z.number().int().min(0).max(23_999)]).describe('a named time or ticks since sunrise'),
+        })
+        .strict(),
       annotations: { readOnly: false, destructive: false, idempotent: true },
       run: async ({ to }, ctx) => {
         const ticks = typeof to === 'number' ? to : TIMES[to];
@@ -96,12 +99,14 @@ export const skyPlugin = definePlugin({
     skyTool({
       name: 'sky_weather',
       description:
-        'Set the weather (clear, rain or thunder) for a number of seconds (default: the plugin\'s defaultWeatherSeconds). ' +
-        'The game has no weather query, so the result reports the command\'s feedback, not a verified state.',
-      input: z.object({
-        kind: z.enum(['clear', 'rain', 'thunder']),
-        seconds: z.number().int().min(1).max(1_000_000).optional(),
-      }).strict(),
+        "Set the weather (clear, rain or thunder) for a number of seconds (default: the plugin's defaultWeatherSeconds). " +
+        "The game has no weather query, so the result reports the command's feedback, not a verified state.",
+      input: z
+        .object({
+          kind: z.enum(['clear', 'rain', 'thunder']),
+          seconds: z.number().int().min(1).max(1_000_000).optional(),
+        })
+        .strict(),
       annotations: { readOnly: false, destructive: false, idempotent: true },
       run: async ({ kind, seconds }, ctx) => {
         const duration = seconds ?? ctx.config.defaultWeatherSeconds;

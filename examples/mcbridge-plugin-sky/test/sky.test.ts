@@ -44,9 +44,7 @@ describe('mcbridge-plugin-sky', () => {
   });
 
   it('refuses options its schema rejects, naming the field', async () => {
-    await expect(startTestHost({ plugins: [[sky, { defaultWeatherSeconds: 0 }]] })).rejects.toThrow(
-      /plugins\[0\]\[1\].*options of plugin 'mcbridge-plugin-sky' are invalid: 'defaultWeatherSeconds'/,
-    );
+    await expect(startTestHost({ plugins: [[sky, { defaultWeatherSeconds: 0 }]] })).rejects.toThrow(/plugins\[0\]\[1\].*options of plugin 'mcbridge-plugin-sky' are invalid: 'defaultWeatherSeconds'/);
   });
 
   it('validates arguments before anything reaches the game', async () => {
@@ -78,8 +76,6 @@ describe('mcbridge-plugin-sky', () => {
   });
 
   it('names the phases like the sky draws them', () => {
-    expect([0, 11999, 12000, 12999, 13000, 22999, 23000, 23999].map(phaseOf)).toEqual(
-      ['day', 'day', 'sunset', 'sunset', 'night', 'night', 'sunrise', 'sunrise'],
-    );
+    expect([0, 11999, 12000, 12999, 13000, 22999, 23000, 23999].map(phaseOf)).toEqual(['day', 'day', 'sunset', 'sunset', 'night', 'night', 'sunrise', 'sunrise']);
   });
 });

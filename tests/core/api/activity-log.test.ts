@@ -21,7 +21,12 @@ function tempFile(): string {
 /** A pino logger whose lines land in an array. */
 function capture(level = 'info') {
   const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({ write(chunk, _enc, done) { lines.push(JSON.parse(String(chunk))); done(); } });
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(JSON.parse(String(chunk)));
+      done();
+    },
+  });
   return { log: pino({ level }, stream), lines };
 }
 
@@ -37,9 +42,17 @@ describe('ActivityLog', () => {
     activity.begin({ id: 2, tool: 'command', caller, mutating: true, args: { command: 'say hi' } })('ok');
     activity.begin({ id: 3, tool: 'command', caller, mutating: true, args: { command: 'op me' } })('tool_disabled');
     activity.close();
-    const records = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ActivityRecord);
+    const records = fs
+      .readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as ActivityRecord);
     expect(records.map((r) => [r.event, r.id, r.tool, r.outcome ?? null])).toEqual([
-      ['call', 1, 'state', 'ok'], ['start', 2, 'command', null], ['call', 2, 'command', 'ok'], ['start', 3, 'command', null], ['call', 3, 'command', 'tool_disabled'],
+      ['call', 1, 'state', 'ok'],
+      ['start', 2, 'command', null],
+      ['call', 2, 'command', 'ok'],
+      ['start', 3, 'command', null],
+      ['call', 3, 'command', 'tool_disabled'],
     ]);
     expect(records[2]).toMatchObject({ caller, mutating: true, args: { command: 'say hi' }, ms: expect.any(Number) });
     // At info, the read that succeeded stays out of the process log; mutating and refused calls do not.
@@ -51,7 +64,10 @@ describe('ActivityLog', () => {
     const { log, lines } = capture('debug');
     const activity = new ActivityLog({ log, file });
     activity.begin({
-      id: 'x', tool: 'webhook_test', caller, mutating: true,
+      id: 'x',
+      tool: 'webhook_test',
+      caller,
+      mutating: true,
       args: { apiToken: SECRET, nested: { password: SECRET }, url: `https://user:${SECRET}@hooks.example.net/services/${SECRET}?key=${SECRET}`, text: 'x'.repeat(500) },
     })('ok');
     activity.close();
@@ -75,7 +91,11 @@ describe('ActivityLog', () => {
       expect(Buffer.byteLength(content)).toBeLessThanOrEqual(2_000);
       for (const line of content.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
     }
-    const last = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l).id as number);
+    const last = fs
+      .readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).id as number);
     expect(last.at(-1)).toBe(99);
   });
 });
@@ -89,7 +109,7 @@ describe('redactValue', () => {
     expect(redactValue({ f() {}, n: 1n, s: Symbol('x'), u: undefined })).toEqual({ f: '[function f]', n: '1', s: 'Symbol(x)' });
   });
 
-  it('keeps a URL\'s scheme and host only', () => {
+  it("keeps a URL's scheme and host only", () => {
     expect(redactUrls('post to http://a:b@host:8080/p/q?x=1 now')).toBe('post to http://[redacted]@host:8080/… now');
     expect(redactUrls('https://example.org')).toBe('https://example.org');
   });

@@ -14,8 +14,15 @@ describe('ConnectionGuard', () => {
   it('documents its defaults', () => {
     expect(MIN_TOKEN_LENGTH).toBe(16);
     expect(DEFAULT_GUARD_LIMITS).toEqual({
-      maxPending: 64, maxPendingPerSource: 8, pressuredAuthTimeoutMs: 1_000, preAuthBytes: 8192, authTimeoutMs: 10_000,
-      maxFailures: 10, failureWindowMs: 60_000, backoffMs: 60_000, maxGlobalFailures: 100,
+      maxPending: 64,
+      maxPendingPerSource: 8,
+      pressuredAuthTimeoutMs: 1_000,
+      preAuthBytes: 8192,
+      authTimeoutMs: 10_000,
+      maxFailures: 10,
+      failureWindowMs: 60_000,
+      backoffMs: 60_000,
+      maxGlobalFailures: 100,
     });
   });
 

@@ -51,9 +51,11 @@ describe('parseRequestLine', () => {
     expect(refused('{"id":10,"method":7}')).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
     expect(refused('{"id":11,"method":"state","caller":{"frontend":"Not A Name"}}')).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
     // What passes: null params, a boolean progress, a string auth, keys the envelope does not know.
-    expect(parseRequestLine('{"id":12,"method":"state","params":null,"progress":true,"auth":"t","extra":1}'))
-      .toMatchObject({ ok: true, id: 12, frame: { method: 'state', params: null, progress: true, auth: 't' } });
-    expect(parseRequestLine('{"id":13,"method":"state","caller":{"frontend":"mcp","session":"s1"}}'))
-      .toMatchObject({ ok: true, frame: { caller: { frontend: 'mcp', session: 's1' } } });
+    expect(parseRequestLine('{"id":12,"method":"state","params":null,"progress":true,"auth":"t","extra":1}')).toMatchObject({
+      ok: true,
+      id: 12,
+      frame: { method: 'state', params: null, progress: true, auth: 't' },
+    });
+    expect(parseRequestLine('{"id":13,"method":"state","caller":{"frontend":"mcp","session":"s1"}}')).toMatchObject({ ok: true, frame: { caller: { frontend: 'mcp', session: 's1' } } });
   });
 });

@@ -28,9 +28,42 @@ describe('the option table', () => {
     }
   });
 
-  it('its plain check (the CLI\'s) and its zod schema (the config\'s) agree on every value, message included', () => {
-    const samples: unknown[] = ['', ' ', 'x', 'short', 's3cret-token-0123456', 'server', 'client', 'json', 'info', 'loud', 'true',
-      0, 1, -1, 0.04, 0.05, 0.5, 3600, 3601, 65535, 65536, 4097, NaN, Infinity, true, false, null, undefined, {}, [], [''], [' a '], ['state', 7]];
+  it("its plain check (the CLI's) and its zod schema (the config's) agree on every value, message included", () => {
+    const samples: unknown[] = [
+      '',
+      ' ',
+      'x',
+      'short',
+      's3cret-token-0123456',
+      'server',
+      'client',
+      'json',
+      'info',
+      'loud',
+      'true',
+      0,
+      1,
+      -1,
+      0.04,
+      0.05,
+      0.5,
+      3600,
+      3601,
+      65535,
+      65536,
+      4097,
+      NaN,
+      Infinity,
+      true,
+      false,
+      null,
+      undefined,
+      {},
+      [],
+      [''],
+      [' a '],
+      ['state', 7],
+    ];
     for (const key of OPTION_KEYS) {
       for (const value of [...samples, VALID[key], INVALID[key].config]) {
         const plain = checkValue(DAEMON_OPTIONS[key].value, value);
@@ -61,12 +94,12 @@ describe('the option table', () => {
     expect(optionSchema('apiToken').safeParse(`${short}x`).success).toBe(true);
   });
 
-  it('its policy group is the host\'s ToolPolicy, key for key', () => {
+  it("its policy group is the host's ToolPolicy, key for key", () => {
     expectTypeOf<GroupKey<'policy'>>().toEqualTypeOf<keyof ToolPolicy>();
     expect(groupKeys('policy').sort()).toEqual(['allow', 'deny', 'readOnly']);
   });
 
-  it('McbridgeConfig and the CLI\'s global options take their field types from it', () => {
+  it("McbridgeConfig and the CLI's global options take their field types from it", () => {
     expectTypeOf<McbridgeConfig['vantage']>().toEqualTypeOf<'server' | 'client' | undefined>();
     expectTypeOf<McbridgeConfig['buffer']>().toEqualTypeOf<number | undefined>();
     expectTypeOf<McbridgeConfig['sim']>().toEqualTypeOf<boolean | undefined>();
@@ -96,14 +129,16 @@ function hover(fields: string[]): Map<string, { type: string; doc: string }> {
     directoryExists: ts.sys.directoryExists,
     getDirectories: ts.sys.getDirectories,
   });
-  return new Map(fields.map((f) => {
-    const info = service.getQuickInfoAtPosition(file, text.indexOf(`${f}:`));
-    return [f, { type: ts.displayPartsToString(info?.displayParts), doc: ts.displayPartsToString(info?.documentation) }];
-  }));
+  return new Map(
+    fields.map((f) => {
+      const info = service.getQuickInfoAtPosition(file, text.indexOf(`${f}:`));
+      return [f, { type: ts.displayPartsToString(info?.displayParts), doc: ts.displayPartsToString(info?.documentation) }];
+    }),
+  );
 }
 
 describe('in an editor', () => {
-  it('a McbridgeConfig field shows its type and its table entry\'s JSDoc', () => {
+  it("a McbridgeConfig field shows its type and its table entry's JSDoc", () => {
     const shown = hover(['buffer', 'serverDir', 'watch']);
     expect(shown.get('buffer')).toEqual({ type: '(property) buffer?: number | undefined', doc: 'Events kept for replay (default 1000).' });
     expect(shown.get('serverDir')!.doc).toBe('Game directory holding mc-agent-server/ (relative to this file).');
@@ -113,10 +148,15 @@ describe('in an editor', () => {
 });
 
 describe('the docs list every option', () => {
-  it('docs/plugins.md\'s config table has a row for each key', () => {
+  it("docs/plugins.md's config table has a row for each key", () => {
     const doc = fs.readFileSync(path.join(REPO, 'docs/plugins.md'), 'utf8');
     const table = doc.slice(doc.indexOf('| key |')).split('\n\n')[0]!;
-    const keys = new Set(table.split('\n').slice(2).flatMap((row) => [...row.split('|')[1]!.matchAll(/`(\w+)`/g)].map((m) => m[1])));
+    const keys = new Set(
+      table
+        .split('\n')
+        .slice(2)
+        .flatMap((row) => [...row.split('|')[1]!.matchAll(/`(\w+)`/g)].map((m) => m[1])),
+    );
     for (const key of OPTION_KEYS) expect(keys, `docs/plugins.md config table lacks \`${key}\``).toContain(key);
   });
 

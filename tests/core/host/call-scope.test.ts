@@ -46,7 +46,10 @@ function tool(name: string, run: (ctx: ToolContext) => Promise<unknown>): ToolSp
 }
 
 async function failure(p: Promise<unknown>): Promise<McbridgeError> {
-  const err = await p.then((v) => new Error(`expected a rejection, got ${JSON.stringify(v)}`), (e: unknown) => e);
+  const err = await p.then(
+    (v) => new Error(`expected a rejection, got ${JSON.stringify(v)}`),
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(McbridgeError);
   return err as McbridgeError;
 }
@@ -54,18 +57,20 @@ async function failure(p: Promise<unknown>): Promise<McbridgeError> {
 describe('ctx.defer', () => {
   it('runs clean-ups newest first after a success, with a context of their own', async () => {
     let callSignal: AbortSignal | undefined;
-    const { host, notes } = hostWith([tool('tidy', async (ctx) => {
-      callSignal = ctx.signal;
-      ctx.defer((c) => c.call('note', { text: 'first deferred' }));
-      ctx.defer((c) => {
-        expect(c.signal).not.toBe(callSignal);
-        // Deferred from a clean-up: runs next, before the older ones.
-        c.defer(() => notes.push('deferred by a clean-up'));
-        return c.call('note', { text: 'second deferred' });
-      });
-      notes.push('body');
-      return 'ok';
-    })]);
+    const { host, notes } = hostWith([
+      tool('tidy', async (ctx) => {
+        callSignal = ctx.signal;
+        ctx.defer((c) => c.call('note', { text: 'first deferred' }));
+        ctx.defer((c) => {
+          expect(c.signal).not.toBe(callSignal);
+          // Deferred from a clean-up: runs next, before the older ones.
+          c.defer(() => notes.push('deferred by a clean-up'));
+          return c.call('note', { text: 'second deferred' });
+        });
+        notes.push('body');
+        return 'ok';
+      }),
+    ]);
     expect(await host.call('tidy', {})).toBe('ok');
     expect(notes).toEqual(['body', 'second deferred', 'deferred by a clean-up', 'first deferred']);
   });
@@ -73,14 +78,16 @@ describe('ctx.defer', () => {
   it('runs them when the call is cancelled, with a signal that is not aborted, and answers cancelled', async () => {
     let cleanupSignal: AbortSignal | undefined;
     let deferred = false;
-    const { host, notes } = hostWith([tool('blocked', async (ctx) => {
-      ctx.defer(async (c) => {
-        cleanupSignal = c.signal;
-        await c.call('note', { text: `undone (aborted: ${c.signal.aborted})` });
-      });
-      deferred = true;
-      await ctx.sleep(600_000);
-    })]);
+    const { host, notes } = hostWith([
+      tool('blocked', async (ctx) => {
+        ctx.defer(async (c) => {
+          cleanupSignal = c.signal;
+          await c.call('note', { text: `undone (aborted: ${c.signal.aborted})` });
+        });
+        deferred = true;
+        await ctx.sleep(600_000);
+      }),
+    ]);
     const controller = new AbortController();
     const call = failure(host.call('blocked', {}, { signal: controller.signal }));
     await waitUntil(() => deferred, 5_000, 'the tool to register its clean-up');
@@ -92,26 +99,30 @@ describe('ctx.defer', () => {
   });
 
   it('reports a failing clean-up after a success, naming the tool; the others still run', async () => {
-    const { host, notes } = hostWith([tool('messy', async (ctx) => {
-      ctx.defer((c) => c.call('note', { text: 'older ran' }));
-      ctx.defer(() => {
-        throw new McbridgeError('mod_error', 'could not unfreeze');
-      });
-      return 'ok';
-    })]);
+    const { host, notes } = hostWith([
+      tool('messy', async (ctx) => {
+        ctx.defer((c) => c.call('note', { text: 'older ran' }));
+        ctx.defer(() => {
+          throw new McbridgeError('mod_error', 'could not unfreeze');
+        });
+        return 'ok';
+      }),
+    ]);
     const err = await failure(host.call('messy', {}));
     expect(err.code).toBe('mod_error');
     expect(err.message).toBe("tool 'messy' finished, but its clean-up failed: could not unfreeze");
     expect(notes).toEqual(['older ran']);
   });
 
-  it('reports a failing body and a failing clean-up together, with the body\'s code', async () => {
-    const { host } = hostWith([tool('broken', async (ctx) => {
-      ctx.defer(() => {
-        throw new Error('could not tidy');
-      });
-      throw new McbridgeError('invalid_params', 'step broke');
-    })]);
+  it("reports a failing body and a failing clean-up together, with the body's code", async () => {
+    const { host } = hostWith([
+      tool('broken', async (ctx) => {
+        ctx.defer(() => {
+          throw new Error('could not tidy');
+        });
+        throw new McbridgeError('invalid_params', 'step broke');
+      }),
+    ]);
     const err = await failure(host.call('broken', {}));
     expect(err.code).toBe('invalid_params');
     expect(err.message).toBe('step broke (and its clean-up failed: internal error: could not tidy)');
@@ -140,47 +151,60 @@ describe('ctx.defer', () => {
 describe('the handle ctx.defer returns', () => {
   it('now() runs the clean-up at once, off the queue, with a context not cancelled with the call; it never runs again', async () => {
     let own: AbortSignal | undefined;
-    const { host, notes } = hostWith([tool('early', async (ctx) => {
-      const undo = ctx.defer((c) => {
-        own = c.signal;
-        return c.call('note', { text: 'undone' });
-      });
-      await undo.now();
-      await undo.now(); // the same outcome, not a second run
-      await ctx.call('note', { text: 'after' });
-      expect(own).not.toBe(ctx.signal);
-      return null;
-    })]);
+    const { host, notes } = hostWith([
+      tool('early', async (ctx) => {
+        const undo = ctx.defer((c) => {
+          own = c.signal;
+          return c.call('note', { text: 'undone' });
+        });
+        await undo.now();
+        await undo.now(); // the same outcome, not a second run
+        await ctx.call('note', { text: 'after' });
+        expect(own).not.toBe(ctx.signal);
+        return null;
+      }),
+    ]);
     await host.call('early', {});
     expect(notes).toEqual(['undone', 'after']);
   });
 
   it('now() rejects with the clean-up failure, which the tool reports instead of failing the call', async () => {
-    const { host } = hostWith([tool('reports', async (ctx) => {
-      const undo = ctx.defer(() => {
-        throw new McbridgeError('mod_error', 'the game said no');
-      });
-      return { problem: await undo.now().then(() => null, (err: Error) => err.message) };
-    })]);
+    const { host } = hostWith([
+      tool('reports', async (ctx) => {
+        const undo = ctx.defer(() => {
+          throw new McbridgeError('mod_error', 'the game said no');
+        });
+        return {
+          problem: await undo.now().then(
+            () => null,
+            (err: Error) => err.message,
+          ),
+        };
+      }),
+    ]);
     expect(await host.call('reports', {})).toEqual({ problem: 'the game said no' });
   });
 
   it('cancel() disarms it on every exit path, a failure included; the others still run', async () => {
-    const { host, notes } = hostWith([tool('disarmed', async (ctx) => {
-      ctx.defer((c) => c.call('note', { text: 'kept' }));
-      ctx.defer((c) => c.call('note', { text: 'disarmed' })).cancel();
-      throw new McbridgeError('invalid_params', 'step broke');
-    })]);
+    const { host, notes } = hostWith([
+      tool('disarmed', async (ctx) => {
+        ctx.defer((c) => c.call('note', { text: 'kept' }));
+        ctx.defer((c) => c.call('note', { text: 'disarmed' })).cancel();
+        throw new McbridgeError('invalid_params', 'step broke');
+      }),
+    ]);
     expect((await failure(host.call('disarmed', {}))).message).toBe('step broke');
     expect(notes).toEqual(['kept']);
   });
 
   it('cancel() after now() changes nothing, and now() after the call ended resolves', async () => {
     let late: { now(): Promise<void> } | undefined;
-    const { host, notes } = hostWith([tool('late', async (ctx) => {
-      late = ctx.defer((c) => c.call('note', { text: 'at the end' }));
-      return null;
-    })]);
+    const { host, notes } = hostWith([
+      tool('late', async (ctx) => {
+        late = ctx.defer((c) => c.call('note', { text: 'at the end' }));
+        return null;
+      }),
+    ]);
     await host.call('late', {});
     await late!.now();
     expect(notes).toEqual(['at the end']);
@@ -190,7 +214,9 @@ describe('the handle ctx.defer returns', () => {
 describe('ctx.configDir and ctx.events.scan', () => {
   it('gives tools the folder the host was given, resolved', async () => {
     const host = new Host({
-      log: silentLogger(), link: { modPort: 1 }, configDir: 'some/project',
+      log: silentLogger(),
+      link: { modPort: 1 },
+      configDir: 'some/project',
       plugins: [{ plugin: definePlugin({ name: 'p', version: '1.0.0', apiVersion: HOST_API_VERSION, tools: [tool('where', async (ctx) => ctx.configDir)] }) }],
     });
     hosts.push(host);
@@ -198,14 +224,16 @@ describe('ctx.configDir and ctx.events.scan', () => {
   });
 
   it('visits buffered events after the cursor without a page of them, and stops when visit says false', async () => {
-    const { host } = hostWith([tool('count', async (ctx) => {
-      const seen: number[] = [];
-      const page = ctx.events.scan({ seq: 1 }, (e) => {
-        seen.push(e.seq);
-        return seen.length < 2;
-      });
-      return { seen, events: page.events.length, next: page.next };
-    })]);
+    const { host } = hostWith([
+      tool('count', async (ctx) => {
+        const seen: number[] = [];
+        const page = ctx.events.scan({ seq: 1 }, (e) => {
+          seen.push(e.seq);
+          return seen.length < 2;
+        });
+        return { seen, events: page.events.length, next: page.next };
+      }),
+    ]);
     for (let i = 0; i < 4; i++) host.events.record({ type: 'chat', text: `m${i}` });
     expect(await host.call('count', {})).toEqual({ seen: [2, 3], events: 0, next: 4 });
   });
@@ -213,16 +241,25 @@ describe('ctx.configDir and ctx.events.scan', () => {
 
 describe('ctx.waitFor', () => {
   it('sees an event that arrived after the call began but before the wait, then looks past each match', async () => {
-    const { host } = hostWith([tool('waiter', async (ctx) => {
-      host.events.record({ type: 'chat', text: 'early' });
-      const first = await ctx.waitFor((e) => e.type === 'chat');
-      const again = await ctx.waitFor((e) => e.type === 'chat', { timeoutMs: 30 }).then(() => 'matched', (e: McbridgeError) => e.message);
-      const replay = await ctx.waitFor((e) => e.type === 'chat', { since: ctx.startCursor });
-      return { first: first.text, again, replay: replay.text };
-    })]);
+    const { host } = hostWith([
+      tool('waiter', async (ctx) => {
+        host.events.record({ type: 'chat', text: 'early' });
+        const first = await ctx.waitFor((e) => e.type === 'chat');
+        const again = await ctx
+          .waitFor((e) => e.type === 'chat', { timeoutMs: 30 })
+          .then(
+            () => 'matched',
+            (e: McbridgeError) => e.message,
+          );
+        const replay = await ctx.waitFor((e) => e.type === 'chat', { since: ctx.startCursor });
+        return { first: first.text, again, replay: replay.text };
+      }),
+    ]);
     host.events.record({ type: 'chat', text: 'before the call' });
     expect(await host.call('waiter', {})).toEqual({
-      first: 'early', again: "tool 'waiter': no matching event within 30 ms", replay: 'early',
+      first: 'early',
+      again: "tool 'waiter': no matching event within 30 ms",
+      replay: 'early',
     });
   });
 
@@ -250,22 +287,24 @@ describe('ctx.waitFor', () => {
 describe('ctx.events.follow in a tool', () => {
   it('yields the events recorded during the call and ends when the call ends, without a leak', async () => {
     let leftOver: AsyncIterator<FollowItem> | undefined;
-    const { host } = hostWith([tool('watcher', async (ctx) => {
-      const seen: unknown[] = [];
-      const follower = ctx.events.follow({ categories: ['chat'] });
-      queueMicrotask(() => {
-        host.events.record({ type: 'game', text: 'skipped' });
-        host.events.record({ type: 'chat', text: 'one' });
-        host.events.record({ type: 'chat', text: 'two' });
-      });
-      for await (const item of follower) {
-        if (item.kind === 'event') seen.push(item.event.text);
-        if (seen.length === 2) break;
-      }
-      leftOver = ctx.events.follow();
-      void leftOver.next();
-      return seen;
-    })]);
+    const { host } = hostWith([
+      tool('watcher', async (ctx) => {
+        const seen: unknown[] = [];
+        const follower = ctx.events.follow({ categories: ['chat'] });
+        queueMicrotask(() => {
+          host.events.record({ type: 'game', text: 'skipped' });
+          host.events.record({ type: 'chat', text: 'one' });
+          host.events.record({ type: 'chat', text: 'two' });
+        });
+        for await (const item of follower) {
+          if (item.kind === 'event') seen.push(item.event.text);
+          if (seen.length === 2) break;
+        }
+        leftOver = ctx.events.follow();
+        void leftOver.next();
+        return seen;
+      }),
+    ]);
     expect(await host.call('watcher', {})).toEqual(['one', 'two']);
     // The follower the tool left waiting ended with the call.
     expect(await leftOver!.next()).toEqual({ done: true, value: undefined });
@@ -274,7 +313,7 @@ describe('ctx.events.follow in a tool', () => {
 });
 
 describe('ctx.events.follow in a service of a started host', () => {
-  it('follows the game\'s events live from the mod until the plugin stops, then lets go of everything', async () => {
+  it("follows the game's events live from the mod until the plugin stops, then lets go of everything", async () => {
     const seen: string[] = [];
     let ended = false;
     let stopSignal: AbortSignal | undefined;
@@ -282,17 +321,19 @@ describe('ctx.events.follow in a service of a started host', () => {
       name: 'forwarder',
       version: '1.0.0',
       apiVersion: HOST_API_VERSION,
-      services: [{
-        name: 'follow-chat',
-        start(ctx) {
-          stopSignal = ctx.signal;
-          const follower = ctx.events.follow({ categories: ['chat'] });
-          void (async () => {
-            for await (const item of follower) seen.push(item.kind === 'event' ? `${item.event.sender}: ${item.event.text}` : `gap ${item.dropped}`);
-            ended = true;
-          })();
+      services: [
+        {
+          name: 'follow-chat',
+          start(ctx) {
+            stopSignal = ctx.signal;
+            const follower = ctx.events.follow({ categories: ['chat'] });
+            void (async () => {
+              for await (const item of follower) seen.push(item.kind === 'event' ? `${item.event.sender}: ${item.event.text}` : `gap ${item.dropped}`);
+              ended = true;
+            })();
+          },
         },
-      }],
+      ],
     });
     const t = await startTestHost({ plugins: [forwarder] });
     testHosts.push(t);

@@ -8,7 +8,6 @@ import { callError, closedPort, makeHost, plugin, stopHostsAfterEach, tool } fro
 
 stopHostsAfterEach();
 
-
 describe('Host.call', () => {
   it('runs a tool with validated, parsed params and returns its result', async () => {
     const seen: unknown[] = [];
@@ -44,8 +43,15 @@ describe('Host.call', () => {
               sameEvents: ctx.events === events,
               sameLog: ctx.log === log,
               sameHost: ctx.host === view,
-              sameFunctions: ctx.call === call && ctx.request === request && ctx.signal === signal && !signal.aborted &&
-                ctx.progress === progress && ctx.waitFor === waitFor && ctx.sleep === sleep && ctx.defer === defer,
+              sameFunctions:
+                ctx.call === call &&
+                ctx.request === request &&
+                ctx.signal === signal &&
+                !signal.aborted &&
+                ctx.progress === progress &&
+                ctx.waitFor === waitFor &&
+                ctx.sleep === sleep &&
+                ctx.defer === defer,
               destructuredCall: await call('echo_back', { n: 2 }),
               streamId: events.streamId,
               logs: typeof log.info,
@@ -59,8 +65,14 @@ describe('Host.call', () => {
     ]);
     await host.call('ctx_probe', {});
     expect(seen).toStrictEqual({
-      sameEvents: true, sameLog: true, sameHost: true, sameFunctions: true, destructuredCall: { n: 2 },
-      streamId: host.events.streamId, logs: 'function', status: 'string',
+      sameEvents: true,
+      sameLog: true,
+      sameHost: true,
+      sameFunctions: true,
+      destructuredCall: { n: 2 },
+      streamId: host.events.streamId,
+      logs: 'function',
+      status: 'string',
     });
   });
 
@@ -147,10 +159,9 @@ describe('Host.call', () => {
 
   it('fails with not_connected when a tool needs the link and it is not up', async () => {
     const port = await closedPort();
-    const host = makeHost(
-      [plugin('p', [tool('state', { requires: ['state'], run: async (_args, ctx) => ctx.request('STATE') })])],
-      { link: { modPort: port, reconnectMinMs: 50, reconnectMaxMs: 100 } },
-    );
+    const host = makeHost([plugin('p', [tool('state', { requires: ['state'], run: async (_args, ctx) => ctx.request('STATE') })])], {
+      link: { modPort: port, reconnectMinMs: 50, reconnectMaxMs: 100 },
+    });
     await host.start();
     await waitUntil(() => host.link.status().lastError !== null, 5_000, 'the link to fail to connect');
     const err = await callError(host.call('state', {}));
@@ -298,16 +309,20 @@ describe('Host.call', () => {
     const progress: unknown[] = [];
     const host = makeHost([]);
     host.use(
-      plugin('cfg', [
-        tool('ctx', {
-          run: async (_a, ctx) => {
-            ctxSeen = ctx;
-            ctx.progress(1, 3, 'one');
-            ctx.progress(2);
-            return ctx.events.lastSeq;
-          },
-        }),
-      ], { options: z.object({ depth: z.number().default(4) }) }),
+      plugin(
+        'cfg',
+        [
+          tool('ctx', {
+            run: async (_a, ctx) => {
+              ctxSeen = ctx;
+              ctx.progress(1, 3, 'one');
+              ctx.progress(2);
+              return ctx.events.lastSeq;
+            },
+          }),
+        ],
+        { options: z.object({ depth: z.number().default(4) }) },
+      ),
       { options: {} },
     );
     host.events.record({ type: 'chat' });

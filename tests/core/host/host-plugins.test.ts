@@ -118,23 +118,28 @@ describe('plugin loading', () => {
   it('calls the stop a service start returned, then its stop(), when the plugin stops; and gives services configDir', async () => {
     const order: string[] = [];
     let dir: string | undefined;
-    const host = makeHost([
-      plugin('svc', [], {
-        services: [{
-          name: 'ticker',
-          start: (ctx) => {
-            dir = ctx.configDir;
-            order.push('started');
-            return async () => {
-              order.push('returned stop');
-            };
-          },
-          stop: () => {
-            order.push('stop()');
-          },
-        }],
-      }),
-    ], { configDir: '/srv/project' });
+    const host = makeHost(
+      [
+        plugin('svc', [], {
+          services: [
+            {
+              name: 'ticker',
+              start: (ctx) => {
+                dir = ctx.configDir;
+                order.push('started');
+                return async () => {
+                  order.push('returned stop');
+                };
+              },
+              stop: () => {
+                order.push('stop()');
+              },
+            },
+          ],
+        }),
+      ],
+      { configDir: '/srv/project' },
+    );
     await host.start();
     expect(dir).toBe(path.resolve('/srv/project'));
     expect(await host.remove('svc')).toBe(true);
@@ -157,7 +162,6 @@ describe('plugin loading', () => {
     expect(config).toEqual({ every: 2 });
   });
 });
-
 
 describe('Host lifecycle', () => {
   it('does not dispose plugins of a host that was never started, and disposes once on a second stop', async () => {

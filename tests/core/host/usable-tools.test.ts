@@ -35,10 +35,28 @@ describe('the remembered answer to "may this tool be called"', () => {
 
   it('reads `{}` as the schema does: a default in the schema is still applied', async () => {
     let seen: unknown;
-    const host = makeHost([plugin('p', [
-      tool('defaults', { input: z.object({ limit: z.number().default(10) }), run: async (args) => { seen = args; return null; } }),
-      tool('nothing', { input: z.object({}).strict(), run: async (args) => { seen = args; return null; } }),
-    ], { requires: { caps: [] } })]);
+    const host = makeHost([
+      plugin(
+        'p',
+        [
+          tool('defaults', {
+            input: z.object({ limit: z.number().default(10) }),
+            run: async (args) => {
+              seen = args;
+              return null;
+            },
+          }),
+          tool('nothing', {
+            input: z.object({}).strict(),
+            run: async (args) => {
+              seen = args;
+              return null;
+            },
+          }),
+        ],
+        { requires: { caps: [] } },
+      ),
+    ]);
     await host.call('defaults', {});
     expect(seen).toEqual({ limit: 10 });
     await host.call('nothing', {});

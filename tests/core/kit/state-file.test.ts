@@ -20,7 +20,13 @@ it('a burst of changes is one write of the newest state, and flush writes now', 
   const file = path.join(tempDir(), 'nested', 'state.json');
   let value = 0;
   let renders = 0;
-  const state = new StateFile(file, { render: () => (renders += 1, JSON.stringify({ value })), minIntervalMs: 20 });
+  const state = new StateFile(file, {
+    render: () => {
+      renders += 1;
+      return JSON.stringify({ value });
+    },
+    minIntervalMs: 20,
+  });
   for (value = 1; value <= 100; value += 1) state.changed();
   await waitUntil(() => state.status().writes === 1, 5_000, 'the coalesced write');
   expect(renders).toBe(1);

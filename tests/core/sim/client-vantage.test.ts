@@ -54,8 +54,28 @@ describe('client vantage', () => {
     const line = JSON.stringify(await ask(s, c, 'STATE'));
     const state = JSON.parse(line);
     expect(Object.keys(state)).toEqual([
-      'type', 'millis', 'protocol', 'modVersion', 'tick', 'clients', 'bridgePort', 'inWorld', 'name', 'x', 'y', 'z', 'vx', 'vy', 'vz',
-      'yaw', 'pitch', 'health', 'onGround', 'dimension', 'entityCount', 'server',
+      'type',
+      'millis',
+      'protocol',
+      'modVersion',
+      'tick',
+      'clients',
+      'bridgePort',
+      'inWorld',
+      'name',
+      'x',
+      'y',
+      'z',
+      'vx',
+      'vy',
+      'vz',
+      'yaw',
+      'pitch',
+      'health',
+      'onGround',
+      'dimension',
+      'entityCount',
+      'server',
     ]);
     expect(state).toMatchObject({ tick: 1, clients: 1, bridgePort: s.port, inWorld: true, name: 'Steve', entityCount: 6, server: 'null' });
     expect(state.dimension).toBe('ResourceKey[minecraft:dimension / minecraft:overworld]');

@@ -92,9 +92,7 @@ describe('world commands', () => {
     expect(await output('forceload add 0 0')).toEqual(['Marked chunk [0, 0] in minecraft:overworld to be force loaded']);
     expect(await output('forceload add 0 0')).toEqual(['No chunks were marked for force loading']);
     expect(await output('forceload add -16 -16 31 15')).toEqual(['Marked 5 chunks in minecraft:overworld from [-1, -1] to [1, 0] to be force loaded']);
-    expect(await output('forceload query')).toEqual([
-      '6 force loaded chunks were found in minecraft:overworld at: [0, 0], [-1, -1], [-1, 0], [0, -1], [1, -1], [1, 0]',
-    ]);
+    expect(await output('forceload query')).toEqual(['6 force loaded chunks were found in minecraft:overworld at: [0, 0], [-1, -1], [-1, 0], [0, -1], [1, -1], [1, 0]']);
     expect(await output('forceload remove 0 0')).toEqual(['Unmarked chunk [0, 0] in minecraft:overworld for force loading']);
     expect(await output('forceload remove all')).toEqual(['Unmarked all force loaded chunks in minecraft:overworld']);
     expect(await output('setblock 0 63 -2 minecraft:gold_block')).toEqual(['Changed the block at 0, 63, -2']);
@@ -119,16 +117,11 @@ describe('entity commands', () => {
     expect(pig).toMatchObject({ x: 10.5, y: 64, z: -2.5, vx: 0.5, vy: 0, vz: -0.25, health: 7.5 });
     const entities = (await client.request('ENTITIES')).entities;
     expect(entities[entities.length - 1].uuid).toBe(uuid); // spawned last in tick order
-    expect(await output(`summon pig 0 64 0 {UUID:[I;110787060,1156138790,-1514210135,238594805]}`)).toEqual([
-      'Unable to summon entity due to duplicate UUIDs',
-    ]);
+    expect(await output(`summon pig 0 64 0 {UUID:[I;110787060,1156138790,-1514210135,238594805]}`)).toEqual(['Unable to summon entity due to duplicate UUIDs']);
   });
 
   it('summon refuses unknown types and bad NBT with a context line', async () => {
-    expect(await output('summon minecraft:dragonfly')).toEqual([
-      "Can't find element 'minecraft:dragonfly' of type 'minecraft:entity_type'",
-      'summon minecraft:dragonfly<--[HERE]',
-    ]);
+    expect(await output('summon minecraft:dragonfly')).toEqual(["Can't find element 'minecraft:dragonfly' of type 'minecraft:entity_type'", 'summon minecraft:dragonfly<--[HERE]']);
     expect((await output('summon pig 0 64 0 {Health:}'))[0]).toBe('Expected value');
     expect((await output('summon pig 0 64'))[0]).toBe('Incomplete (expected 3 coordinates)');
   });

@@ -73,9 +73,7 @@ describe('CONTEXT', () => {
     const ok = JSON.parse(line);
     expect(Object.keys(ok)).toEqual(['type', 'millis', 'context_id', 'status', 'ageMillis', 'context', 'cache']);
     expect(ok).toMatchObject({ type: 'context', context_id: id, status: 'ok', ageMillis: 842, cache: { capacity: 256, ttlMillis: 300000, size: 1 } });
-    expect(Object.keys(ok.context)).toEqual([
-      'schema', 'context_id', 'seq', 'capturedAt', 'tick', 'timing', 'uuid', 'name', 'dimension', 'x', 'y', 'z', 'yaw', 'pitch', 'view',
-    ]);
+    expect(Object.keys(ok.context)).toEqual(['schema', 'context_id', 'seq', 'capturedAt', 'tick', 'timing', 'uuid', 'name', 'dimension', 'x', 'y', 'z', 'yaw', 'pitch', 'view']);
     expect(ok.context.view).toEqual({ type: 'block', distance: 2.291, block: 'minecraft:stone', pos: [0, 63, -2], face: 'up', hit: [0.5, 64, -1.12] });
     expect(line).toContain('"view":{"type":"block","distance":2.291,"block":"minecraft:stone","pos":[0,63,-2],"face":"up","hit":[0.5,64.0,-1.12]}');
 
@@ -141,6 +139,6 @@ describe('CONTEXT', () => {
     c.close();
     expect((await fresh.request(`CONTEXT ${id}`)).status).toBe('not_found');
     s.chat('Steve', 'after');
-    expect((await fresh.next() as Json).seq).toBe(1);
+    expect(((await fresh.next()) as Json).seq).toBe(1);
   });
 });

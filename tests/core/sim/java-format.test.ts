@@ -44,7 +44,7 @@ describe('Java number text', () => {
     expect(() => parseJavaDouble('abc')).toThrow('For input string: "abc"');
   });
 
-  it("trims like String.trim (chars <= U+0020 only)", () => {
+  it('trims like String.trim (chars <= U+0020 only)', () => {
     expect(javaTrim('\t PING \r')).toBe('PING');
     expect(javaTrim('\u00a0PING')).toBe('\u00a0PING');
   });
@@ -75,14 +75,19 @@ describe('SNBT', () => {
   ]);
 
   it('writes compact SNBT with every key double-quoted', () => {
-    expect(writeCompactSnbt(tag)).toBe(
-      '{"UUID":[I;1,-2,3,4],"Health":10.0f,"Motion":[0.0d,-0.0784000015258789d,1.0E-5d],"Name":"say \\"hi\\"\\n","Flag":1b,"Big":5L}',
-    );
+    expect(writeCompactSnbt(tag)).toBe('{"UUID":[I;1,-2,3,4],"Health":10.0f,"Motion":[0.0d,-0.0784000015258789d,1.0E-5d],"Name":"say \\"hi\\"\\n","Flag":1b,"Big":5L}');
   });
 
   it('writes the pretty form with sorted keys', () => {
     expect(writePrettySnbt(nbt.list([nbt.double(0), nbt.double(-0.5)]))).toBe('[0.0d, -0.5d]');
-    expect(writePrettySnbt(nbt.compound([['b', nbt.int(1)], ['a', nbt.short(2)]]))).toBe('{a: 2s, b: 1}');
+    expect(
+      writePrettySnbt(
+        nbt.compound([
+          ['b', nbt.int(1)],
+          ['a', nbt.short(2)],
+        ]),
+      ),
+    ).toBe('{a: 2s, b: 1}');
   });
 
   it('parses what it writes, and vanilla-style unquoted SNBT', () => {

@@ -62,11 +62,13 @@ describe('lifecycle', () => {
     expect((await again.request('STATE')).tick).toBe(0);
     // Runtime entity ids change across a server start; the tick order stays.
     expect(s.world.entities.map((e) => e.id)).not.toEqual(oldIds);
-    const hellos = fs.readFileSync(s.eventsFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'hello');
-    expect(hellos.map((e) => e.text)).toEqual([
-      `mc-agent-interface server started port=${oldPort} dir=${s.modDir}`,
-      `mc-agent-interface server started port=${newPort} dir=${s.modDir}`,
-    ]);
+    const hellos = fs
+      .readFileSync(s.eventsFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.type === 'hello');
+    expect(hellos.map((e) => e.text)).toEqual([`mc-agent-interface server started port=${oldPort} dir=${s.modDir}`, `mc-agent-interface server started port=${newPort} dir=${s.modDir}`]);
     again.close();
     await expect(LineClient.connect(oldPort)).rejects.toThrow();
   });

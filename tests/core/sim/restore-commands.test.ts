@@ -91,14 +91,32 @@ describe('summon with recorded NBT', () => {
     expect(await client.command(`/summon minecraft:chest_minecart 10.5 64.0 -3.5 ${nbt}`)).toEqual(['Summoned new Cart A']);
     const list = await entities();
     expect(list[list.length - 1]).toMatchObject({
-      uuid: CART_UUID, type: 'minecraft:chest_minecart', class: 'MinecartChest', x: 10.5, y: 64, z: -3.5, vx: 0, vy: -0.0784000015258789, vz: 0.25, yaw: 45, pitch: 10,
+      uuid: CART_UUID,
+      type: 'minecraft:chest_minecart',
+      class: 'MinecartChest',
+      x: 10.5,
+      y: 64,
+      z: -3.5,
+      vx: 0,
+      vy: -0.0784000015258789,
+      vz: 0.25,
+      yaw: 45,
+      pitch: 10,
     });
     const ack = await client.request('SNAPSHOT after');
     const lines = snapshotLines('after');
     const last = lines[lines.length - 1];
     expect(ack.orderHash).toBe(orderHash(lines.map((l) => l.uuid)));
     expect(last).toMatchObject({ order: 5, uuid: CART_UUID, type: 'minecraft:chest_minecart', pos: [10.5, 64, -3.5], vel: [0, -0.0784000015258789, 0.25], yaw: 45, pitch: 10, restorable: true });
-    for (const part of [`"UUID":${CART_INTS}`, '"Motion":[0.0d,-0.0784000015258789d,0.25d]', '"Rotation":[45.0f,10.0f]', '"Items":[{"Slot":0b,"id":"minecraft:diamond","count":3}]', '"Tags":["restored"]', '"PersistenceRequired":1b', '"CustomName":"Cart A"']) {
+    for (const part of [
+      `"UUID":${CART_INTS}`,
+      '"Motion":[0.0d,-0.0784000015258789d,0.25d]',
+      '"Rotation":[45.0f,10.0f]',
+      '"Items":[{"Slot":0b,"id":"minecraft:diamond","count":3}]',
+      '"Tags":["restored"]',
+      '"PersistenceRequired":1b',
+      '"CustomName":"Cart A"',
+    ]) {
       expect(last.nbt).toContain(part);
     }
     expect(await client.command(`data get entity ${CART_UUID} Items[0].count`)).toEqual(['Cart A has the following entity data: 3']);
@@ -108,9 +126,7 @@ describe('summon with recorded NBT', () => {
 
   it('refuses a UUID still in use, and a coordinate in exponent form', async () => {
     await open();
-    expect(await client.command(`summon minecraft:pig 0.0 64.0 0.0 {UUID:[I;527055918,-1957867654,-1643824085,437231245]}`)).toEqual([
-      'Unable to summon entity due to duplicate UUIDs',
-    ]);
+    expect(await client.command(`summon minecraft:pig 0.0 64.0 0.0 {UUID:[I;527055918,-1957867654,-1643824085,437231245]}`)).toEqual(['Unable to summon entity due to duplicate UUIDs']);
     expect((await client.command('summon minecraft:pig 1e-05 64.0 0.0'))[0]).toBe('Expected a coordinate');
   });
 

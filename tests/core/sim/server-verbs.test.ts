@@ -50,8 +50,21 @@ describe('STATE', () => {
     const line = await client.requestRaw('state_get');
     const state = JSON.parse(line);
     expect(Object.keys(state)).toEqual([
-      'type', 'millis', 'instance', 'protocol', 'modVersion', 'tick', 'inWorld', 'levelName', 'worldDir', 'players',
-      'serverVersion', 'playerList', 'levels', 'samePortSpike', 'control',
+      'type',
+      'millis',
+      'instance',
+      'protocol',
+      'modVersion',
+      'tick',
+      'inWorld',
+      'levelName',
+      'worldDir',
+      'players',
+      'serverVersion',
+      'playerList',
+      'levels',
+      'samePortSpike',
+      'control',
     ]);
     expect(state).toMatchObject({ type: 'state', instance: 'server', tick: 3, inWorld: true, levelName: 'world', players: 1 });
     expect(state.worldDir).toBe(`${sim.dir}/world/.`);
@@ -74,9 +87,7 @@ describe('ENTITIES', () => {
     const reply = await client.request('ENTITIES');
     expect(reply).toMatchObject({ type: 'entities', instance: 'server', tick: 0, radius: 0, dimension: 'minecraft:overworld' });
     expect(Object.keys(reply)).toEqual(['type', 'millis', 'instance', 'tick', 'radius', 'dimension', 'entities']);
-    expect(reply.entities.map((e: { type: string }) => e.type)).toEqual([
-      'minecraft:pig', 'minecraft:cow', 'minecraft:zombie', 'minecraft:chicken', 'minecraft:item', 'minecraft:player',
-    ]);
+    expect(reply.entities.map((e: { type: string }) => e.type)).toEqual(['minecraft:pig', 'minecraft:cow', 'minecraft:zombie', 'minecraft:chicken', 'minecraft:item', 'minecraft:player']);
     const steve = reply.entities[5];
     expect(steve).toMatchObject({ name: 'Steve', gameMode: 'survival', class: 'ServerPlayer', vehicle: -1, vy: RESTING_VY });
   });

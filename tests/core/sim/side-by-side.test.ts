@@ -11,7 +11,11 @@ import { filesUnder, LineClient, useSims, type Json } from '../../support/line-c
 const { start, tempDir, track } = useSims();
 
 function lines(dir: string): Json[] {
-  return fs.readFileSync(path.join(dir, 'entities.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  return fs
+    .readFileSync(path.join(dir, 'entities.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 }
 
 /** The predecessor's copy rules: skip session.lock and player data at any depth, strip entity storage. */

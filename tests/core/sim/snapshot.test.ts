@@ -22,7 +22,11 @@ const DEFAULT_ORDER = [
 ];
 
 function readLines(dir: string): Json[] {
-  return fs.readFileSync(path.join(dir, 'entities.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  return fs
+    .readFileSync(path.join(dir, 'entities.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 }
 
 describe('orderHash', () => {
@@ -70,8 +74,23 @@ describe('SNAPSHOT', () => {
     const metaText = fs.readFileSync(path.join(dir, 'meta.json'), 'utf8');
     const meta = JSON.parse(metaText);
     expect(Object.keys(meta)).toEqual([
-      'type', 'millis', 'protocol', 'mod', 'modVersion', 'minecraft', 'instance', 'tick', 'dimension', 'radius', 'entities',
-      'playersSkipped', 'players', 'orderHash', 'createdAt', 'worldDir', 'levelName',
+      'type',
+      'millis',
+      'protocol',
+      'mod',
+      'modVersion',
+      'minecraft',
+      'instance',
+      'tick',
+      'dimension',
+      'radius',
+      'entities',
+      'playersSkipped',
+      'players',
+      'orderHash',
+      'createdAt',
+      'worldDir',
+      'levelName',
     ]);
     expect(meta).toMatchObject({ type: 'meta', protocol: 1, modVersion: '0.8.0', instance: 'server', tick: 7, entities: 5, playersSkipped: 1, orderHash: hash, levelName: 'world' });
     expect(meta.players).toEqual([{ name: 'Steve', uuid: STEVE_UUID, x: 0.5, y: 64, z: 0.5 }]);

@@ -28,9 +28,7 @@ describe('reply overtaking (replyDelayMs)', () => {
   it('without a delay, replies come in request order', async () => {
     const c = await open({ autoTick: false });
     c.send('STATE', 'PING', 'ENTITIES', 'ECHO x');
-    expect([(await c.next()).type, (await c.next()).type, (await c.next()).type, (await c.next()).type]).toEqual([
-      'state', 'pong', 'entities', 'echo_ack',
-    ]);
+    expect([(await c.next()).type, (await c.next()).type, (await c.next()).type, (await c.next()).type]).toEqual(['state', 'pong', 'entities', 'echo_ack']);
   });
 
   it('keeps server-thread replies FIFO behind a delayed one', async () => {
@@ -130,9 +128,6 @@ describe('tick freeze, step and rate', () => {
     // times for each 50 ms tick it would have taken at 20 TPS.
     expect(sim!.world.tickRate).toBe(100);
     await c.request('WAIT 20');
-    expect((await c.request('CMD tick rate 0.5')).output).toEqual([
-      'Float must not be less than 1.0, found 0.5',
-      'tick rate 0.5<--[HERE]',
-    ]);
+    expect((await c.request('CMD tick rate 0.5')).output).toEqual(['Float must not be less than 1.0, found 0.5', 'tick rate 0.5<--[HERE]']);
   });
 });

@@ -25,8 +25,7 @@ describe('greeting', () => {
     const client = await connect(sim);
     const line = await client.nextLine();
     expect(line).toBe(
-      `{"type":"hello","mod":"mc-agent-interface","version":"0.8.0","protocol":1,"minecraft":"26.2","port":${sim.port},` +
-        `"instance":"server","capabilities":${JSON.stringify(SERVER_CAPABILITIES)}}`,
+      `{"type":"hello","mod":"mc-agent-interface","version":"0.8.0","protocol":1,"minecraft":"26.2","port":${sim.port},` + `"instance":"server","capabilities":${JSON.stringify(SERVER_CAPABILITIES)}}`,
     );
     expect(Object.keys(JSON.parse(line))).toEqual(['type', 'mod', 'version', 'protocol', 'minecraft', 'port', 'instance', 'capabilities']);
   });
@@ -75,10 +74,12 @@ describe('files', () => {
     sim = await startSim({ autoTick: false });
     expect(sim.portFile).toBe(`${sim.dir}/mc-agent-server/port.txt`);
     expect(fs.readFileSync(sim.portFile, 'utf8')).toBe(String(sim.port));
-    const events = fs.readFileSync(sim.eventsFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(events).toEqual([
-      { type: 'hello', millis: expect.any(Number), text: `mc-agent-interface server started port=${sim.port} dir=${sim.modDir}`, event: true },
-    ]);
+    const events = fs
+      .readFileSync(sim.eventsFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(events).toEqual([{ type: 'hello', millis: expect.any(Number), text: `mc-agent-interface server started port=${sim.port} dir=${sim.modDir}`, event: true }]);
   });
 
   it('appends every pushed event to events.jsonl in emission order', async () => {
@@ -88,7 +89,11 @@ describe('files', () => {
     await client.request('MARK one');
     sim.emit({ type: 'game', millis: 5, text: 'two' });
     await client.nextEvent('game');
-    const types = fs.readFileSync(sim.eventsFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l).text);
+    const types = fs
+      .readFileSync(sim.eventsFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).text);
     expect(types.slice(1)).toEqual(['one', 'two']);
   });
 

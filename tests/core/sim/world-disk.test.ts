@@ -51,9 +51,15 @@ describe('world folder', () => {
       for (const kind of ['region', 'entities', 'poi']) expect(files.has(`dimensions/minecraft/${dim}/${kind}/r.0.0.mca`)).toBe(true);
     }
     for (const file of [
-      'level.dat', 'session.lock', 'data/minecraft/game_rules.dat', 'data/minecraft/scoreboard.dat',
-      `players/data/${STEVE_UUID}.dat`, `players/stats/${STEVE_UUID}.json`, `players/advancements/${STEVE_UUID}.json`,
-    ]) expect(files.has(file)).toBe(true);
+      'level.dat',
+      'session.lock',
+      'data/minecraft/game_rules.dat',
+      'data/minecraft/scoreboard.dat',
+      `players/data/${STEVE_UUID}.dat`,
+      `players/stats/${STEVE_UUID}.json`,
+      `players/advancements/${STEVE_UUID}.json`,
+    ])
+      expect(files.has(file)).toBe(true);
     expect(fs.existsSync(path.join(sim.worldRoot, 'datapacks'))).toBe(true);
     expect([...files.keys()].filter((f) => /^(region|DIM-1|DIM1|playerdata)\//.test(f))).toEqual([]);
     expect(fs.readFileSync(path.join(sim.worldRoot, 'session.lock'), 'utf8')).toBe('\u2603');
@@ -101,9 +107,19 @@ describe('world folder', () => {
     const { sim } = await start({ dir: tempDir(), worldDisk: { bytes: 256 * 1024, layout: 'legacy' } });
     const files = [...filesUnder(sim.worldRoot).keys()];
     for (const file of [
-      'region/r.0.0.mca', 'entities/r.0.0.mca', 'poi/r.0.0.mca', 'DIM-1/region/r.0.0.mca', 'DIM1/region/r.0.0.mca',
-      `playerdata/${STEVE_UUID}.dat`, `stats/${STEVE_UUID}.json`, `advancements/${STEVE_UUID}.json`, 'data/scoreboard.dat', 'level.dat', 'session.lock',
-    ]) expect(files).toContain(file);
+      'region/r.0.0.mca',
+      'entities/r.0.0.mca',
+      'poi/r.0.0.mca',
+      'DIM-1/region/r.0.0.mca',
+      'DIM1/region/r.0.0.mca',
+      `playerdata/${STEVE_UUID}.dat`,
+      `stats/${STEVE_UUID}.json`,
+      `advancements/${STEVE_UUID}.json`,
+      'data/scoreboard.dat',
+      'level.dat',
+      'session.lock',
+    ])
+      expect(files).toContain(file);
     expect(files.filter((f) => f.startsWith('dimensions/') || f.startsWith('players/'))).toEqual([]);
   });
 
@@ -124,7 +140,11 @@ describe('save-all', () => {
     const entitiesDir = path.join(sim.worldRoot, OVERWORLD, 'entities');
     const regionFile = path.join(sim.worldRoot, OVERWORLD, 'region', 'r.0.0.mca');
     const levelDat = path.join(sim.worldRoot, 'level.dat');
-    expect(storedEntities(entitiesDir).map((e) => e.id).sort()).toEqual(['minecraft:chicken', 'minecraft:cow', 'minecraft:item', 'minecraft:pig', 'minecraft:zombie']);
+    expect(
+      storedEntities(entitiesDir)
+        .map((e) => e.id)
+        .sort(),
+    ).toEqual(['minecraft:chicken', 'minecraft:cow', 'minecraft:item', 'minecraft:pig', 'minecraft:zombie']);
     const before = { region: sha(regionFile), level: sha(levelDat) };
     await client.command('summon minecraft:sheep 40 64 40 {UUID:[I;1,2,3,4]}');
     sim.advanceClock(120_000);

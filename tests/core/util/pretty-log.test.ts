@@ -4,7 +4,7 @@ import { prettyLine } from '../../../core/util/pretty-log.js';
 const line = (record: Record<string, unknown>) => JSON.stringify({ level: 30, time: Date.UTC(2026, 0, 1, 12, 3, 4, 5), pid: 7, hostname: 'h', name: 'mcbridge', ...record }) + '\n';
 
 describe('prettyLine', () => {
-  it('prints time, level, message and the other fields as key=value, without pino\'s own keys', () => {
+  it("prints time, level, message and the other fields as key=value, without pino's own keys", () => {
     const out = prettyLine(line({ msg: 'connected to server mod on port 25565', port: 25565, caps: ['chat', 'state'], note: 'two words' }), false);
     expect(out).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}connected to server mod on port 25565 {2}port=25565 caps=\["chat","state"\] note="two words"\n$/);
     expect(out).not.toMatch(/pid|hostname|mcbridge/);

@@ -39,7 +39,10 @@ describe('the webhook entry of the config', () => {
   it('refuses a URL or secret written into the config, naming the key to use instead and quoting nothing', async () => {
     const p = project({ install: false });
     const file = p.write('mcbridge.config.json', JSON.stringify({ webhook: { receivers: [{ url: 'https://user:pw@hooks.example.com/h/abc?token=qq', secret: 'hunter22' }] } }));
-    const err = await startTestHost({ config: file }).then(() => null, (e: Error) => e);
+    const err = await startTestHost({ config: file }).then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(err?.message).toMatch(/webhook\.receivers\[0\]\.url: a url written into mcbridge\.config\.ts .*urlEnv.*urlFile/);
     expect(err?.message).toMatch(/webhook\.receivers\[0\]\.secret: .*secretEnv/);
     for (const leak of ['hunter22', 'abc', 'token=qq', 'user:pw']) expect(err?.message).not.toContain(leak);
@@ -60,7 +63,7 @@ describe('the webhook entry of the config', () => {
     expect(JSON.parse(run.stdout).webhook).toEqual({ ...webhook, receivers: [{ ...webhook.receivers[0], secretFile: '[redacted]' }] });
   });
 
-  it('is configured like any plugin: a `plugins` entry naming it gives its options, paths from the config\'s folder', async () => {
+  it("is configured like any plugin: a `plugins` entry naming it gives its options, paths from the config's folder", async () => {
     const server = await startReceiver(SECRET);
     open.push(server);
     const p = project({ install: false });
@@ -79,10 +82,13 @@ describe('the webhook entry of the config', () => {
     expect(JSON.parse(run.stdout).webhook).toEqual({ ...options, receivers: [{ ...options.receivers[0], secretFile: '[redacted]' }] });
   });
 
-  it('the new spelling is checked by the plugin\'s schema at its place; configured twice is refused, naming both', async () => {
+  it("the new spelling is checked by the plugin's schema at its place; configured twice is refused, naming both", async () => {
     const p = project({ install: false });
     const literal = p.write('literal.config.json', JSON.stringify({ plugins: [false, ['webhook', { receivers: [{ url: 'https://hooks.example.com/h/abc', secretEnv: 'S' }] }]] }));
-    const err = await startTestHost({ config: literal }).then(() => null, (e: Error) => e);
+    const err = await startTestHost({ config: literal }).then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(err?.message).toMatch(/plugins\[1\]\[1\]\.receivers\[0\]\.url: a url written into mcbridge\.config\.ts .*urlEnv/);
     expect(err?.message).not.toContain('abc');
     const twice = p.write('twice.config.json', JSON.stringify({ webhook: { spool: 'a' }, plugins: [['webhook', { spool: 'b' }]] }));

@@ -35,18 +35,36 @@ describe('webhook config', () => {
 
   it('builds the default receiver from the environment with the documented defaults', () => {
     expect(resolveReceivers({}, { MC_AGENT_WEBHOOK_URL: URL_, MC_AGENT_WEBHOOK_SECRET: 's' }).receivers[0]).toEqual({
-      url: URL_, secret: 's', events: ['chat', 'game', 'mark', 'error'], queueSize: 256, maxAttempts: 5, backoff: 1, maxBackoff: 30, timeout: 10,
+      url: URL_,
+      secret: 's',
+      events: ['chat', 'game', 'mark', 'error'],
+      queueSize: 256,
+      maxAttempts: 5,
+      backoff: 1,
+      maxBackoff: 30,
+      timeout: 10,
     });
   });
 
   it('parses tuning variables; the environment wins over the file, the file over defaults', () => {
     const cfg = file('cfg.json', { url: 'http://file.example/x', secret: 'filesecret', events: ['game'], queue_size: 7, max_attempts: 3, timeout: 4 });
     const env = {
-      MC_AGENT_WEBHOOK_CONFIG: cfg, MC_AGENT_WEBHOOK_SECRET: 'envsecret', MC_AGENT_WEBHOOK_EVENTS: ' chat , mark,chat',
-      MC_AGENT_WEBHOOK_QUEUE: '9', MC_AGENT_WEBHOOK_BACKOFF: '0.5', MC_AGENT_WEBHOOK_MAX_BACKOFF: '2',
+      MC_AGENT_WEBHOOK_CONFIG: cfg,
+      MC_AGENT_WEBHOOK_SECRET: 'envsecret',
+      MC_AGENT_WEBHOOK_EVENTS: ' chat , mark,chat',
+      MC_AGENT_WEBHOOK_QUEUE: '9',
+      MC_AGENT_WEBHOOK_BACKOFF: '0.5',
+      MC_AGENT_WEBHOOK_MAX_BACKOFF: '2',
     };
     expect(resolveReceivers({}, env).receivers[0]).toEqual({
-      url: 'http://file.example/x', secret: 'envsecret', events: ['chat', 'mark'], queueSize: 9, maxAttempts: 3, backoff: 0.5, maxBackoff: 2, timeout: 4,
+      url: 'http://file.example/x',
+      secret: 'envsecret',
+      events: ['chat', 'mark'],
+      queueSize: 9,
+      maxAttempts: 3,
+      backoff: 0.5,
+      maxBackoff: 2,
+      timeout: 4,
     });
   });
 
@@ -73,12 +91,22 @@ describe('webhook config', () => {
   it('resolves a list of receivers from named variables and files, and refuses one without a secret', () => {
     const secretFile = file('secret.txt', 'from-file\n');
     const env = { A_URL: 'http://a.example/x', A_SECRET: 'sa', B_URL: 'https://b.example:8443/y' };
-    const { receivers } = resolveReceivers({ receivers: [{ urlEnv: 'A_URL', secretEnv: 'A_SECRET', events: '*' }, { urlEnv: 'B_URL', secretFile, events: ['chat'], timeout: 2 }] }, env);
+    const { receivers } = resolveReceivers(
+      {
+        receivers: [
+          { urlEnv: 'A_URL', secretEnv: 'A_SECRET', events: '*' },
+          { urlEnv: 'B_URL', secretFile, events: ['chat'], timeout: 2 },
+        ],
+      },
+      env,
+    );
     expect(receivers.map((r) => [r.url, r.secret, r.events, r.timeout])).toEqual([
-      ['http://a.example/x', 'sa', ['*'], 10], ['https://b.example:8443/y', 'from-file', ['chat'], 2],
+      ['http://a.example/x', 'sa', ['*'], 10],
+      ['https://b.example:8443/y', 'from-file', ['chat'], 2],
     ]);
     expect(refusal(() => resolveReceivers({ receivers: [{ urlEnv: 'A_URL' }] }, env))).toBe(
-      'webhook receiver 1: no secret: set secretEnv to an environment variable that holds it, or secretFile to a file that does');
+      'webhook receiver 1: no secret: set secretEnv to an environment variable that holds it, or secretFile to a file that does',
+    );
     expect(refusal(() => resolveReceivers({ receivers: [{ urlEnv: 'NOPE', secretEnv: 'A_SECRET' }] }, env))).toContain('NOPE (urlEnv) is not set');
     expect(refusal(() => resolveReceivers({ receivers: [{ urlEnv: 'A_URL', secretEnv: 'A_SECRET', events: ['chatter'] }] }, env))).toContain("unknown event category 'chatter'");
   });

@@ -27,8 +27,7 @@ async function client(daemon: DaemonProcess): Promise<ApiClient> {
   return c;
 }
 
-const texts = (server: Awaited<ReturnType<typeof startReceiver>>, ids: string[]) =>
-  ids.map((id) => (server.hits.find((h) => h.json.eventId === id)!.json.data as { text: string }).text);
+const texts = (server: Awaited<ReturnType<typeof startReceiver>>, ids: string[]) => ids.map((id) => (server.hits.find((h) => h.json.eventId === id)!.json.data as { text: string }).text);
 
 it('a restarted daemon delivers what it had queued and what its log holds, once per eventId; a crash counts as a gap', async () => {
   const server = await startReceiver(SECRET, [], 'hang');
@@ -37,16 +36,19 @@ it('a restarted daemon delivers what it had queued and what its log holds, once 
   open.push({ close: () => fs.rmSync(dir, { recursive: true, force: true }) });
   fs.writeFileSync(path.join(dir, 'hook.secret'), `${SECRET}\n`);
   const config = path.join(dir, 'mcbridge.config.json');
-  fs.writeFileSync(config, JSON.stringify({
-    webhook: {
-      receivers: [{ urlEnv: 'HOOK_URL', secretFile: 'hook.secret', events: ['mark'], timeout: 120, backoff: 0.05, maxBackoff: 0.05 }],
-      spool: 'state/webhook.spool',
-    },
-  }));
+  fs.writeFileSync(
+    config,
+    JSON.stringify({
+      webhook: {
+        receivers: [{ urlEnv: 'HOOK_URL', secretFile: 'hook.secret', events: ['mark'], timeout: 120, backoff: 0.05, maxBackoff: 0.05 }],
+        spool: 'state/webhook.spool',
+      },
+    }),
+  );
   const spoolFile = path.join(dir, 'state', 'webhook.spool');
   const env = { HOOK_URL: server.url() };
   const start = () => startDaemonProcess(processes, ['--sim'], env, config);
-  const status = async (c: ApiClient) => ((await c.call('webhook_status')) as any);
+  const status = async (c: ApiClient) => (await c.call('webhook_status')) as any;
 
   // Run 1: the receiver hangs on the first event, so all three stay owed; a clean stop spools them.
   const first = await start();

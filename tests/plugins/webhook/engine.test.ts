@@ -52,11 +52,23 @@ describe('webhook delivery engine', () => {
     expect(hit!.method).toBe('POST');
     expect(hit!.verified).toBe(true);
     expect(hit!.json).toEqual({
-      eventId: event.eventId, sequence: event.seq, streamId: 'abc123', event: 'chat', type: 'chat', category: 'chat',
-      timestamp: event.receivedAt, tick: 42, sender: 'Steve', context_id: 'ctx-1', data: event,
+      eventId: event.eventId,
+      sequence: event.seq,
+      streamId: 'abc123',
+      event: 'chat',
+      type: 'chat',
+      category: 'chat',
+      timestamp: event.receivedAt,
+      tick: 42,
+      sender: 'Steve',
+      context_id: 'ctx-1',
+      data: event,
     });
     expect(hit!.headers).toMatchObject({
-      'content-type': 'application/json; charset=utf-8', 'x-mc-agent-event-id': event.eventId, 'x-mc-agent-event-type': 'chat', 'x-mc-agent-attempt': '1',
+      'content-type': 'application/json; charset=utf-8',
+      'x-mc-agent-event-id': event.eventId,
+      'x-mc-agent-event-type': 'chat',
+      'x-mc-agent-attempt': '1',
     });
     expect(hit!.headers['user-agent']).toMatch(/^mcbridge\/\d+\.\d+\.\d+/);
     expect(receiver.status()).toMatchObject({ delivered: 1, retries: 0, failed: 0, queued: 0, lastEventId: event.eventId, lastError: null });
@@ -150,7 +162,15 @@ describe('webhook delivery engine', () => {
     const fast = await startReceiver(SECRET);
     open.push(slow, fast);
     const config = { secret: SECRET, events: ['*'], queueSize: 1000, maxAttempts: 5, backoff: 1, maxBackoff: 1, timeout: 600 };
-    const forwarder = new Forwarder({ receivers: [{ url: slow.url(), ...config }, { url: fast.url('/fast'), ...config }] }, captureLog().log);
+    const forwarder = new Forwarder(
+      {
+        receivers: [
+          { url: slow.url(), ...config },
+          { url: fast.url('/fast'), ...config },
+        ],
+      },
+      captureLog().log,
+    );
     open.push(...forwarder.receivers);
     forwarder.start();
     const burst = Array.from({ length: 1000 }, (_, i) => chat(`b${i}`));
@@ -159,7 +179,10 @@ describe('webhook delivery engine', () => {
     expect(fast.hits.map((h) => h.json.eventId)).toEqual(burst.map((e) => e.eventId));
     await slow.hitsReached(1);
     expect(slow.hits).toHaveLength(1); // still the first request, hanging
-    expect(forwarder.status().receivers.map((r) => [r.delivered, r.queued])).toEqual([[0, 999], [1000, 0]]);
+    expect(forwarder.status().receivers.map((r) => [r.delivered, r.queued])).toEqual([
+      [0, 999],
+      [1000, 0],
+    ]);
   });
 
   it('drops the oldest queued events when the queue is full, counts and logs it', async () => {
@@ -211,10 +234,15 @@ describe('webhook secrets', () => {
   it('counts gap notices per receiver', async () => {
     const { Forwarder } = await import('../../../plugins/webhook/forwarder.js');
     const { log } = captureLog();
-    const f = new Forwarder({ receivers: [
-      { url: 'http://127.0.0.1:9/a', secret: 's', events: ['chat'], queueSize: 1, maxAttempts: 1, backoff: 0, maxBackoff: 0, timeout: 1 },
-      { url: 'http://127.0.0.1:9/b', secret: 's', events: ['*'], queueSize: 1, maxAttempts: 1, backoff: 0, maxBackoff: 0, timeout: 1 },
-    ] }, log);
+    const f = new Forwarder(
+      {
+        receivers: [
+          { url: 'http://127.0.0.1:9/a', secret: 's', events: ['chat'], queueSize: 1, maxAttempts: 1, backoff: 0, maxBackoff: 0, timeout: 1 },
+          { url: 'http://127.0.0.1:9/b', secret: 's', events: ['*'], queueSize: 1, maxAttempts: 1, backoff: 0, maxBackoff: 0, timeout: 1 },
+        ],
+      },
+      log,
+    );
     f.handle({ kind: 'gap', reason: 'evicted', dropped: 5, from: 3, to: 7 });
     expect(f.status().receivers.map((r) => r.gaps)).toEqual([1, 1]);
     expect(f.categories()).toBeUndefined();

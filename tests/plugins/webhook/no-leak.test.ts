@@ -44,7 +44,8 @@ it('no log line, status or webhook_status output of the daemon or `mcbridge forw
   open.push(...servers);
   const env: Record<string, string> = { HOOK_SECRET: SECRET, HOOK_0: credentialed(await deadPort()) };
   for (const [i, s] of servers.entries()) env[`HOOK_${i + 1}`] = credentialed(s.port);
-  const receivers = Object.keys(env).filter((k) => k.startsWith('HOOK_') && k !== 'HOOK_SECRET')
+  const receivers = Object.keys(env)
+    .filter((k) => k.startsWith('HOOK_') && k !== 'HOOK_SECRET')
     .map((urlEnv) => ({ urlEnv, secretEnv: 'HOOK_SECRET', events: ['mark'], maxAttempts: 2, backoff: 0.01, maxBackoff: 0.01, timeout: 0.5 }));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbridge-noleak-'));
   open.push({ close: () => fs.rmSync(dir, { recursive: true, force: true }) });
@@ -65,15 +66,18 @@ it('no log line, status or webhook_status output of the daemon or `mcbridge forw
   await pollUntil(async () => failed(await client.call('webhook_status')));
   await pollUntil(async () => (forward.out.stderr.match(/webhook (gave up on|receiver rejected) /g) ?? []).length >= 2 * receivers.length);
 
-  const inDaemon = await client.call('webhook_status') as any;
+  const inDaemon = (await client.call('webhook_status')) as any;
   const status = await runCli(['call', 'status', '--api-port', String(daemon.port)]);
   const webhookStatus = await runCli(['call', 'webhook_status', '--api-port', String(daemon.port)]);
   const forwardStatus = await runCli(['forward', '--status', '--api-port', String(daemon.port), '--config', forwardConfig], { env });
   expect(forwardStatus.code).toBe(0);
   await processes.stopAll(); // forward prints its final status on stdout as it stops
   const outputs: Record<string, string> = {
-    'daemon stderr': daemon.out.stderr, 'forward stderr': forward.out.stderr, 'forward stdout': forward.out.stdout,
-    status: status.stdout + status.stderr, webhook_status: webhookStatus.stdout + webhookStatus.stderr,
+    'daemon stderr': daemon.out.stderr,
+    'forward stderr': forward.out.stderr,
+    'forward stdout': forward.out.stdout,
+    status: status.stdout + status.stderr,
+    webhook_status: webhookStatus.stdout + webhookStatus.stderr,
     'forward --status': forwardStatus.stdout + forwardStatus.stderr,
   };
   for (const [what, text] of Object.entries(outputs)) expectNoLeak(what, text);

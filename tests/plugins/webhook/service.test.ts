@@ -29,7 +29,7 @@ describe('the webhook service in the daemon', () => {
     clearEnv();
     const t = await host();
     expect(await t.call('webhook_status')).toEqual({ enabled: false, off: OFF_MESSAGE, connected: false, receivers: [] });
-    const status = await t.client.call('status') as Record<string, any>;
+    const status = (await t.client.call('status')) as Record<string, any>;
     expect(status['webhook:forwarder']).toMatchObject({ enabled: false, off: OFF_MESSAGE });
   });
 
@@ -65,10 +65,17 @@ describe('the webhook service in the daemon', () => {
     const plugin = createWebhookPlugin();
     const t = await host({
       builtins: false,
-      plugins: [[plugin, { receivers: [
-        { urlEnv: 'SLOW_URL', secretEnv: 'SLOW_SECRET', events: '*', timeout: 60 },
-        { urlEnv: 'FAST_URL', secretFile: join(dir, 'fast-secret'), events: ['chat'] },
-      ] }]],
+      plugins: [
+        [
+          plugin,
+          {
+            receivers: [
+              { urlEnv: 'SLOW_URL', secretEnv: 'SLOW_SECRET', events: '*', timeout: 60 },
+              { urlEnv: 'FAST_URL', secretFile: join(dir, 'fast-secret'), events: ['chat'] },
+            ],
+          },
+        ],
+      ],
     });
     t.sim.chat('Steve', 'one');
     await slow.hitsReached(1); // the slow receiver now holds its first request open

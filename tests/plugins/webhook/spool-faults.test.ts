@@ -31,9 +31,12 @@ async function setup(behaviour: 'hang' | 200) {
   fs.mkdirSync(path.join(dir, 'state'));
   fs.writeFileSync(path.join(dir, 'hook.secret'), `${SECRET}\n`);
   const config = path.join(dir, 'mcbridge.config.json');
-  fs.writeFileSync(config, JSON.stringify({
-    webhook: { receivers: [{ urlEnv: 'HOOK_URL', secretFile: 'hook.secret', events: ['mark'], timeout: 120 }], spool: 'state/webhook.spool' },
-  }));
+  fs.writeFileSync(
+    config,
+    JSON.stringify({
+      webhook: { receivers: [{ urlEnv: 'HOOK_URL', secretFile: 'hook.secret', events: ['mark'], timeout: 120 }], spool: 'state/webhook.spool' },
+    }),
+  );
   const start = async () => {
     const daemon = await startDaemonProcess(processes, ['--sim'], { HOOK_URL: server.url() }, config);
     const c = await ApiClient.connect({ port: daemon.port });
@@ -106,7 +109,9 @@ it('a spool write that cannot finish holds up nothing: the daemon answers while 
   // Read the pipe: the held write goes on (a pipe cannot be fsync'd: one failure, counted), the next lands.
   const drained = new Promise<string>((resolve) => {
     let text = '';
-    fs.createReadStream(`${spoolFile}.tmp`, 'utf8').on('data', (d) => (text += d)).on('end', () => resolve(text));
+    fs.createReadStream(`${spoolFile}.tmp`, 'utf8')
+      .on('data', (d) => (text += d))
+      .on('end', () => resolve(text));
   });
   await drained;
   await pollUntil(async () => (await status()).spoolStatus.writes >= 1);

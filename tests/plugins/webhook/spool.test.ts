@@ -28,7 +28,9 @@ it('renders and reads back the cursor, the clean stop and every queue in order',
 });
 
 it('skips what does not read: a torn line, a record of the wrong shape, a lost header (its cursor gone)', () => {
-  const lines = Spool.render({ streamId: 's', lastSeq: 3, queues: { [KEY]: [delivery(1), delivery(2)] } }).trimEnd().split('\n');
+  const lines = Spool.render({ streamId: 's', lastSeq: 3, queues: { [KEY]: [delivery(1), delivery(2)] } })
+    .trimEnd()
+    .split('\n');
   const bad = ['{"r":', '{"r":"k","d":{"eventId":1,"type":"t","body":"b"}}', `{"r":"${'k'.repeat(65)}","d":${JSON.stringify(delivery(5))}}`, '[1]', 'null'];
   const torn = parseSpool([lines[0], lines[1], ...bad, lines[2]].join('\n'));
   expect(torn.skipped).toBe(bad.length);

@@ -22,7 +22,7 @@ afterEach(async () => {
 const texts = (hits: Array<{ json: Record<string, unknown> }>) => hits.map((h) => (h.json.data as { text: string }).text);
 
 describe('mcbridge forward', () => {
-  it('forwards the daemon\'s events and, after the connection drops, resumes from the last seq without loss or repeats', async () => {
+  it("forwards the daemon's events and, after the connection drops, resumes from the last seq without loss or repeats", async () => {
     const t = await startTestHost({ sim: { autoTick: false } });
     open.push(t);
     const server = await startReceiver(SECRET);
@@ -35,7 +35,12 @@ describe('mcbridge forward', () => {
     let stop!: () => void;
     const until = new Promise<void>((resolve) => (stop = resolve));
     const running = runForwarder({
-      forwarder, log: silentLogger(), until, reconnectDelayMs: 10, onConnected: () => connected(), follow: followEvents,
+      forwarder,
+      log: silentLogger(),
+      until,
+      reconnectDelayMs: 10,
+      onConnected: () => connected(),
+      follow: followEvents,
       connect: async () => {
         const c = await ApiClient.connect({ port: t.daemon.apiAddress.port });
         clients.push(c);
@@ -74,13 +79,23 @@ describe('mcbridge forward', () => {
       let connected!: () => void;
       const ready = new Promise<void>((resolve) => (connected = resolve));
       const running = runForwarder({
-        forwarder, log: silentLogger(), until, reconnectDelayMs: 10, resume, onConnected: () => connected(), follow: followEvents,
+        forwarder,
+        log: silentLogger(),
+        until,
+        reconnectDelayMs: 10,
+        resume,
+        onConnected: () => connected(),
+        follow: followEvents,
         connect: () => ApiClient.connect({ port: t.daemon.apiAddress.port }),
       });
-      return { forwarder, ready, stop: async () => {
-        stop();
-        return await running;
-      } };
+      return {
+        forwarder,
+        ready,
+        stop: async () => {
+          stop();
+          return await running;
+        },
+      };
     };
     const first = start();
     await first.ready;
@@ -141,4 +156,3 @@ describe('mcbridge forward', () => {
     expect(off.stderr).toContain('webhook forwarding is off by default');
   });
 });
-

@@ -47,23 +47,29 @@ export default defineConfig({
 `;
 
 function withBrokenPlugin(p: Project): Project {
-  p.fakePackage('mcbridge-plugin-broken', pluginSource(
-    "setup: () => { throw new Error('no database'); }",
-    "[{ name: 'broken_tool', description: 'Never served.', input: z.object({}), run: async () => 1 }]",
-  ).replace("name: 'fake'", "name: 'mcbridge-plugin-broken'"));
+  p.fakePackage(
+    'mcbridge-plugin-broken',
+    pluginSource("setup: () => { throw new Error('no database'); }", "[{ name: 'broken_tool', description: 'Never served.', input: z.object({}), run: async () => 1 }]").replace(
+      "name: 'fake'",
+      "name: 'mcbridge-plugin-broken'",
+    ),
+  );
   return p;
 }
 
 describe('mcbridge config', () => {
   it('prints the resolved config as JSON, secrets redacted', async () => {
     const p = project();
-    p.write('mcbridge.config.ts', `export default {
+    p.write(
+      'mcbridge.config.ts',
+      `export default {
       apiToken: 's3cret-token-0123456',
       apiPort: 9123,
       readOnly: true,
       plugins: [['sky', { defaultWeatherSeconds: 30 }]],
       composites: [{ name: 'probe', description: 'Probe.', uses: ['state'], run: async () => 1 }],
-    };\n`);
+    };\n`,
+    );
     const result = await run(['config'], p.dir);
     expect(result.code, result.stderr).toBe(0);
     const printed = JSON.parse(result.stdout);
@@ -71,7 +77,9 @@ describe('mcbridge config', () => {
       file: `${p.dir}/mcbridge.config.ts`,
       daemon: { apiPort: 9123, apiToken: '[redacted]', vantage: 'server' },
       policy: { readOnly: true },
-      plugins: [{ name: 'mcbridge-plugin-sky', version: '1.0.0', source: 'npm', package: 'mcbridge-plugin-sky', options: { defaultWeatherSeconds: 30 }, tools: ['sky_time', 'sky_set_time', 'sky_weather'] }],
+      plugins: [
+        { name: 'mcbridge-plugin-sky', version: '1.0.0', source: 'npm', package: 'mcbridge-plugin-sky', options: { defaultWeatherSeconds: 30 }, tools: ['sky_time', 'sky_set_time', 'sky_weather'] },
+      ],
       composites: [{ name: 'probe', uses: ['state'], requires: ['state'], annotations: { readOnly: true } }],
     });
     expect(result.stdout).not.toContain('s3cret');
@@ -79,7 +87,7 @@ describe('mcbridge config', () => {
 
   it('redacts secrets inside plugin options too', async () => {
     const p = project();
-    p.fakePackage('mcbridge-plugin-hook', pluginSource("options: z.object({ url: z.string(), apiKey: z.string() })").replace("name: 'fake'", "name: 'mcbridge-plugin-hook'"));
+    p.fakePackage('mcbridge-plugin-hook', pluginSource('options: z.object({ url: z.string(), apiKey: z.string() })').replace("name: 'fake'", "name: 'mcbridge-plugin-hook'"));
     p.write('mcbridge.config.json', JSON.stringify({ plugins: [['hook', { url: 'https://bot:hunter2@example.com/x', apiKey: 'abc123' }]] }));
     const result = await run(['config'], p.dir);
     expect(result.code, result.stderr).toBe(0);
@@ -101,7 +109,7 @@ describe('mcbridge config', () => {
 });
 
 describe('mcbridge run with a config', () => {
-  it('loads plugins, composites and policy from the working directory; `plugins` reports each tool\'s state', async () => {
+  it("loads plugins, composites and policy from the working directory; `plugins` reports each tool's state", async () => {
     const p = withBrokenPlugin(project());
     p.write('mcbridge.config.ts', CONFIG);
     const { cli, out } = await daemon(p);
@@ -131,13 +139,16 @@ describe('mcbridge run with a config', () => {
 
   it('a composite added to the config is callable from the CLI moments after saving', async () => {
     const p = project();
-    p.write('mcbridge.config.ts', "export default { composites: [] };\n");
+    p.write('mcbridge.config.ts', 'export default { composites: [] };\n');
     const { cli } = await daemon(p);
     expect((await cli('call', 'fresh_tool')).code).toBe(1);
 
-    p.write('mcbridge.config.ts', `export default { composites: [
+    p.write(
+      'mcbridge.config.ts',
+      `export default { composites: [
       { name: 'fresh_tool', description: 'Added while the daemon runs.', uses: ['state'], run: async ({ state }) => ({ fresh: true, tick: (await state()).tick }) },
-    ] };\n`);
+    ] };\n`,
+    );
     let result = await cli('call', 'fresh_tool');
     const deadline = Date.now() + 10_000;
     while (result.code !== 0 && Date.now() < deadline) result = await cli('call', 'fresh_tool');
@@ -151,10 +162,9 @@ describe('mcbridge run with a config', () => {
     p.write('mcbridge.config.json', JSON.stringify({ apiPort: configPort, deny: ['mark'], readOnly: false }));
     const viaConfig = processes.start(['run', '--sim'], { cwd: p.dir });
     // Under a full suite's load a daemon has once taken over 15 s here: a failure shows what it said.
-    await waitUntil(() => /connected to server mod/.test(viaConfig.out.stderr), 30_000, 'the daemon on the config\'s port')
-      .catch((err: Error) => {
-        throw new Error(`${err.message}; its stderr:\n${viaConfig.out.stderr || '(empty)'}`);
-      });
+    await waitUntil(() => /connected to server mod/.test(viaConfig.out.stderr), 30_000, "the daemon on the config's port").catch((err: Error) => {
+      throw new Error(`${err.message}; its stderr:\n${viaConfig.out.stderr || '(empty)'}`);
+    });
     const tools = await run(['tools', '--json', '--api-port', String(configPort)], p.dir);
     const manifest = JSON.parse(tools.stdout) as { tools: Array<{ name: string; available: boolean }> };
     const available = manifest.tools.filter((t) => t.available).map((t) => t.name);
@@ -173,7 +183,12 @@ describe('mcbridge run with a config', () => {
 
     const allowed = await daemon(p, ['--allow', 'state,status']);
     const onlyTwo = JSON.parse((await allowed.cli('tools', '--json')).stdout) as { tools: Array<{ name: string; available: boolean }> };
-    expect(onlyTwo.tools.filter((t) => t.available).map((t) => t.name).sort()).toEqual(['state', 'status']);
+    expect(
+      onlyTwo.tools
+        .filter((t) => t.available)
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(['state', 'status']);
   });
 
   it('refuses to start on an invalid config, and --no-config ignores it', async () => {
@@ -190,8 +205,7 @@ describe('mcbridge run with a config', () => {
 
 describe('the option table through the real CLI', () => {
   /** Where `mcbridge config` prints an option of this group. */
-  const sectionOf = (printed: Record<string, unknown>, spec: OptionSpec) =>
-    (spec.group === 'config' ? printed : printed[spec.group]) as Record<string, unknown>;
+  const sectionOf = (printed: Record<string, unknown>, spec: OptionSpec) => (spec.group === 'config' ? printed : printed[spec.group]) as Record<string, unknown>;
 
   it('`mcbridge config` prints every default, and every option a config sets (secrets redacted)', async () => {
     const none = await run(['config', '--no-config'], project().dir);

@@ -13,8 +13,7 @@ afterEach(async () => {
   host = undefined;
 });
 
-const composite = (name: string, uses: string[]) =>
-  defineComposite({ name, description: `Uses ${uses.join(' and ')}.`, uses, run: async () => null });
+const composite = (name: string, uses: string[]) => defineComposite({ name, description: `Uses ${uses.join(' and ')}.`, uses, run: async () => null });
 
 describe('composite annotations derived from the tools it uses', () => {
   it('one mutating tool among read-only ones makes the composite mutating and destructive, in the manifest and over MCP', async () => {

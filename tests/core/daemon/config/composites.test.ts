@@ -85,7 +85,8 @@ describe('composites are tools like any other', () => {
     const t = await start([whereAmI, sayHi], { deny: ['command'] });
     const manifest = await t.tools();
     expect(manifest.tools.find((tool) => tool.name === 'say_hi')).toMatchObject({
-      available: false, hiddenBy: 'dependency',
+      available: false,
+      hiddenBy: 'dependency',
       reason: "calls the tool 'command', which is hidden: removed by the tool deny list (command)",
     });
     const error = await t.callError('say_hi');
@@ -102,15 +103,20 @@ describe('composites are tools like any other', () => {
     expect(await t.call('say_hi')).toMatchObject({ said: [] });
   });
 
-  it('a composite without `uses` that calls a hidden tool fails at that step, with the tool\'s refusal', async () => {
-    const t = await start([{
-      name: 'sneaky',
-      description: 'Reads the state, then runs a command it never declared.',
-      run: async ({ call, command }) => {
-        await call('state');
-        return command('say hi');
-      },
-    }], { deny: ['command'] });
+  it("a composite without `uses` that calls a hidden tool fails at that step, with the tool's refusal", async () => {
+    const t = await start(
+      [
+        {
+          name: 'sneaky',
+          description: 'Reads the state, then runs a command it never declared.',
+          run: async ({ call, command }) => {
+            await call('state');
+            return command('say hi');
+          },
+        },
+      ],
+      { deny: ['command'] },
+    );
     expect(await t.available()).toContain('sneaky');
     const error = await t.callError('sneaky');
     expect(error.code).toBe('tool_disabled');
@@ -134,10 +140,14 @@ describe('composites are tools like any other', () => {
   });
 
   it('can call another composite, listed before or after it; a cycle is refused', async () => {
-    expect((await refused([
-      { name: 'ping_a', description: 'A.', uses: ['ping_b'], run: async () => 1 },
-      { name: 'ping_b', description: 'B.', uses: ['ping_a'], run: async () => 1 },
-    ])).message).toMatch(/composites\[0\]\.uses: composites 'ping_a', 'ping_b' call each other in a cycle/);
+    expect(
+      (
+        await refused([
+          { name: 'ping_a', description: 'A.', uses: ['ping_b'], run: async () => 1 },
+          { name: 'ping_b', description: 'B.', uses: ['ping_a'], run: async () => 1 },
+        ])
+      ).message,
+    ).toMatch(/composites\[0\]\.uses: composites 'ping_a', 'ping_b' call each other in a cycle/);
     const t = await start([{ name: 'twice', description: 'Asks where_am_i twice.', uses: ['where_am_i'], run: async ({ call }) => [await call('where_am_i'), await call('where_am_i')] }, whereAmI]);
     expect((await t.tools()).tools.find((tool) => tool.name === 'twice')).toMatchObject({ requires: ['state'], annotations: { readOnly: true } });
     expect(await t.call('twice')).toHaveLength(2);
@@ -164,14 +174,23 @@ describe('composites are tools like any other', () => {
   });
 
   it('report progress to the caller', async () => {
-    const t = await start([{ name: 'slow', description: 'Reports progress.', run: async ({ progress }) => {
-      progress(1, 2, 'half');
-      progress(2, 2, 'done');
-      return 'ok';
-    } }]);
+    const t = await start([
+      {
+        name: 'slow',
+        description: 'Reports progress.',
+        run: async ({ progress }) => {
+          progress(1, 2, 'half');
+          progress(2, 2, 'done');
+          return 'ok';
+        },
+      },
+    ]);
     const frames: unknown[] = [];
     expect(await t.call('slow', {}, { onProgress: (f) => frames.push({ progress: f.progress, total: f.total, message: f.message }) })).toBe('ok');
-    expect(frames).toEqual([{ progress: 1, total: 2, message: 'half' }, { progress: 2, total: 2, message: 'done' }]);
+    expect(frames).toEqual([
+      { progress: 1, total: 2, message: 'half' },
+      { progress: 2, total: 2, message: 'done' },
+    ]);
   });
 });
 
@@ -186,7 +205,10 @@ describe('waiting for events', () => {
       // The feedback event arrived before this wait began: waitFor still sees it.
       const first = await waitFor((e) => e.text === 'Set the time to 1234', { timeoutMs: args.timeoutMs });
       // The cursor moved past it: a second wait for the same text times out.
-      const again = await waitFor((e) => e.text === 'Set the time to 1234', { timeoutMs: 100 }).then(() => 'matched', (e: Error) => e.message);
+      const again = await waitFor((e) => e.text === 'Set the time to 1234', { timeoutMs: 100 }).then(
+        () => 'matched',
+        (e: Error) => e.message,
+      );
       return { first: first.text, again, seen: events.query({ since: startCursor }).events.map((e) => e.text) };
     },
   });
@@ -201,13 +223,17 @@ describe('waiting for events', () => {
   });
 
   it('a player chat answer arrives while it waits', async () => {
-    const t = await start([{
-      name: 'ask', description: 'Asks, waits for a reply.', uses: ['command'],
-      run: async ({ command, waitFor }) => {
-        await command('say ready?');
-        return (await waitFor((e) => e.category === 'chat' && e.sender === 'Steve', { timeoutMs: 5_000 })).text;
+    const t = await start([
+      {
+        name: 'ask',
+        description: 'Asks, waits for a reply.',
+        uses: ['command'],
+        run: async ({ command, waitFor }) => {
+          await command('say ready?');
+          return (await waitFor((e) => e.category === 'chat' && e.sender === 'Steve', { timeoutMs: 5_000 })).text;
+        },
       },
-    }]);
+    ]);
     const answer = t.call('ask');
     await waitUntil(() => t.sim.received.includes('CMD say ready?'), 5_000, 'the question');
     t.sim.chat('Steve', 'yes');
@@ -256,17 +282,21 @@ describe('cancellation mid-run', () => {
   }
 
   it('runs clean-ups on success too, and reports one that fails', async () => {
-    const t = await start([{
-      name: 'tidy', description: 'Cleans up after itself.', uses: ['command'],
-      run: async ({ command, defer }) => {
-        defer((ctx) => ctx.command('time set 100'));
-        defer(() => {
-          throw new Error('could not tidy');
-        });
-        await command('time set 5000');
-        return 'done';
+    const t = await start([
+      {
+        name: 'tidy',
+        description: 'Cleans up after itself.',
+        uses: ['command'],
+        run: async ({ command, defer }) => {
+          defer((ctx) => ctx.command('time set 100'));
+          defer(() => {
+            throw new Error('could not tidy');
+          });
+          await command('time set 5000');
+          return 'done';
+        },
       },
-    }]);
+    ]);
     const error = await t.callError('tidy');
     expect(error.message).toBe("tool 'tidy' finished, but its clean-up failed: internal error: could not tidy");
     // Newest first, and the rest still ran.
@@ -274,15 +304,19 @@ describe('cancellation mid-run', () => {
   });
 
   it('a step that throws a plain Error and a clean-up that fails are both reported', async () => {
-    const t = await start([{
-      name: 'messy', description: 'Fails, and fails to clean up.', uses: ['command'],
-      run: async ({ defer }) => {
-        defer(() => {
-          throw new Error('could not tidy');
-        });
-        throw new Error('step broke');
+    const t = await start([
+      {
+        name: 'messy',
+        description: 'Fails, and fails to clean up.',
+        uses: ['command'],
+        run: async ({ defer }) => {
+          defer(() => {
+            throw new Error('could not tidy');
+          });
+          throw new Error('step broke');
+        },
       },
-    }]);
+    ]);
     const error = await t.callError('messy');
     expect(error.message).toMatch(/step broke/);
     expect(error.message).toMatch(/and its clean-up failed: internal error: could not tidy/);
@@ -309,16 +343,12 @@ describe('invalid composites name the entry and the field', () => {
   });
 
   it('a name a plugin tool has, or a used tool nobody defines', async () => {
-    expect((await refused([{ ...whereAmI, name: 'state' }])).message).toMatch(
-      /composites\[0\]\.name: the tool 'state' is defined by both plugin 'state' and this composite; rename the composite/,
-    );
-    expect((await refused([{ ...whereAmI, uses: ['state', 'teleport_everyone'] }])).message).toMatch(
-      /composites\[0\]\.uses\[1\]: no loaded plugin defines the tool 'teleport_everyone'/,
-    );
+    expect((await refused([{ ...whereAmI, name: 'state' }])).message).toMatch(/composites\[0\]\.name: the tool 'state' is defined by both plugin 'state' and this composite; rename the composite/);
+    expect((await refused([{ ...whereAmI, uses: ['state', 'teleport_everyone'] }])).message).toMatch(/composites\[0\]\.uses\[1\]: no loaded plugin defines the tool 'teleport_everyone'/);
   });
 });
 
-describe('the repository\'s own mcbridge.config.ts', () => {
+describe("the repository's own mcbridge.config.ts", () => {
   const ROOT_CONFIG = path.join(REPO, 'mcbridge.config.ts');
 
   it('summon_at summons at a player and returns the entity record the game reports', async () => {
@@ -335,7 +365,7 @@ describe('the repository\'s own mcbridge.config.ts', () => {
     expect(error.message).toMatch(/no online player is called 'Notch' \(online: Alex\)/);
   });
 
-  it('command_until runs a command and waits for a player\'s matching chat answer', async () => {
+  it("command_until runs a command and waits for a player's matching chat answer", async () => {
     const t = await startTestHost({ config: ROOT_CONFIG });
     hosts.push(t);
     const call = t.call('command_until', { command: 'say Ready?', category: 'chat', from: 'Steve', until: '^(yes|no)$', timeoutSeconds: 10 });
@@ -344,7 +374,8 @@ describe('the repository\'s own mcbridge.config.ts', () => {
     t.sim.chat('Steve', 'yes');
     expect(await call).toMatchObject({ command: 'say Ready?', event: { type: 'chat', text: 'yes', sender: 'Steve' } });
     expect(await t.call('command_until', { command: 'time set 2000', until: 'Set the time to 2000', timeoutSeconds: 5 })).toMatchObject({
-      feedback: ['Set the time to 2000'], event: { category: 'game' },
+      feedback: ['Set the time to 2000'],
+      event: { category: 'game' },
     });
   });
 });

@@ -55,7 +55,10 @@ describe('config discovery and loaders', () => {
   it('lets a TypeScript config import local .ts files', async () => {
     const p = project();
     p.write('tools/greeting.ts', `export const greeting = (name: string): string => \`hello \${name}\`;\n`);
-    p.write('mcbridge.config.ts', `import { greeting } from './tools/greeting.ts';\nimport { z } from 'zod';\nexport default { composites: [{ name: 'greet', description: 'Greets.', input: z.object({ name: z.string() }), run: async ({ args }: { args: { name: string } }) => greeting(args.name) }] };\n`);
+    p.write(
+      'mcbridge.config.ts',
+      `import { greeting } from './tools/greeting.ts';\nimport { z } from 'zod';\nexport default { composites: [{ name: 'greet', description: 'Greets.', input: z.object({ name: z.string() }), run: async ({ args }: { args: { name: string } }) => greeting(args.name) }] };\n`,
+    );
     const loaded = await loadConfig({ cwd: p.dir });
     const composite = loaded!.config.composites![0]!;
     expect(await composite.run({ args: { name: 'Alex' } } as never)).toBe('hello Alex');

@@ -35,15 +35,19 @@ async function refusal(p: Project, config: string): Promise<ConfigError> {
 const SKY_DIR = fs.realpathSync(path.join(REPO, 'examples/mcbridge-plugin-sky'));
 
 describe('npm plugins loaded by name', () => {
-  it('loads the example package by its full name, from the project\'s node_modules', async () => {
+  it("loads the example package by its full name, from the project's node_modules", async () => {
     const t = await start(project(), "export default { plugins: ['mcbridge-plugin-sky'] };\n");
     expect(t.plugins().find((p) => p.name === 'mcbridge-plugin-sky')).toMatchObject({
-      version: '1.0.0', source: 'npm', from: SKY_DIR, state: 'loaded', tools: ['sky_time', 'sky_set_time', 'sky_weather'],
+      version: '1.0.0',
+      source: 'npm',
+      from: SKY_DIR,
+      state: 'loaded',
+      tools: ['sky_time', 'sky_set_time', 'sky_weather'],
     });
     expect(await t.call('sky_set_time', { to: 'night' })).toMatchObject({ verified: { phase: 'night' } });
   });
 
-  it('accepts the short name and options, validated by the plugin\'s own schema', async () => {
+  it("accepts the short name and options, validated by the plugin's own schema", async () => {
     const t = await start(project(), "export default { plugins: [['sky', { defaultWeatherSeconds: 7 }]] };\n");
     expect(await t.call('sky_weather', { kind: 'rain' })).toMatchObject({ requested: { kind: 'rain', seconds: 7 } });
     expect(t.sim.received).toContain('CMD weather rain 7s');
@@ -74,7 +78,13 @@ describe('npm plugins loaded by name', () => {
 
   it('loads a scoped package', async () => {
     const p = project();
-    p.fakePackage('@acme/mcbridge-plugin-hello', pluginSource('', "[{ name: 'acme_hello', description: 'Says hello.', input: z.object({}), annotations: { readOnly: true }, run: async () => 'hello' }]").replace("name: 'fake'", "name: '@acme/mcbridge-plugin-hello'"));
+    p.fakePackage(
+      '@acme/mcbridge-plugin-hello',
+      pluginSource('', "[{ name: 'acme_hello', description: 'Says hello.', input: z.object({}), annotations: { readOnly: true }, run: async () => 'hello' }]").replace(
+        "name: 'fake'",
+        "name: '@acme/mcbridge-plugin-hello'",
+      ),
+    );
     const t = await start(p, "export default { plugins: ['@acme/hello'] };\n");
     expect(await t.call('acme_hello')).toBe('hello');
     expect(t.plugins().find((x) => x.name === '@acme/mcbridge-plugin-hello')?.from).toBe(path.join(p.dir, 'node_modules/@acme/mcbridge-plugin-hello'));
@@ -109,9 +119,7 @@ describe('refused plugins: each error names the file, the entry, the plugin and 
     const p = project();
     p.fakePackage('mcbridge-plugin-future', pluginSource('').replace("name: 'fake'", "name: 'mcbridge-plugin-future'").replace('apiVersion: 1', 'apiVersion: 2'));
     const error = await refusal(p, "export default { plugins: ['future'] };\n");
-    expect(error.message).toMatch(
-      /plugins\[0\]: plugin 'mcbridge-plugin-future' targets mcbridge plugin API 2, but this host speaks API 1: upgrade mcbridge or use an older version of the plugin/,
-    );
+    expect(error.message).toMatch(/plugins\[0\]: plugin 'mcbridge-plugin-future' targets mcbridge plugin API 2, but this host speaks API 1: upgrade mcbridge or use an older version of the plugin/);
   });
 
   it('a plugin whose declared mcbridge range the host does not meet', async () => {
@@ -130,12 +138,13 @@ describe('refused plugins: each error names the file, the entry, the plugin and 
     expect(error.message).toMatch(/plugins\[1\]: the tool 'shared_tool' is defined by both plugin 'mcbridge-plugin-one' and plugin 'mcbridge-plugin-two'/);
   });
 
-  it('a tool name a built-in already has, and a composite that takes a plugin tool\'s name', async () => {
+  it("a tool name a built-in already has, and a composite that takes a plugin tool's name", async () => {
     const p = project();
-    p.fakePackage('mcbridge-plugin-clash', pluginSource('', "[{ name: 'state', description: 'Mine.', input: z.object({}), run: async () => 1 }]").replace("name: 'fake'", "name: 'mcbridge-plugin-clash'"));
-    expect((await refusal(p, "export default { plugins: ['clash'] };\n")).message).toMatch(
-      /plugins\[0\]: the tool 'state' is defined by both plugin 'state' and plugin 'mcbridge-plugin-clash'/,
+    p.fakePackage(
+      'mcbridge-plugin-clash',
+      pluginSource('', "[{ name: 'state', description: 'Mine.', input: z.object({}), run: async () => 1 }]").replace("name: 'fake'", "name: 'mcbridge-plugin-clash'"),
     );
+    expect((await refusal(p, "export default { plugins: ['clash'] };\n")).message).toMatch(/plugins\[0\]: the tool 'state' is defined by both plugin 'state' and plugin 'mcbridge-plugin-clash'/);
     const composite = await refusal(p, "export default { plugins: ['sky'], composites: [{ name: 'sky_time', description: 'Mine.', run: async () => 1 }] };\n");
     expect(composite.message).toMatch(/composites\[0\]\.name: the tool 'sky_time' is defined by both plugin 'mcbridge-plugin-sky' and this composite/);
   });
@@ -145,7 +154,7 @@ describe('refused plugins: each error names the file, the entry, the plugin and 
     expect(error.message).toMatch(/plugins\[1\]: a plugin named 'mcbridge-plugin-sky' is already loaded \(config plugins\[0\]\)/);
   });
 
-  it('options the plugin\'s schema rejects', async () => {
+  it("options the plugin's schema rejects", async () => {
     const error = await refusal(project(), "export default { plugins: [['sky', { defaultWeatherSeconds: 'long' }]] };\n");
     expect(error.message).toMatch(/plugins\[0\]\[1\]: options of plugin 'mcbridge-plugin-sky' are invalid: 'defaultWeatherSeconds': Invalid input: expected number/);
   });
@@ -165,13 +174,19 @@ describe('refused plugins: each error names the file, the entry, the plugin and 
 describe('a plugin whose setup throws', () => {
   it('is reported and left out; the daemon keeps serving the others', async () => {
     const p = project();
-    p.fakePackage('mcbridge-plugin-broken', pluginSource(
-      "setup: () => { throw new Error('cannot reach the weather service'); }",
-      "[{ name: 'broken_tool', description: 'Never served.', input: z.object({}), run: async () => 1 }]",
-    ).replace("name: 'fake'", "name: 'mcbridge-plugin-broken'"));
+    p.fakePackage(
+      'mcbridge-plugin-broken',
+      pluginSource("setup: () => { throw new Error('cannot reach the weather service'); }", "[{ name: 'broken_tool', description: 'Never served.', input: z.object({}), run: async () => 1 }]").replace(
+        "name: 'fake'",
+        "name: 'mcbridge-plugin-broken'",
+      ),
+    );
     const t = await start(p, "export default { plugins: ['broken', 'sky'] };\n");
     expect(t.plugins().find((x) => x.name === 'mcbridge-plugin-broken')).toMatchObject({
-      state: 'failed', error: 'cannot reach the weather service', tools: [], source: 'npm',
+      state: 'failed',
+      error: 'cannot reach the weather service',
+      tools: [],
+      source: 'npm',
     });
     expect((await t.callError('broken_tool')).code).toBe('unknown_method');
     expect(await t.call('sky_time')).toMatchObject({ phase: expect.any(String) });
@@ -181,17 +196,20 @@ describe('a plugin whose setup throws', () => {
   });
 });
 
-describe('errors from a plugin\'s own copy of mcbridge', () => {
+describe("errors from a plugin's own copy of mcbridge", () => {
   it('keep their code and details on the wire', async () => {
     const p = project();
     // The package imports 'mcbridge' from the project's node_modules: the built copy, not the
     // sources this daemon runs from, so its McbridgeError is another class.
-    p.fakePackage('mcbridge-plugin-thrower', [
-      "import { z } from 'zod';",
-      "import { McbridgeError } from 'mcbridge';",
-      "export default { name: 'thrower', version: '1.0.0', apiVersion: 1, tools: [{ name: 'throw_own', description: 'Throws.', input: z.object({}),",
-      "  run: async () => { throw new McbridgeError('mod_error', 'the game said no', { verb: 'CMD', hint: 'try later' }); } }] };",
-    ].join('\n'));
+    p.fakePackage(
+      'mcbridge-plugin-thrower',
+      [
+        "import { z } from 'zod';",
+        "import { McbridgeError } from 'mcbridge';",
+        "export default { name: 'thrower', version: '1.0.0', apiVersion: 1, tools: [{ name: 'throw_own', description: 'Throws.', input: z.object({}),",
+        "  run: async () => { throw new McbridgeError('mod_error', 'the game said no', { verb: 'CMD', hint: 'try later' }); } }] };",
+      ].join('\n'),
+    );
     const t = await start(p, "export default { plugins: ['thrower'] };\n");
     const err = await t.callError('throw_own');
     expect(err).toMatchObject({ code: 'mod_error', message: 'the game said no', details: { verb: 'CMD', hint: 'try later' } });

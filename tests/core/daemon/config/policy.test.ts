@@ -40,7 +40,9 @@ describe('tool policy', () => {
     expect((await t.available()).sort()).toEqual(['entities', 'state', 'status']);
     const hidden = await t.tools();
     expect(hidden.tools.find((tool) => tool.name === 'command')).toMatchObject({
-      available: false, hiddenBy: 'policy', reason: 'not in the tool allow list (st*, entities)',
+      available: false,
+      hiddenBy: 'policy',
+      reason: 'not in the tool allow list (st*, entities)',
     });
   });
 
@@ -84,7 +86,10 @@ describe('policy by effect, and entries that match nothing', () => {
 
   it('a flag naming no tool stops the daemon from starting, with the nearest name', async () => {
     const err = await startTestHost({ deny: ['Command'] }).then(
-      (t) => { hosts.push(t); throw new Error('expected the start to be refused'); },
+      (t) => {
+        hosts.push(t);
+        throw new Error('expected the start to be refused');
+      },
       (e: Error & { code?: string }) => e,
     );
     expect(err).toMatchObject({ code: 'invalid_params' });
@@ -93,7 +98,10 @@ describe('policy by effect, and entries that match nothing', () => {
 
   it('a config naming no tool is refused with its place in the file', async () => {
     const err = await startTestHost({ config: { allow: ['state', 'entitys'] } }).then(
-      (t) => { hosts.push(t); throw new Error('expected the config to be refused'); },
+      (t) => {
+        hosts.push(t);
+        throw new Error('expected the config to be refused');
+      },
       (e: Error) => e,
     );
     expect(err.message).toBe("the inline config: allow[1]: 'entitys' is not the name of any tool; did you mean 'entities'? (`mcbridge tools` lists them)");
@@ -106,11 +114,18 @@ describe('a cap: deny at the mod link', () => {
     const { z } = await import('zod');
     // Declares no CAPS for its tool, so the surface keeps it: the link must still refuse what it sends.
     const sneaky = definePlugin({
-      name: 'sneaky', version: '1.0.0', apiVersion: 1,
-      tools: [defineTool({
-        name: 'send_line', description: 'Sends a raw mod line.', input: z.object({ line: z.string() }), annotations: { readOnly: true },
-        run: async ({ line }, ctx) => ctx.request(line),
-      })],
+      name: 'sneaky',
+      version: '1.0.0',
+      apiVersion: 1,
+      tools: [
+        defineTool({
+          name: 'send_line',
+          description: 'Sends a raw mod line.',
+          input: z.object({ line: z.string() }),
+          annotations: { readOnly: true },
+          run: async ({ line }, ctx) => ctx.request(line),
+        }),
+      ],
     });
     const t = await start({ config: { deny: ['cap:command'] }, plugins: [sneaky] });
     const before = t.sim.received.length;

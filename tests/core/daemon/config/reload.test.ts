@@ -18,10 +18,13 @@ const composite = (name: string) => `{ name: '${name}', description: 'Composite 
 
 /** A plugin package that counts its setups and disposals in a global, so a test can see restarts. */
 function countingPlugin(p: Project): void {
-  p.fakePackage('mcbridge-plugin-counter', pluginSource(
-    "options: z.object({ label: z.string().default('a') }), setup: () => { globalThis.counterSetups = (globalThis.counterSetups ?? 0) + 1; }, dispose: () => { globalThis.counterDisposals = (globalThis.counterDisposals ?? 0) + 1; }",
-    "[{ name: 'counter_label', description: 'Its label.', input: z.object({}), annotations: { readOnly: true }, run: async (_a, ctx) => ctx.config.label }]",
-  ).replace("name: 'fake'", "name: 'mcbridge-plugin-counter'"));
+  p.fakePackage(
+    'mcbridge-plugin-counter',
+    pluginSource(
+      "options: z.object({ label: z.string().default('a') }), setup: () => { globalThis.counterSetups = (globalThis.counterSetups ?? 0) + 1; }, dispose: () => { globalThis.counterDisposals = (globalThis.counterDisposals ?? 0) + 1; }",
+      "[{ name: 'counter_label', description: 'Its label.', input: z.object({}), annotations: { readOnly: true }, run: async (_a, ctx) => ctx.config.label }]",
+    ).replace("name: 'fake'", "name: 'mcbridge-plugin-counter'"),
+  );
 }
 
 const counts = () => {
@@ -147,14 +150,15 @@ describe('reloads are serialised', () => {
     g.reloadMax = 0;
     // Each load is slow and records how many loads were running at once. The worker that probes a
     // config first has globals of its own, without these counters (whatever thread the test runs in).
-    const slow = (name: string) => [
-      'const g = globalThis;',
-      "const counted = typeof g.reloadActive === 'number';",
-      'if (counted) { g.reloadActive += 1; g.reloadMax = Math.max(g.reloadMax, g.reloadActive); }',
-      'await new Promise((r) => setTimeout(r, 300));',
-      'if (counted) g.reloadActive -= 1;',
-      `export default { composites: [${composite(name)}] };`,
-    ].join('\n');
+    const slow = (name: string) =>
+      [
+        'const g = globalThis;',
+        "const counted = typeof g.reloadActive === 'number';",
+        'if (counted) { g.reloadActive += 1; g.reloadMax = Math.max(g.reloadMax, g.reloadActive); }',
+        'await new Promise((r) => setTimeout(r, 300));',
+        'if (counted) g.reloadActive -= 1;',
+        `export default { composites: [${composite(name)}] };`,
+      ].join('\n');
     p.write('mcbridge.config.ts', slow('second'));
     const one = t.reload();
     p.write('mcbridge.config.ts', slow('third'));

@@ -18,7 +18,10 @@ const loaded = (config: McbridgeConfig): LoadedConfig => ({ file: null, dir: pro
 const composite = (name: string) => ({ name, description: `Composite ${name}.`, uses: ['look'], run: async () => name });
 
 async function problemsOf(config: McbridgeConfig, neighbours = neighboursOf([plugin('base', [readTool('look')])]), overrides = {}): Promise<string[]> {
-  const err = await planConfig(loaded(config), neighbours, overrides).then(() => null, (e: unknown) => e);
+  const err = await planConfig(loaded(config), neighbours, overrides).then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ConfigError);
   return (err as ConfigError).problems.map((p) => `${p.path}: ${p.message}`);
 }
@@ -37,9 +40,7 @@ describe('planConfig', () => {
   });
 
   it('refuses a plugin name taken by a neighbour or listed twice, naming the other', async () => {
-    expect(await problemsOf({ plugins: [plugin('base', [readTool('other')])] })).toEqual([
-      "plugins[0]: a plugin named 'base' is already loaded (built-in); list each plugin once",
-    ]);
+    expect(await problemsOf({ plugins: [plugin('base', [readTool('other')])] })).toEqual(["plugins[0]: a plugin named 'base' is already loaded (built-in); list each plugin once"]);
     expect(await problemsOf({ plugins: [plugin('twice', [readTool('a')]), plugin('twice', [readTool('b')])] })).toEqual([
       "plugins[1]: a plugin named 'twice' is already loaded (config plugins[0]); list each plugin once",
     ]);
@@ -61,11 +62,9 @@ describe('planConfig', () => {
     ]);
   });
 
-  it('reserves the plugin name `composites` for the config\'s composites', async () => {
+  it("reserves the plugin name `composites` for the config's composites", async () => {
     const reserved = plugin('composites', [readTool('c')]);
-    expect(await problemsOf({ plugins: [reserved], composites: [composite('mine')] })).toEqual([
-      "plugins: the plugin name 'composites' is reserved for the config's composites",
-    ]);
+    expect(await problemsOf({ plugins: [reserved], composites: [composite('mine')] })).toEqual(["plugins: the plugin name 'composites' is reserved for the config's composites"]);
     expect(await problemsOf({ composites: [composite('mine')] }, neighboursOf([plugin('base', [readTool('look')]), reserved]))).toEqual([
       "plugins: the plugin name 'composites' is reserved for the config's composites",
     ]);
@@ -89,7 +88,12 @@ describe('ConfigRuntime', () => {
     const host = makeHost([plugin('base', [readTool('look')])]);
     const runtime = new ConfigRuntime(host, { loaded: loaded({ plugins: [plugin('extra', [readTool('peek')])], composites: [composite('both')] }), log: silentLogger() });
     await runtime.start();
-    expect(host.registry.list().map((t) => t.name).sort()).toEqual(['both', 'look', 'peek']);
+    expect(
+      host.registry
+        .list()
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(['both', 'look', 'peek']);
     const status = runtime.status();
     expect(status).toMatchObject({ file: null, reloads: 0, watching: false, plugins: ['extra', 'composites'] });
     // The composites are the config's: an inline config has no file, so they come from its directory.

@@ -68,7 +68,7 @@ describe('a config in a directory where mcbridge is not installed', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ file, composites: [{ name: 'shout' }] });
   });
 
-  it('a daemon serves its composite, and the error class it throws is the daemon\'s own', async () => {
+  it("a daemon serves its composite, and the error class it throws is the daemon's own", async () => {
     const t = await startTestHost({ config: file, builtins: false });
     try {
       expect(await t.call('shout', { text: 'hello' })).toBe('HELLO');

@@ -45,8 +45,7 @@ describe('mcbridge create-plugin', () => {
     expect(manifest.devDependencies.mcbridge).toBe(`file:${REPO}`);
     const docManifest = JSON.parse(documented('package.json'));
     expect(docManifest.devDependencies.mcbridge).toBe('file:/path/to/mcbridge');
-    expect({ ...manifest, devDependencies: { ...manifest.devDependencies, mcbridge: 'x' } })
-      .toEqual({ ...docManifest, devDependencies: { ...docManifest.devDependencies, mcbridge: 'x' } });
+    expect({ ...manifest, devDependencies: { ...manifest.devDependencies, mcbridge: 'x' } }).toEqual({ ...docManifest, devDependencies: { ...docManifest.devDependencies, mcbridge: 'x' } });
     expect(manifest).toMatchObject({ type: 'module', exports: { '.': { types: './dist/index.d.ts', import: './dist/index.js' } }, peerDependencies: { mcbridge: expect.stringMatching(/^\^0\./) } });
     for (const file of ['tsconfig.json', 'src/index.ts', 'test/plugin.test.ts']) {
       expect(fs.readFileSync(path.join(dir, file), 'utf8'), file).toBe(documented(file));
@@ -110,7 +109,7 @@ describe('mcbridge init', () => {
     expect(JSON.parse(init.stdout)).toEqual({ file });
     const text = fs.readFileSync(file, 'utf8');
     expect(text).toMatch(/^\/\*\*\n \* mcbridge's config for this server directory/);
-    expect(text).toContain('// deny: [\'command\'],');
+    expect(text).toContain("// deny: ['command'],");
 
     const shown = await runCli(['config'], { cwd: server });
     expect(shown.code).toBe(0);
@@ -118,11 +117,15 @@ describe('mcbridge init', () => {
 
     const { child, out } = processes.start(['run', '--sim', '--api-port', '0'], { cwd: server });
     let port = 0;
-    await waitUntil(() => {
-      if (child.exitCode !== null) throw new Error(`run exited: ${out.stderr}`);
-      port = Number(/mcbridge daemon listening on [^"]*:(\d+)"/.exec(out.stderr)?.[1] ?? 0);
-      return port > 0 && out.stderr.includes('connected to server mod');
-    }, 30_000, 'the daemon to start');
+    await waitUntil(
+      () => {
+        if (child.exitCode !== null) throw new Error(`run exited: ${out.stderr}`);
+        port = Number(/mcbridge daemon listening on [^"]*:(\d+)"/.exec(out.stderr)?.[1] ?? 0);
+        return port > 0 && out.stderr.includes('connected to server mod');
+      },
+      30_000,
+      'the daemon to start',
+    );
     const call = await runCli(['call', 'online_players', '--api-port', String(port)]);
     expect(call.code).toBe(0);
     expect(JSON.parse(call.stdout)).toEqual(['Steve']);

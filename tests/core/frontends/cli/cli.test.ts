@@ -92,7 +92,10 @@ describe('mcbridge CLI', { timeout: 90_000 }, () => {
     await waitUntil(() => watch.out.stdout.includes('before watch'), 5_000, 'the replayed mark');
     await run(['call', 'mark', '{"text": "during watch"}', '--api-port', String(apiPort)]);
     await waitUntil(() => watch.out.stdout.includes('during watch'), 5_000, 'the pushed mark');
-    const frames = watch.out.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const frames = watch.out.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(frames.map((f) => f.data.text)).toEqual(['before watch', 'during watch']);
     expect(frames.every((f) => f.type === 'event' && f.event === 'mark')).toBe(true);
   });

@@ -14,7 +14,8 @@ describe('a CLI whose stdout is closed by its reader', { timeout: 60_000 }, () =
   it('watch ends with status 0 and nothing on stderr once the reader is gone', async () => {
     stack = await startStack();
     const child = spawn(process.execPath, [BIN, 'watch', '--api-port', String(stack.daemon.apiAddress.port)], {
-      stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MCBRIDGE_API_TOKEN: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, MCBRIDGE_API_TOKEN: '' },
     });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));

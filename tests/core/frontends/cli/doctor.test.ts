@@ -86,7 +86,7 @@ describe('mcbridge status and doctor', { timeout: 90_000 }, () => {
     expect(line(alone.stdout, 'mod')).toMatch(new RegExp(`^FAIL\\s+mod\\s+nothing answers on 127\\.0\\.0\\.1:${dead} \\(ECONNREFUSED\\)`));
   });
 
-  it('a bad config fails doctor\'s config line with what to fix', async () => {
+  it("a bad config fails doctor's config line with what to fix", async () => {
     const p = project({ install: false });
     p.write('mcbridge.config.json', JSON.stringify({ buffer: 0 }));
     const result = await runCli(['doctor', '--api-port', String(await freePort())], { cwd: p.dir, env });

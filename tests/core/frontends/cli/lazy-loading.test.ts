@@ -29,7 +29,17 @@ function bareDir(): string {
 }
 
 /** What a client command must never load. */
-const HEAVY = ['/node_modules/zod/', '/node_modules/@modelcontextprotocol/', '/node_modules/jiti/', '/node_modules/cosmiconfig/', '/node_modules/pino/', '/dist/core/sim/', '/dist/plugins/', '/dist/core/host/host.js', '/dist/core/api/server.js'];
+const HEAVY = [
+  '/node_modules/zod/',
+  '/node_modules/@modelcontextprotocol/',
+  '/node_modules/jiti/',
+  '/node_modules/cosmiconfig/',
+  '/node_modules/pino/',
+  '/dist/core/sim/',
+  '/dist/plugins/',
+  '/dist/core/host/host.js',
+  '/dist/core/api/server.js',
+];
 
 describe('what each command loads', { timeout: 90_000 }, () => {
   it('call loads the API client, and none of commander, zod, the plugins, the config loader, the sim, pino or the MCP SDK', async () => {
@@ -88,8 +98,18 @@ describe('what each command loads', { timeout: 90_000 }, () => {
     expect(trace.matching('/dist/core/frontends/mcp/run.js')).toEqual([]);
     // Started as MCP clients start it (global flags only), it skips commander (quick-call.ts).
     expect(trace.matching('/node_modules/commander/')).toEqual([]);
-    for (const absent of ['/dist/plugins/', '/dist/core/daemon/builtins.js', '/dist/core/daemon/daemon.js', '/dist/core/host/host.js', 'bundle-http-', '/node_modules/jiti/',
-      '/node_modules/@modelcontextprotocol/', '/node_modules/zod/', '/node_modules/ajv/', '/node_modules/pino/']) {
+    for (const absent of [
+      '/dist/plugins/',
+      '/dist/core/daemon/builtins.js',
+      '/dist/core/daemon/daemon.js',
+      '/dist/core/host/host.js',
+      'bundle-http-',
+      '/node_modules/jiti/',
+      '/node_modules/@modelcontextprotocol/',
+      '/node_modules/zod/',
+      '/node_modules/ajv/',
+      '/node_modules/pino/',
+    ]) {
       expect(trace.matching(absent), absent).toEqual([]);
     }
   });

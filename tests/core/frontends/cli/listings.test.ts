@@ -47,11 +47,14 @@ describe('mcbridge tools', { timeout: 60_000 }, () => {
 });
 
 describe('mcbridge plugins', { timeout: 60_000 }, () => {
-  it('names the config\'s composites by the config file, not by mcbridge\'s version', async () => {
+  it("names the config's composites by the config file, not by mcbridge's version", async () => {
     const p = project();
-    p.write('mcbridge.config.mjs', `export default {
+    p.write(
+      'mcbridge.config.mjs',
+      `export default {
       composites: [{ name: 'tick_now', description: 'The current tick.', uses: ['state'], run: async ({ state }) => (await state()).tick }],
-    };\n`);
+    };\n`,
+    );
     const apiPort = String(await freePort());
     const daemon = processes.start(['run', '--sim', '--api-port', apiPort], { cwd: p.dir });
     await waitUntil(() => /connected to server mod/.test(daemon.out.stderr), 30_000, 'the daemon to connect');

@@ -65,14 +65,17 @@ describe('a value the schema refuses', () => {
     const { program: p, errors } = program();
     const flag = spec.flag.split(' ')[0]!;
     const text = INVALID[key].flag!;
-    const err = await p.parseAsync(['node', 'mcbridge', 'run', flag, text]).then(() => null, (e: unknown) => e);
+    const err = await p.parseAsync(['node', 'mcbridge', 'run', flag, text]).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err, `${flag} '${text}' was accepted`).toBeInstanceOf(CommanderError);
     expect((err as CommanderError).code).toBe('commander.invalidArgument');
     expect(errors.join('')).toContain(`error: option '${spec.flag}' argument '${text}' is invalid. expected `);
     expect(errors.join('')).toContain(`, got '${text}'`);
   });
 
-  it('keeps today\'s flag messages', async () => {
+  it("keeps today's flag messages", async () => {
     const { program: p, errors } = program();
     await expect(p.parseAsync(['node', 'mcbridge', 'run', '--mod-port', '0'])).rejects.toThrow(CommanderError);
     expect(errors.join('')).toContain("argument '0' is invalid. expected a TCP port 1-65535, got '0'");

@@ -30,7 +30,8 @@ describe('--mod-port wins over --port-file and MC_AGENT_PORT_FILE', { timeout: 6
   it('in `discover`', async () => {
     const d = await decoys();
     const run = await runCli(['discover', '--mod-port', '25590', '--port-file', d.portFile, '--server-dir', d.dir], {
-      cwd: d.dir, env: { MC_AGENT_PORT_FILE: d.envFile },
+      cwd: d.dir,
+      env: { MC_AGENT_PORT_FILE: d.envFile },
     });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ port: 25590, source: 'argument', resolved: true });
@@ -41,10 +42,10 @@ describe('--mod-port wins over --port-file and MC_AGENT_PORT_FILE', { timeout: 6
     const sim = await startSim({ port: 0 });
     sims.push(sim);
     const apiPort = await freePort();
-    const daemon = processes.start(
-      ['run', '--api-port', String(apiPort), '--mod-port', String(sim.port), '--port-file', d.portFile, '--server-dir', d.dir, '--no-config'],
-      { cwd: d.dir, env: { MC_AGENT_PORT_FILE: d.envFile } },
-    );
+    const daemon = processes.start(['run', '--api-port', String(apiPort), '--mod-port', String(sim.port), '--port-file', d.portFile, '--server-dir', d.dir, '--no-config'], {
+      cwd: d.dir,
+      env: { MC_AGENT_PORT_FILE: d.envFile },
+    });
     await waitUntil(() => /"msg":"connected to server mod/.test(daemon.out.stderr), 30_000, 'the daemon to connect');
     const status = await runCli(['call', 'status', '--api-port', String(apiPort)]);
     expect(JSON.parse(status.stdout)).toMatchObject({ connected: true, mod: { port: sim.port, portSource: 'argument' } });
@@ -57,7 +58,8 @@ describe('--mod-port wins over --port-file and MC_AGENT_PORT_FILE', { timeout: 6
     fs.writeFileSync(d.portFile, String(sim.port));
     const apiPort = await freePort();
     const daemon = processes.start(['run', '--api-port', String(apiPort), '--port-file', d.portFile, '--no-config'], {
-      cwd: d.dir, env: { MC_AGENT_PORT_FILE: d.envFile },
+      cwd: d.dir,
+      env: { MC_AGENT_PORT_FILE: d.envFile },
     });
     await waitUntil(() => /"msg":"connected to server mod/.test(daemon.out.stderr), 30_000, 'the daemon to connect');
     const status = await runCli(['call', 'status', '--api-port', String(apiPort)]);

@@ -30,9 +30,10 @@ async function stack(): Promise<{ s: Stack; port: string }> {
 const lines = (text: string) => text.split('\n').filter(Boolean);
 
 describe('predecessor compatibility of the CLI', { timeout: 90_000 }, () => {
-  it('predecessorJson spells JSON as Python\'s json.dumps(ensure_ascii=False) did', () => {
-    expect(predecessorJson({ type: 'chat', seq: 3, text: 'héllo "x"', nested: { a: [1, 2.5, null, true] }, empty: {}, none: [] }))
-      .toBe('{"type": "chat", "seq": 3, "text": "héllo \\"x\\"", "nested": {"a": [1, 2.5, null, true]}, "empty": {}, "none": []}');
+  it("predecessorJson spells JSON as Python's json.dumps(ensure_ascii=False) did", () => {
+    expect(predecessorJson({ type: 'chat', seq: 3, text: 'héllo "x"', nested: { a: [1, 2.5, null, true] }, empty: {}, none: [] })).toBe(
+      '{"type": "chat", "seq": 3, "text": "héllo \\"x\\"", "nested": {"a": [1, 2.5, null, true]}, "empty": {}, "none": []}',
+    );
   });
 
   it('watch prints each recorded event as the predecessor did; --frames prints whole frames; --format text is for people', async () => {
@@ -51,7 +52,10 @@ describe('predecessor compatibility of the CLI', { timeout: 90_000 }, () => {
     expect(recordLines[0]).toBe(predecessorJson(JSON.parse(recordLines[0]!)));
 
     const frameLines = lines(frames.out.stdout).map((l) => JSON.parse(l));
-    expect(frameLines.map((f) => [f.type, f.event, f.data.text])).toEqual([['event', 'mark', 'first'], ['event', 'mark', 'second']]);
+    expect(frameLines.map((f) => [f.type, f.event, f.data.text])).toEqual([
+      ['event', 'mark', 'first'],
+      ['event', 'mark', 'second'],
+    ]);
 
     const textLines = lines(text.out.stdout);
     expect(textLines).toHaveLength(2);
@@ -70,7 +74,10 @@ describe('predecessor compatibility of the CLI', { timeout: 90_000 }, () => {
 
   it('a global --timeout, before or after the command, gives up on the call and cancels it in the daemon', async () => {
     const { s, port } = await stack();
-    for (const args of [['--timeout', '0.2', 'call', 'wait', '{"ticks": 6000}'], ['call', 'wait', '{"ticks": 6000}', '--timeout', '0.2']]) {
+    for (const args of [
+      ['--timeout', '0.2', 'call', 'wait', '{"ticks": 6000}'],
+      ['call', 'wait', '{"ticks": 6000}', '--timeout', '0.2'],
+    ]) {
       const result = await runCli([...args, '--api-port', port]);
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/no answer from the daemon for 'wait' within 200 ms \[timeout\]/);
@@ -90,7 +97,7 @@ describe('predecessor compatibility of the CLI', { timeout: 90_000 }, () => {
     expect(bad.stderr).toMatch(/--reconnect-delay.*expected a number of seconds/);
   });
 
-  it('the predecessor\'s harness config works: mcp with MC_AGENT_API_PORT in its environment reaches that daemon', async () => {
+  it("the predecessor's harness config works: mcp with MC_AGENT_API_PORT in its environment reaches that daemon", async () => {
     const { port } = await stack();
     const env = Object.fromEntries(Object.entries({ ...process.env, MCBRIDGE_API_PORT: '', MCBRIDGE_API_TOKEN: '', MC_AGENT_API_PORT: port }).filter((e): e is [string, string] => e[1] !== undefined));
     const client = new Client({ name: 'predecessor-harness', version: '1' });

@@ -10,8 +10,13 @@ import { quickCall, quickMcp } from '../../../../core/frontends/cli/quick-call.j
 describe('quickCall', () => {
   it('reads the plain form: method, params, the global flags in either spelling, --timeout and --progress', () => {
     expect(quickCall(['call', 'state'])).toEqual({ method: 'state', params: undefined, progress: false, given: {} });
-    expect(quickCall(['--api-port', '9000', 'call', 'entities', '{"radius": 8}', '--api-host=127.0.0.2', '--timeout', '2.5', '--progress', '--log-level', 'warn']))
-      .toEqual({ method: 'entities', params: '{"radius": 8}', progress: true, given: { apiPort: 9000, apiHost: '127.0.0.2', logLevel: 'warn' }, timeout: 2.5 });
+    expect(quickCall(['--api-port', '9000', 'call', 'entities', '{"radius": 8}', '--api-host=127.0.0.2', '--timeout', '2.5', '--progress', '--log-level', 'warn'])).toEqual({
+      method: 'entities',
+      params: '{"radius": 8}',
+      progress: true,
+      given: { apiPort: 9000, apiHost: '127.0.0.2', logLevel: 'warn' },
+      timeout: 2.5,
+    });
     expect(quickCall(['call', 'state', '--api-token', 's3cret-token-0123456'])?.given).toEqual({ apiToken: 's3cret-token-0123456' });
   });
 

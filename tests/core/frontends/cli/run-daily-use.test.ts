@@ -44,7 +44,7 @@ describe('mcbridge run on a taken API port', { timeout: 60_000 }, () => {
 });
 
 describe('--help of run and call', () => {
-  it('lists the global options (--api-port, --api-token, --timeout) under the command\'s own', async () => {
+  it("lists the global options (--api-port, --api-token, --timeout) under the command's own", async () => {
     for (const command of ['run', 'call']) {
       const help = await runCli([command, '--help']);
       expect(help.code).toBe(0);

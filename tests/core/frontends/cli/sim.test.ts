@@ -83,7 +83,7 @@ describe('mcbridge sim chat|join|leave|die against `mcbridge run --sim`', () => 
     expect(refused.stderr).toContain("no player 'Alex' is online in the simulated world (online: Steve); add one with sim_join [invalid_params]");
   }, 120_000); // eleven CLI processes in a row: slow on a loaded machine, never a timing claim
 
-  it('the README\'s command_until example completes when Steve answers', async () => {
+  it("the README's command_until example completes when Steve answers", async () => {
     // README.md, "Config: your own tools": `npm start` (run --sim with this repository's config),
     // the call in one shell, the answer from another.
     const daemon = await startDaemonProcess(processes, ['--sim', '--config', path.join(REPO, 'mcbridge.config.ts')]);

@@ -30,10 +30,7 @@ describe('MCP front-end review fixes', () => {
           // The caller cancels while the front-end is still attaching to the daemon.
           if (frame.method === 'subscribe') controller.abort();
           if (frame.method === 'subscribe' || frame.method === 'tools' || frame.method === 'marker') {
-            const result =
-              frame.method === 'tools' ? { revision: 1, tools: [], capsSource: 'mod', connected: true, vantage: 'server' }
-              : frame.method === 'marker' ? {}
-              : { subscribed: ['surface'] };
+            const result = frame.method === 'tools' ? { revision: 1, tools: [], capsSource: 'mod', connected: true, vantage: 'server' } : frame.method === 'marker' ? {} : { subscribed: ['surface'] };
             socket.write(JSON.stringify({ type: 'response', id: frame.id, ok: true, result }) + '\n');
           }
         }
@@ -41,7 +38,10 @@ describe('MCP front-end review fixes', () => {
     });
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     try {
-      const outcome = await upstream.call('wait', { ticks: 1000 }, { signal: controller.signal }).then(() => null, (err: unknown) => err);
+      const outcome = await upstream.call('wait', { ticks: 1000 }, { signal: controller.signal }).then(
+        () => null,
+        (err: unknown) => err,
+      );
       expect(outcome).toBeInstanceOf(McbridgeError);
       expect((outcome as McbridgeError).code).toBe('cancelled');
       // One connection keeps frame order: once a later call has arrived, a stray `wait` would have arrived before it.

@@ -14,7 +14,7 @@ const defer = cleanupsAfterEach();
 describe('the first MCP tools/list', () => {
   // This also caught a race: a surface push read in the same chunk as the front-end's `tools`
   // response was applied first, and the older manifest in the response then replaced it.
-  it('waits through the window where the daemon is up and its mod is not, then lists the mod\'s surface', async () => {
+  it("waits through the window where the daemon is up and its mod is not, then lists the mod's surface", async () => {
     const modPort = await freePort();
     const daemon = await startDaemon({ log: silentLogger(), link: { modPort, reconnectMinMs: 20, reconnectMaxMs: 100 }, api: { port: 0 } });
     defer(() => daemon.stop());

@@ -25,7 +25,10 @@ function frontend(port: number, options: Parameters<typeof frontendFor>[1] = {})
 }
 
 function availableNames(manifest: Manifest): string[] {
-  return manifest.tools.filter((t) => t.available).map((t) => `mc_${t.name}`).sort();
+  return manifest.tools
+    .filter((t) => t.available)
+    .map((t) => `mc_${t.name}`)
+    .sort();
 }
 
 async function listedNames(c: Connected): Promise<string[]> {
@@ -68,12 +71,15 @@ describe('MCP front-end (in-memory client)', () => {
     expect(names).toEqual(availableNames(s.daemon.host.manifest()));
     expect(names).toEqual(expect.arrayContaining(['mc_state', 'mc_entities', 'mc_wait', 'mc_status', 'mc_events']));
     for (const absent of ['mc_command', 'mc_mark']) expect(names).not.toContain(absent);
-    const hidden = s.daemon.host.manifest().tools.filter((t) => !t.available).map((t) => `mc_${t.name}`);
+    const hidden = s.daemon.host
+      .manifest()
+      .tools.filter((t) => !t.available)
+      .map((t) => `mc_${t.name}`);
     expect(hidden.length).toBeGreaterThan(0);
     for (const name of hidden) expect(names).not.toContain(name);
   });
 
-  it('answers the first tools/list with the daemon\'s surface even when the daemon starts after it', async () => {
+  it("answers the first tools/list with the daemon's surface even when the daemon starts after it", async () => {
     const apiPort = await freePort();
     const f = frontend(apiPort, { startupWaitMs: 15_000 });
     const c = await session(f);
@@ -170,12 +176,14 @@ describe('MCP front-end (in-memory client)', () => {
     expect(narrowed).toContain('mc_wait');
 
     const before = c.listChanges();
-    s.daemon.host.use(definePlugin({
-      name: 'late',
-      version: '1.0.0',
-      apiVersion: HOST_API_VERSION,
-      tools: [defineTool({ name: 'late_tool', description: 'Added while clients are connected.', input: z.object({}), run: async () => ({ late: true }) })],
-    }));
+    s.daemon.host.use(
+      definePlugin({
+        name: 'late',
+        version: '1.0.0',
+        apiVersion: HOST_API_VERSION,
+        tools: [defineTool({ name: 'late_tool', description: 'Added while clients are connected.', input: z.object({}), run: async () => ({ late: true }) })],
+      }),
+    );
     await waitUntil(() => c.listChanges() > before, 5_000, 'list_changed after a plugin was added');
     expect(await listedNames(c)).toContain('mc_late_tool');
     expect(JSON.parse(text(await c.client.callTool({ name: 'mc_late_tool', arguments: {} })))).toEqual({ late: true });
@@ -202,7 +210,10 @@ describe('MCP front-end (in-memory client)', () => {
     const c = await session(frontend(s.daemon.apiAddress.port));
     const controller = new AbortController();
     const call = c.client.callTool({ name: 'mc_wait', arguments: { ticks: 2000 } }, undefined, { signal: controller.signal });
-    const outcome = call.then(() => 'resolved', (err: Error) => err.name + ': ' + err.message);
+    const outcome = call.then(
+      () => 'resolved',
+      (err: Error) => err.name + ': ' + err.message,
+    );
     await waitUntil(() => s.sim.received.includes('WAIT 2000'), 5_000, 'the WAIT to reach the mod');
     const connectionsDuringWait = s.sim.connections;
     const cancelledBefore = s.daemon.host.link.status().stats.cancelled;
@@ -232,11 +243,12 @@ describe('MCP front-end (in-memory client)', () => {
     const polls = () => s.sim.received.filter((l) => l === 'STATE').length;
     const before = polls();
     const controller = new AbortController();
-    const call = c.client.callTool(
-      { name: 'mc_wait_for', arguments: { match: { state: { path: 'players', gte: 99 } }, timeout_ms: 60_000, poll_ms: 100 } },
-      undefined,
-      { signal: controller.signal },
-    ).then(() => 'resolved', () => 'aborted');
+    const call = c.client
+      .callTool({ name: 'mc_wait_for', arguments: { match: { state: { path: 'players', gte: 99 } }, timeout_ms: 60_000, poll_ms: 100 } }, undefined, { signal: controller.signal })
+      .then(
+        () => 'resolved',
+        () => 'aborted',
+      );
     await waitUntil(() => polls() >= before + 2, 5_000, 'wait_for to poll STATE');
     controller.abort();
     expect(await call).toBe('aborted');

@@ -92,7 +92,10 @@ describe('mcbridge mcp over streamable HTTP', { timeout: 60_000 }, () => {
   it('answers a batch only in a 2025-03-26 session, as stdio does; never an initialize batch', async () => {
     const s = await stack();
     const { server } = await serve(s.daemon.apiAddress.port);
-    const batch = [{ jsonrpc: '2.0', id: 2, method: 'ping' }, { jsonrpc: '2.0', id: 3, method: 'ping' }];
+    const batch = [
+      { jsonrpc: '2.0', id: 2, method: 'ping' },
+      { jsonrpc: '2.0', id: 3, method: 'ping' },
+    ];
     const answers: Record<string, unknown> = {};
     for (const version of ['2025-06-18', '2025-03-26']) {
       const init = await raw(server.port, { body: { ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion: version } } });
@@ -186,7 +189,11 @@ describe('mcbridge mcp over streamable HTTP', { timeout: 60_000 }, () => {
       const message = (depth: number) => ({ ...INITIALIZE, params: { ...INITIALIZE.params, capabilities: nested(depth) } });
       const deep = await raw(server.port, { body: message(63) });
       expect(deep.status).toBe(400);
-      expect(JSON.parse(deep.body)).toEqual({ jsonrpc: '2.0', id: INITIALIZE.id, error: { code: -32600, message: 'a message nesting deeper than 64 levels was dropped: tool arguments nest a few levels at most' } });
+      expect(JSON.parse(deep.body)).toEqual({
+        jsonrpc: '2.0',
+        id: INITIALIZE.id,
+        error: { code: -32600, message: 'a message nesting deeper than 64 levels was dropped: tool arguments nest a few levels at most' },
+      });
       expect((await raw(server.port, { body: message(62) })).status).toBe(200);
     });
 

@@ -37,7 +37,13 @@ describe('the MCP Inspector CLI against mcbridge mcp', { timeout: 120_000 }, () 
     const list = await inspector(target, ['--method', 'tools/list']);
     expect(list.code, list.stderr).toBe(0);
     const names = list.json.tools.map((t: { name: string }) => t.name).sort();
-    expect(names).toEqual(s.daemon.host.manifest().tools.filter((t) => t.available).map((t) => `mc_${t.name}`).sort());
+    expect(names).toEqual(
+      s.daemon.host
+        .manifest()
+        .tools.filter((t) => t.available)
+        .map((t) => `mc_${t.name}`)
+        .sort(),
+    );
     expect(names).not.toContain('mc_mark');
     const entitiesTool = list.json.tools.find((t: { name: string }) => t.name === 'mc_entities');
     expect(entitiesTool.annotations).toMatchObject({ readOnlyHint: true });

@@ -56,7 +56,7 @@ describe('MCP output schemas', { timeout: 60_000 }, () => {
         ajv.compile(tool.outputSchema!); // a schema Ajv cannot compile would fail every client that checks
       }
       // Tools that need an argument (verify and order need a fork's directory) are called elsewhere.
-      const callable = readOnly.filter((t) => !((t.inputSchema as { required?: string[] }).required?.length));
+      const callable = readOnly.filter((t) => !(t.inputSchema as { required?: string[] }).required?.length);
       expect(callable.length).toBeGreaterThan(5);
       for (const tool of callable) {
         const result = await c.client.callTool({ name: tool.name, arguments: ARGS[tool.name] ?? {} });

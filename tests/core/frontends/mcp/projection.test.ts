@@ -39,8 +39,7 @@ describe('MCP names', () => {
 
   it('rewrites known tool names in descriptions, in backticks or bare with an underscore', () => {
     const names = new Set(['events', 'command_output', 'state']);
-    expect(mcpDescription('See `events`, command_output and `unknown_tool`; state stays.', names))
-      .toBe('See `mc_events`, mc_command_output and `unknown_tool`; state stays.');
+    expect(mcpDescription('See `events`, command_output and `unknown_tool`; state stays.', names)).toBe('See `mc_events`, mc_command_output and `unknown_tool`; state stays.');
     expect(mcpDescription('other_thing and `state`', names)).toBe('other_thing and `mc_state`');
   });
 });
@@ -70,22 +69,19 @@ describe('MCP tools', () => {
     expect(mcpOutputSchema({ outputSchema: object })).toBe(object);
     expect(mcpOutputSchema({ outputSchema: { type: 'number' } })).toEqual({
       type: 'object',
-      properties: { result: { type: 'number', description: 'the tool\'s answer (it declares no object shape)' } },
+      properties: { result: { type: 'number', description: "the tool's answer (it declares no object shape)" } },
       required: ['result'],
     });
     expect(mcpOutputSchema({})).toEqual({
       type: 'object',
-      properties: { result: { description: 'the tool\'s answer (it declares no object shape)' } },
+      properties: { result: { description: "the tool's answer (it declares no object shape)" } },
       required: ['result'],
     });
   });
 
   it('projects exactly the available tools, with descriptions that name the MCP tools', () => {
     const manifest = {
-      tools: [
-        manifestTool('shown', { description: 'Like `hidden_one`.' }),
-        manifestTool('hidden_one', { available: false, reason: 'caps' }),
-      ],
+      tools: [manifestTool('shown', { description: 'Like `hidden_one`.' }), manifestTool('hidden_one', { available: false, reason: 'caps' })],
     } as unknown as Manifest;
     const tools = projectTools(manifest);
     expect(tools.map((t) => t.name)).toEqual(['mc_shown']);

@@ -10,7 +10,7 @@ const skyPlugin = plugin('sky', [tool('sky_probe'), tool('sky_census', { require
 });
 const hiddenPlugin = plugin('hidden', [tool('hidden_tool', { requires: ['no-such-cap'] })], { guide: 'Use `hidden_tool`.' });
 
-describe('the mc_guide prompt is written from the plugins\' own guides', () => {
+describe("the mc_guide prompt is written from the plugins' own guides", () => {
   it('the manifest carries the guide of each plugin with a tool available now, in load order', () => {
     const host = makeHost([hiddenPlugin, skyPlugin, plugin('quiet', [tool('quiet_tool')])]);
     expect(host.manifest().guides).toEqual([{ plugin: 'sky', text: skyPlugin.guide }]);

@@ -8,9 +8,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { LATEST_PROTOCOL_VERSION as SDK_LATEST, SUPPORTED_PROTOCOL_VERSIONS as SDK_SUPPORTED, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  LATEST_PROTOCOL_VERSION, objectParam, RPC, RpcError, stringParam, SUPPORTED_PROTOCOL_VERSIONS,
-} from '../../../../core/frontends/mcp/jsonrpc.js';
+import { LATEST_PROTOCOL_VERSION, objectParam, RPC, RpcError, stringParam, SUPPORTED_PROTOCOL_VERSIONS } from '../../../../core/frontends/mcp/jsonrpc.js';
 import { isObject } from '../../../../core/kit/values.js';
 import { McpSession, type RequestExtra } from '../../../../core/frontends/mcp/protocol.js';
 import { waitUntil } from '../../../support/helpers.js';
@@ -32,11 +30,14 @@ afterEach(async () => {
 
 /** A session on an in-memory pair; initialized first (its answer not kept) unless `initialized: false`. */
 async function wire(setup: (session: McpSession) => void = () => {}, { initialized = true, protocolVersion = '2025-06-18' } = {}): Promise<Wire> {
-  const session = new McpSession({ name: 'test', version: '1.2.3' }, {
-    capabilities: { tools: { listChanged: true } },
-    instructions: 'be kind',
-    debouncedNotificationMethods: ['notifications/tools/list_changed'],
-  });
+  const session = new McpSession(
+    { name: 'test', version: '1.2.3' },
+    {
+      capabilities: { tools: { listChanged: true } },
+      instructions: 'be kind',
+      debouncedNotificationMethods: ['notifications/tools/list_changed'],
+    },
+  );
   setup(session);
   const [client, server] = InMemoryTransport.createLinkedPair();
   const out: Wire['out'] = [];
@@ -68,8 +69,12 @@ async function wire(setup: (session: McpSession) => void = () => {}, { initializ
   return w;
 }
 
-const initialize = (id: number | string, protocolVersion: unknown) =>
-  ({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
+const initialize = (id: number | string, protocolVersion: unknown) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+});
 
 describe('the MCP protocol layer', () => {
   it('speaks the protocol versions the SDK does, newest first', () => {
@@ -81,7 +86,8 @@ describe('the MCP protocol layer', () => {
     const w = await wire(undefined, { initialized: false });
     await w.send(initialize(1, '2025-06-18'));
     expect(await w.next()).toEqual({
-      jsonrpc: '2.0', id: 1,
+      jsonrpc: '2.0',
+      id: 1,
       result: { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'test', version: '1.2.3' }, instructions: 'be kind' },
     });
     await w.send(initialize(2, '1999-01-01'));
@@ -128,10 +134,14 @@ describe('the MCP protocol layer', () => {
   });
 
   it('answers a batch as one array in order in a 2025-03-26 session only; never an initialize batch or an empty one', async () => {
-    const w = await wire((s) => s.setRequestHandler('echo', async (params) => {
-      await new Promise((resolve) => setTimeout(resolve, Number(params.wait ?? 0)));
-      return params;
-    }), { protocolVersion: '2025-03-26' });
+    const w = await wire(
+      (s) =>
+        s.setRequestHandler('echo', async (params) => {
+          await new Promise((resolve) => setTimeout(resolve, Number(params.wait ?? 0)));
+          return params;
+        }),
+      { protocolVersion: '2025-03-26' },
+    );
     await w.send([
       { jsonrpc: '2.0', id: 'slow', method: 'echo', params: { wait: 30 } },
       { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
@@ -158,7 +168,10 @@ describe('the MCP protocol layer', () => {
   it('refuses what is not a request with a clear error, and ignores responses and unknown notifications', async () => {
     const w = await wire((s) => s.setRequestHandler('echo', (params) => params));
     await w.send([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
-    expect(await w.next()).toMatchObject({ id: null, error: { code: RPC.invalidRequest, message: expect.stringContaining('a batch (JSON array) is only answered in MCP 2025-03-26; this session negotiated 2025-06-18') } });
+    expect(await w.next()).toMatchObject({
+      id: null,
+      error: { code: RPC.invalidRequest, message: expect.stringContaining('a batch (JSON array) is only answered in MCP 2025-03-26; this session negotiated 2025-06-18') },
+    });
     await w.send('a string');
     expect(await w.next()).toMatchObject({ id: null, error: { code: RPC.invalidRequest, message: expect.stringContaining('not a JSON-RPC 2.0 message') } });
     await w.send({ id: 2, method: 'ping' });
@@ -404,7 +417,14 @@ describe('the MCP protocol layer', () => {
   });
 
   it('words a thrown value that is no Error as an internal error, and sends data only from an RpcError', async () => {
-    const thrown: unknown[] = ['a string', null, { message: '' }, Object.assign(new Error('with data'), { data: { secret: 1 } }), new RpcError(RPC.invalidParams, 'no data here'), new RpcError(RPC.invalidParams, '')];
+    const thrown: unknown[] = [
+      'a string',
+      null,
+      { message: '' },
+      Object.assign(new Error('with data'), { data: { secret: 1 } }),
+      new RpcError(RPC.invalidParams, 'no data here'),
+      new RpcError(RPC.invalidParams, ''),
+    ];
     const w = await wire((s) => {
       s.setRequestHandler('throw', (params) => {
         throw thrown[params.i as number];
@@ -432,7 +452,12 @@ describe('the JSON-RPC helpers', () => {
     expect(objectParam({}, 'arguments', 'tools/call')).toEqual({});
     const given = { a: 1 };
     expect(objectParam({ arguments: given }, 'arguments', 'tools/call')).toBe(given);
-    for (const [value, got] of [[[1], 'an array'], [null, 'null'], ['x', 'a string'], [3, 'a number']] as const) {
+    for (const [value, got] of [
+      [[1], 'an array'],
+      [null, 'null'],
+      ['x', 'a string'],
+      [3, 'a number'],
+    ] as const) {
       expect(() => objectParam({ arguments: value }, 'arguments', 'tools/call')).toThrow(`tools/call: params.arguments must be an object, got ${got}`);
     }
     try {

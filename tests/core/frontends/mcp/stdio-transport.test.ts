@@ -18,7 +18,11 @@ async function started(maxLineBytes?: number) {
   let written = '';
   stdout.setEncoding('utf8').on('data', (s: string) => (written += s));
   await transport.start();
-  const answers = () => written.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const answers = () =>
+    written
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
   return { stdin, stdout, transport, received, answers };
 }
 
@@ -28,7 +32,10 @@ describe('the stdio transport', () => {
     t.stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0",');
     t.stdin.write('"id":2,"method":"ping"}\r\n\n');
     await waitUntil(() => t.received.length === 2, 2_000, 'two messages');
-    expect(t.received).toEqual([{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'ping' }]);
+    expect(t.received).toEqual([
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', id: 2, method: 'ping' },
+    ]);
     await t.transport.send({ jsonrpc: '2.0', id: 1, result: {} });
     await waitUntil(() => t.answers().length === 1, 2_000, 'the answer');
     expect(t.answers()).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
@@ -55,7 +62,11 @@ describe('the stdio transport', () => {
     t.stdin.write(`{"jsonrpc":"2.0","method":"x","id":${nested(70)}}\n`);
     await waitUntil(() => t.received.length === 1 && t.answers().length === 3, 2_000, 'three errors and a message');
     const error = { code: RPC.invalidRequest, message: 'a message nesting deeper than 64 levels was dropped: tool arguments nest a few levels at most' };
-    expect(t.answers()).toEqual([{ jsonrpc: '2.0', id: 1, error }, { jsonrpc: '2.0', id: 'after', error }, { jsonrpc: '2.0', id: null, error }]);
+    expect(t.answers()).toEqual([
+      { jsonrpc: '2.0', id: 1, error },
+      { jsonrpc: '2.0', id: 'after', error },
+      { jsonrpc: '2.0', id: null, error },
+    ]);
     expect((t.received[0] as { id: number }).id).toBe(2);
   });
 

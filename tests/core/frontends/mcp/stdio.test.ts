@@ -8,7 +8,7 @@ import { ApiClient } from '../../../../core/api/client.js';
 import { defaultSurface } from '../../../../core/daemon/default-surface.js';
 import type { Manifest } from '../../../../core/host/plugin-api.js';
 import { project, REPO, removeProjects } from '../../../support/config-project.js';
-import { freePort, startStack, waitUntil, type Stack } from '../../../support/helpers.js';
+import { freePort, type startStack, waitUntil, type Stack } from '../../../support/helpers.js';
 import { assertTableMatches, assertWaitCancels, cleanupsAfterEach, errorOf, probeStack, runNode, TABLE_CAPS, text } from '../../../support/mcp.js';
 import { BIN } from '../../../support/cli-process.js';
 
@@ -28,7 +28,10 @@ async function connectStdio(args: string[], cwd?: string): Promise<{ client: Cli
 }
 
 function availableNames(manifest: Manifest): string[] {
-  return manifest.tools.filter((t) => t.available).map((t) => `mc_${t.name}`).sort();
+  return manifest.tools
+    .filter((t) => t.available)
+    .map((t) => `mc_${t.name}`)
+    .sort();
 }
 
 describe('mcbridge mcp over stdio (the real CLI)', { timeout: 60_000 }, () => {
@@ -67,7 +70,11 @@ describe('mcbridge mcp over stdio (the real CLI)', { timeout: 60_000 }, () => {
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     send('this is not json');
-    const ids = () => stdout.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id?: number }).id);
+    const ids = () =>
+      stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { id?: number }).id);
     // tools/list answers once the surface is in (with --embedded: the daemon and its mod are up).
     await waitUntil(() => ids().includes(2), 15_000, 'the tool list');
     send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'mc_entities', arguments: { radius: 'far' } } });
@@ -81,7 +88,12 @@ describe('mcbridge mcp over stdio (the real CLI)', { timeout: 60_000 }, () => {
 
     const lines = stdout.split('\n').filter(Boolean);
     for (const line of lines) expect(JSON.parse(line), line).toMatchObject({ jsonrpc: '2.0' });
-    const byId = new Map(lines.map((l) => JSON.parse(l)).filter((m) => 'id' in m).map((m) => [m.id, m]));
+    const byId = new Map(
+      lines
+        .map((l) => JSON.parse(l))
+        .filter((m) => 'id' in m)
+        .map((m) => [m.id, m]),
+    );
     expect(byId.get(2).result.tools.length).toBeGreaterThan(0);
     expect(byId.get(3).result).toMatchObject({ isError: true });
     expect(errorOf(byId.get(3).result)).toMatchObject({ code: 'invalid_params' });
@@ -122,12 +134,15 @@ describe('mcbridge mcp over stdio (the real CLI)', { timeout: 60_000 }, () => {
   it('--embedded loads the project config: its npm plugin and composite tools are served', async () => {
     const p = project();
     defer(() => removeProjects());
-    p.write('mcbridge.config.ts', `import { defineConfig, defineComposite } from 'mcbridge';
+    p.write(
+      'mcbridge.config.ts',
+      `import { defineConfig, defineComposite } from 'mcbridge';
 export default defineConfig({
   plugins: ['sky'],
   composites: [defineComposite({ name: 'tick_now', description: 'The current tick.', uses: ['state'], run: async ({ state }) => (await state()).tick })],
 });
-`);
+`,
+    );
     const { client } = await connectStdio(['--embedded', '--sim', '--api-port', String(await freePort())], p.dir);
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['mc_tick_now', 'mc_sky_time', 'mc_state']));

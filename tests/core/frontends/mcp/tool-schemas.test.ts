@@ -35,8 +35,22 @@ type Schema = Record<string, unknown>;
 const SUBSCHEMA = ['items', 'additionalProperties', 'not', 'contains', 'propertyNames', 'unevaluatedProperties', 'if', 'then', 'else'];
 const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'];
 const SUBSCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'dependentSchemas'];
-const NOT_IN_FUNCTION_SUBSET = ['$ref', '$defs', 'oneOf', 'allOf', 'not', 'if', 'then', 'else', 'patternProperties', 'propertyNames',
-  'dependentSchemas', 'unevaluatedProperties', 'prefixItems', 'contains'];
+const NOT_IN_FUNCTION_SUBSET = [
+  '$ref',
+  '$defs',
+  'oneOf',
+  'allOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  'patternProperties',
+  'propertyNames',
+  'dependentSchemas',
+  'unevaluatedProperties',
+  'prefixItems',
+  'contains',
+];
 
 /** Every subschema with its path. */
 function* walk(schema: Schema, path: string): Generator<[Schema, string]> {
@@ -60,8 +74,8 @@ function schemaProblems(root: Schema, path: string, input: boolean): string[] {
   for (const [schema, at] of walk(root, path)) {
     if (Array.isArray(schema.type)) problems.push(`${at}: a type list ${JSON.stringify(schema.type)}`);
     if (schema.type === undefined && !Array.isArray(schema.anyOf)) problems.push(`${at}: no type and no anyOf`);
-    if (typeof schema.additionalProperties === 'object' && (schema.additionalProperties as Schema).type === undefined
-      && !Array.isArray((schema.additionalProperties as Schema).anyOf)) problems.push(`${at}: untyped additionalProperties`);
+    if (typeof schema.additionalProperties === 'object' && (schema.additionalProperties as Schema).type === undefined && !Array.isArray((schema.additionalProperties as Schema).anyOf))
+      problems.push(`${at}: untyped additionalProperties`);
     if (schema.type === 'array' && schema.items === undefined) problems.push(`${at}: an array without items`);
     if (!input) continue;
     if (schema.type === 'object' && schema.additionalProperties !== false) {
@@ -96,7 +110,10 @@ describe('the MCP tool schemas of every built-in tool', () => {
 
   it('are valid draft 2020-12 schemas that compile', () => {
     for (const tool of tools) {
-      for (const [which, schema] of [['input', tool.inputSchema], ['output', tool.outputSchema]] as const) {
+      for (const [which, schema] of [
+        ['input', tool.inputSchema],
+        ['output', tool.outputSchema],
+      ] as const) {
         expect(ajv.validateSchema(schema as Schema), `${tool.name} ${which}: ${ajv.errorsText()}`).toBe(true);
         expect(() => ajv.compile(schema as Schema), `${tool.name} ${which}`).not.toThrow();
       }
@@ -104,22 +121,16 @@ describe('the MCP tool schemas of every built-in tool', () => {
   });
 
   it('follow the portable rules: no type lists, no bare {}, arrays with items; inputs in the function-parameter subset', () => {
-    const problems = tools.flatMap((tool) => [
-      ...schemaProblems(tool.inputSchema as Schema, `${tool.name}.input`, true),
-      ...schemaProblems(tool.outputSchema as Schema, `${tool.name}.output`, false),
-    ]);
+    const problems = tools.flatMap((tool) => [...schemaProblems(tool.inputSchema as Schema, `${tool.name}.input`, true), ...schemaProblems(tool.outputSchema as Schema, `${tool.name}.output`, false)]);
     const anyValue = (name: string) => [`${name}.anyOf[3]`, `${name}.anyOf[4].items.anyOf[3]`];
-    const freeForm = ['equals', 'not_equals', 'contains']
-      .flatMap((op) => anyValue(`mc_wait_for.input.properties.match.properties.state.properties.${op}`))
-      .map((at) => `${at}: a free-form object`);
+    const freeForm = ['equals', 'not_equals', 'contains'].flatMap((op) => anyValue(`mc_wait_for.input.properties.match.properties.state.properties.${op}`)).map((at) => `${at}: a free-form object`);
     expect(problems).toEqual(freeForm);
   });
 });
 
 describe('portableSchema', () => {
   it('turns a type list into anyOf (an enum to its branch) and {} into a typed JSON value or additionalProperties: true', () => {
-    expect(portableSchema({ type: ['string', 'null'], enum: ['a', null], description: 'd' }))
-      .toEqual({ description: 'd', anyOf: [{ type: 'string', enum: ['a'] }, { type: 'null' }] });
+    expect(portableSchema({ type: ['string', 'null'], enum: ['a', null], description: 'd' })).toEqual({ description: 'd', anyOf: [{ type: 'string', enum: ['a'] }, { type: 'null' }] });
     expect(portableSchema({ type: 'object', additionalProperties: {} })).toEqual({ type: 'object', additionalProperties: true });
     const value = portableSchema({ type: 'object', properties: { v: { description: 'any' } } }) as { properties: { v: Schema } };
     expect(value.properties.v.description).toBe('any');

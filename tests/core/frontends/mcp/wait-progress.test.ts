@@ -4,7 +4,7 @@
  * Now a wait sends progress with a message while it runs, and nothing at its end.
  */
 import { describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../../support/helpers.js';
+import type { startStack, Stack } from '../../../support/helpers.js';
 import { cleanupsAfterEach, connectInMemory, frontendFor, probeStack, text } from '../../../support/mcp.js';
 
 const defer = cleanupsAfterEach();

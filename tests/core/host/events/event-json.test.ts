@@ -99,10 +99,10 @@ describe('EventLog.toJson', () => {
 describe('spliceEventJson', () => {
   it('appends our fields after the mod text and moves a chat seq to modSeq', () => {
     const base = { seq: 9, category: 'chat', receivedAt: 100 };
-    expect(spliceEventJson('{"type":"game"}', base, IDS)?.join(''))
-      .toBe('{"type":"game","seq":9,"streamId":"s","eventId":"s:9","category":"chat","receivedAt":100}');
-    expect(spliceEventJson('{"type":"chat","seq":3}', { ...base, modSeq: 3, contextId: 'c' }, IDS)?.join(''))
-      .toBe('{"type":"chat","seq":9,"modSeq":3,"streamId":"s","eventId":"s:9","category":"chat","receivedAt":100,"contextId":"c"}');
+    expect(spliceEventJson('{"type":"game"}', base, IDS)?.join('')).toBe('{"type":"game","seq":9,"streamId":"s","eventId":"s:9","category":"chat","receivedAt":100}');
+    expect(spliceEventJson('{"type":"chat","seq":3}', { ...base, modSeq: 3, contextId: 'c' }, IDS)?.join('')).toBe(
+      '{"type":"chat","seq":9,"modSeq":3,"streamId":"s","eventId":"s:9","category":"chat","receivedAt":100,"contextId":"c"}',
+    );
   });
 
   it('gives up (null) when the seq to replace is duplicated or missing', () => {

@@ -7,7 +7,6 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-
 describe('EventLog.waitFor', () => {
   it('resolves from the buffer when a matching event came after since', async () => {
     const l = log();
@@ -78,7 +77,10 @@ describe('EventLog.waitFor', () => {
     const l = log();
     const controller = new AbortController();
     controller.abort();
-    await rejectsWithCode(l.waitFor(() => true, { signal: controller.signal }), 'cancelled');
+    await rejectsWithCode(
+      l.waitFor(() => true, { signal: controller.signal }),
+      'cancelled',
+    );
   });
 
   it('clears its timer when cancelled', async () => {
@@ -103,7 +105,10 @@ describe('EventLog.waitFor', () => {
 
     const resolved = l.waitFor(counting('chat'));
     // Settle-capture now: the rejection happens while timers advance, before any await.
-    const timedOut = l.waitFor(counting('never'), { timeoutMs: 10 }).then(() => 'resolved', (e: { code?: string }) => e.code);
+    const timedOut = l.waitFor(counting('never'), { timeoutMs: 10 }).then(
+      () => 'resolved',
+      (e: { code?: string }) => e.code,
+    );
     const controller = new AbortController();
     const cancelled = l.waitFor(counting('never'), { signal: controller.signal });
     l.record({ type: 'chat' });

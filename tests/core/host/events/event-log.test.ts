@@ -229,7 +229,10 @@ describe('EventLog.query with a cursor', () => {
     fill(l, 5);
     for (const seq of [1.5, Number.NaN]) {
       expect(() => l.query({ since: { seq } })).toThrow(/whole seq/);
-      await rejectsWithCode(l.waitFor(() => true, { since: { seq } }), 'invalid_params');
+      await rejectsWithCode(
+        l.waitFor(() => true, { since: { seq } }),
+        'invalid_params',
+      );
     }
   });
 
@@ -403,20 +406,17 @@ describe('parseCursor', () => {
     expect(seqs(l.query({ since: parseCursor(id) }).events)).toEqual([4, 5]);
   });
 
-  it.each(['', 'abc', '12:', ':12', '-1', '1.5', '1e3', 'a:b:3', `${STREAM}:x`, 'has space:3', '0x10'])(
-    'rejects %j with code invalid_params',
-    (junk) => {
-      let caught: unknown;
-      try {
-        parseCursor(junk);
-      } catch (err) {
-        caught = err;
-      }
-      expect(caught).toBeInstanceOf(McbridgeError);
-      expect((caught as McbridgeError).code).toBe('invalid_params');
-      expect((caught as McbridgeError).message).toContain('since');
-    },
-  );
+  it.each(['', 'abc', '12:', ':12', '-1', '1.5', '1e3', 'a:b:3', `${STREAM}:x`, 'has space:3', '0x10'])('rejects %j with code invalid_params', (junk) => {
+    let caught: unknown;
+    try {
+      parseCursor(junk);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(McbridgeError);
+    expect((caught as McbridgeError).code).toBe('invalid_params');
+    expect((caught as McbridgeError).message).toContain('since');
+  });
 
   it.each([Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY])('rejects the number %s with code invalid_params', (junk) => {
     let caught: unknown;

@@ -161,7 +161,10 @@ describe('followEvents', () => {
     const waiting = Promise.all([f.next(), f.next()]);
     await tick();
     await f.return();
-    expect(await waiting).toEqual([{ done: true, value: undefined }, { done: true, value: undefined }]);
+    expect(await waiting).toEqual([
+      { done: true, value: undefined },
+      { done: true, value: undefined },
+    ]);
     expect(l.stats().listeners).toBe(0);
   });
 

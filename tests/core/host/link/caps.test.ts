@@ -30,14 +30,11 @@ describe('normalizeCaps', () => {
 });
 
 describe('capability aliases', () => {
-  it.each(['player', 'player_context', 'playercontext', 'context:player', 'PLAYER_CONTEXT', ' PlayerContext '])(
-    '%j satisfies player',
-    (spelling) => {
-      const caps = normalizeCaps([spelling])!;
-      expect(hasCap(caps, 'player')).toBe(true);
-      expect(missingCaps(caps, ['player'])).toEqual([]);
-    },
-  );
+  it.each(['player', 'player_context', 'playercontext', 'context:player', 'PLAYER_CONTEXT', ' PlayerContext '])('%j satisfies player', (spelling) => {
+    const caps = normalizeCaps([spelling])!;
+    expect(hasCap(caps, 'player')).toBe(true);
+    expect(missingCaps(caps, ['player'])).toEqual([]);
+  });
 
   it.each(['context', 'context_bundle', 'contextbundle', 'chat_context', 'context:chat'])('%j satisfies context', (spelling) => {
     expect(hasCap(normalizeCaps([spelling])!, 'context')).toBe(true);

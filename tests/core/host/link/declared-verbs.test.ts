@@ -25,7 +25,10 @@ async function linkTo(modOptions: ScriptedModOptions, linkOptions: Partial<ModLi
   const mod = await ScriptedMod.start(modOptions);
   const link = new ModLink({ vantage: 'server', modPort: mod.port, log: silentLogger(), onEvent: () => {}, ...linkOptions });
   link.start();
-  cleanups.push(() => mod.stop(), () => link.stop());
+  cleanups.push(
+    () => mod.stop(),
+    () => link.stop(),
+  );
   await waitUntil(() => link.connected, 3_000, 'the link to be ready');
   return { mod, link };
 }
@@ -50,7 +53,10 @@ async function hostWith(declares: boolean) {
   });
   const host = new Host({ link: { modPort: mod.port, reconnectMinMs: 20 }, plugins: [{ plugin: acme, source: 'npm' }] });
   await host.start();
-  cleanups.push(() => mod.stop(), () => host.stop());
+  cleanups.push(
+    () => mod.stop(),
+    () => host.stop(),
+  );
   await waitUntil(() => host.link.connected, 3_000, 'the host to connect');
   return host;
 }
@@ -82,15 +88,18 @@ describe('argument-dependent rules, declared by their plugins', () => {
   const contextCaps = { hello: { capabilities: [...SERVER_HELLO.capabilities, 'context'] } };
 
   it('CONTEXT <id> expects a context, a bare CONTEXT the cache stats', async () => {
-    const { link } = await linkTo({
-      ...contextCaps,
-      respond: (line) => {
-        if (line === 'CAPS') return [{ line: { type: 'capabilities', millis: 1, capabilities: contextCaps.hello.capabilities } }];
-        if (line === 'CONTEXT ctx-1') return strayFirst({ type: 'context_stats', millis: 1 }, { type: 'context', millis: 1, context_id: 'ctx-1' });
-        if (line === 'CONTEXT') return strayFirst({ type: 'context', millis: 1 }, { type: 'context_stats', millis: 1, cache: {} });
-        return undefined;
+    const { link } = await linkTo(
+      {
+        ...contextCaps,
+        respond: (line) => {
+          if (line === 'CAPS') return [{ line: { type: 'capabilities', millis: 1, capabilities: contextCaps.hello.capabilities } }];
+          if (line === 'CONTEXT ctx-1') return strayFirst({ type: 'context_stats', millis: 1 }, { type: 'context', millis: 1, context_id: 'ctx-1' });
+          if (line === 'CONTEXT') return strayFirst({ type: 'context', millis: 1 }, { type: 'context_stats', millis: 1, cache: {} });
+          return undefined;
+        },
       },
-    }, { verbs: builtinVerbs() });
+      { verbs: builtinVerbs() },
+    );
     await expect(link.request('CONTEXT ctx-1')).resolves.toMatchObject({ type: 'context', context_id: 'ctx-1' });
     await expect(link.request('CONTEXT')).resolves.toMatchObject({ type: 'context_stats' });
     expect(link.stats.strayReplies).toBe(2);

@@ -218,9 +218,7 @@ describe('resolvePort: server vantage discovery', () => {
   it('uses MC_AGENT_SERVER_DIR, as game dir and as mod dir', async () => {
     await put('game/mc-agent-server/port.txt', '25586');
     expect(resolvePort({ vantage: 'server', cwd: os.tmpdir(), env: { MC_AGENT_SERVER_DIR: path.join(root, 'game') } }).port).toBe(25586);
-    expect(
-      resolvePort({ vantage: 'server', cwd: os.tmpdir(), env: { MC_AGENT_SERVER_DIR: path.join(root, 'game', 'mc-agent-server') } }).port,
-    ).toBe(25586);
+    expect(resolvePort({ vantage: 'server', cwd: os.tmpdir(), env: { MC_AGENT_SERVER_DIR: path.join(root, 'game', 'mc-agent-server') } }).port).toBe(25586);
   });
 
   it('prefers --server-dir over MC_AGENT_SERVER_DIR', async () => {

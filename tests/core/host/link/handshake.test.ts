@@ -22,13 +22,22 @@ afterEach(async () => {
 async function dial(modOptions: ScriptedModOptions, linkOptions: Partial<ModLinkOptions> = {}) {
   const mod = await ScriptedMod.start(modOptions);
   const link = new ModLink({
-    vantage: 'server', modPort: mod.port, verbs: builtinVerbs(), log: silentLogger(), onEvent: () => {}, reconnectMinMs: 20, reconnectMaxMs: 50, ...linkOptions,
+    vantage: 'server',
+    modPort: mod.port,
+    verbs: builtinVerbs(),
+    log: silentLogger(),
+    onEvent: () => {},
+    reconnectMinMs: 20,
+    reconnectMaxMs: 50,
+    ...linkOptions,
   });
-  cleanups.push(() => mod.stop(), () => link.stop());
+  cleanups.push(
+    () => mod.stop(),
+    () => link.stop(),
+  );
   link.start();
   return { mod, link };
 }
-
 
 /** A mod whose answer to the handshake's CAPS waits for the test. */
 async function negotiating() {
@@ -124,7 +133,10 @@ describe('a stop while the link greets the mod', () => {
     const seen: string[] = [];
     let stopped: Promise<void> | undefined;
     const link: ModLink = new ModLink({
-      vantage: 'server', modPort: (server.address() as net.AddressInfo).port, verbs: builtinVerbs(), log: silentLogger(),
+      vantage: 'server',
+      modPort: (server.address() as net.AddressInfo).port,
+      verbs: builtinVerbs(),
+      log: silentLogger(),
       onEvent: (event) => {
         seen.push(String(event.type));
         stopped ??= link.stop();
@@ -186,7 +198,10 @@ describe('a request made while the link negotiates CAPS', () => {
   it('fails with not_connected when the connection closes instead', async () => {
     const { link, conn } = await negotiating();
     // The link state when it fails: at once on the close, not once a later connection negotiates.
-    const state = link.request('STATE').then(() => null, (err: McbridgeError) => ({ code: err.code, linkState: link.status().state }));
+    const state = link.request('STATE').then(
+      () => null,
+      (err: McbridgeError) => ({ code: err.code, linkState: link.status().state }),
+    );
     conn().socket.destroy();
     expect(await state).toEqual({ code: 'not_connected', linkState: 'connecting' });
   });

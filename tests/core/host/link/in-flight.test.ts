@@ -11,7 +11,6 @@ import { waitUntil } from '../../../support/wait-until.js';
 
 const startLink = useScriptedLinks();
 
-
 /** A mod whose STATE replies (server thread) wait for the test; MARKs are acked at once; `answer` overrides. */
 async function heldStates(answer: (line: string) => ScriptedReply[] | undefined = () => undefined) {
   const states = new Gate();
@@ -74,9 +73,8 @@ describe('a request that names error among its reply types', () => {
 describe('an error reply with a slow and a quick request out', () => {
   it('whose message is not a string names no request: it goes to the slow one', async () => {
     const { link, states } = await heldStates((line) =>
-      line === 'MARK x'
-        ? [{ line: { type: 'error', millis: 1, message: ['unknown command: MARK x'] } }, { line: { type: 'mark_ack', millis: 1, detail: 'x' } }]
-        : undefined);
+      line === 'MARK x' ? [{ line: { type: 'error', millis: 1, message: ['unknown command: MARK x'] } }, { line: { type: 'mark_ack', millis: 1, detail: 'x' } }] : undefined,
+    );
     const state = failure(link.request('STATE'));
     await states.untilHeld(1);
     await expect(link.request('MARK x')).resolves.toMatchObject({ detail: 'x' });

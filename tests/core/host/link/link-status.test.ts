@@ -124,16 +124,17 @@ describe('ModLink caps', () => {
 
   it('refuses a verb whose CAPS the mod lacks, saying which, and sends nothing', async () => {
     const verbs = builtinVerbs();
-    const { link, mod } = await startLink({
-      respond: (line) => (line === 'CAPS' ? [{ line: { type: 'capabilities', instance: 'lab', capabilities: SERVER_HELLO.capabilities } }] : undefined),
-    }, {
-      verbs: (verb, arg) => (verb === 'FLY' ? { replies: ['fly_ack'], requires: ['flight', 'state', 'wings'] } : verbs(verb, arg)),
-    });
+    const { link, mod } = await startLink(
+      {
+        respond: (line) => (line === 'CAPS' ? [{ line: { type: 'capabilities', instance: 'lab', capabilities: SERVER_HELLO.capabilities } }] : undefined),
+      },
+      {
+        verbs: (verb, arg) => (verb === 'FLY' ? { replies: ['fly_ack'], requires: ['flight', 'state', 'wings'] } : verbs(verb, arg)),
+      },
+    );
     const err = await failure(link.request('FLY high'));
     expect(err.code).toBe('unsupported_capability');
-    expect(err.message).toBe(
-      "'FLY high' needs 'flight', 'wings', which the connected lab mod does not advertise, so nothing was sent. Run `mcbridge tools` for what this mod supports.",
-    );
+    expect(err.message).toBe("'FLY high' needs 'flight', 'wings', which the connected lab mod does not advertise, so nothing was sent. Run `mcbridge tools` for what this mod supports.");
     expect(err.details).toEqual({ request: 'FLY high', missing: ['flight', 'wings'], vantage: 'server', instance: 'lab' });
     expect(mod.received).not.toContain('FLY high');
     expect(link.status().stats.requests).toBe(0);
@@ -264,13 +265,16 @@ describe('ModLink refusals', () => {
   });
 
   it('records why a connection closed while the link was up', async () => {
-    const { link, mod } = await startLink({
-      respond: (line, conn) => {
-        if (line !== 'STATE') return undefined;
-        conn.socket.destroy();
-        return [];
+    const { link, mod } = await startLink(
+      {
+        respond: (line, conn) => {
+          if (line !== 'STATE') return undefined;
+          conn.socket.destroy();
+          return [];
+        },
       },
-    }, { reconnectMinMs: 5_000, reconnectMaxMs: 5_000 });
+      { reconnectMinMs: 5_000, reconnectMaxMs: 5_000 },
+    );
     await link.request('STATE').catch(() => {});
     await waitUntil(() => !link.connected, 5_000, 'the link to notice');
     expect(link.status().lastError).toMatch(new RegExp(`^the mod connection on port ${mod.port} closed`));

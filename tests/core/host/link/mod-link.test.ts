@@ -28,7 +28,10 @@ async function setup(modOptions: ScriptedModOptions = {}, linkOptions: Partial<M
     ...linkOptions,
   });
   link.start();
-  cleanups.push(() => mod.stop(), () => link.stop());
+  cleanups.push(
+    () => mod.stop(),
+    () => link.stop(),
+  );
   return { mod, link, events };
 }
 
@@ -57,9 +60,7 @@ describe('ModLink handshake', () => {
 
   it('takes CAPS from the CAPS reply and normalises them', async () => {
     const { link } = await setup({
-      respond: (line) => (line === 'CAPS'
-        ? [{ line: { type: 'capabilities', millis: 1, instance: 'server', capabilities: [' STATE ', 'Player', 'state'] } }]
-        : undefined),
+      respond: (line) => (line === 'CAPS' ? [{ line: { type: 'capabilities', millis: 1, instance: 'server', capabilities: [' STATE ', 'Player', 'state'] } }] : undefined),
     });
     await ready(link);
     expect([...link.caps!].sort()).toEqual(['player', 'state']);
@@ -117,9 +118,7 @@ describe('ModLink handshake', () => {
 describe('ModLink reply matching', () => {
   it('discards a reply of the wrong type and hands the request its own', async () => {
     const { link } = await setup({
-      respond: (line) => (line === 'STATE'
-        ? [{ line: { type: 'pong', t: 1 } }, { delayMs: 20, line: { type: 'state', millis: 1, tick: 42 } }]
-        : undefined),
+      respond: (line) => (line === 'STATE' ? [{ line: { type: 'pong', t: 1 } }, { delayMs: 20, line: { type: 'state', millis: 1, tick: 42 } }] : undefined),
     });
     await ready(link);
     await expect(link.request('STATE')).resolves.toMatchObject({ type: 'state', tick: 42 });
@@ -144,9 +143,7 @@ describe('ModLink reply matching', () => {
 
   it('never hands a late error reply to the next request', async () => {
     const { link } = await setup({
-      respond: (line) => (line === 'CMD slow'
-        ? [{ delayMs: 200, line: { type: 'error', millis: 1, message: 'task failed: boom' } }]
-        : undefined),
+      respond: (line) => (line === 'CMD slow' ? [{ delayMs: 200, line: { type: 'error', millis: 1, message: 'task failed: boom' } }] : undefined),
     });
     await ready(link);
     expect(await errorCode(link.request('CMD slow', { timeoutMs: 30 }))).toBe('timeout');
@@ -154,10 +151,7 @@ describe('ModLink reply matching', () => {
   });
 
   it('resets the connection when an owed reply never comes, and serves the next request on a new one', async () => {
-    const { link, mod, events } = await setup(
-      { respond: (line) => (line === 'STATE' && mod.connections.length === 1 ? [] : undefined) },
-      { owedGraceMs: 100 },
-    );
+    const { link, mod, events } = await setup({ respond: (line) => (line === 'STATE' && mod.connections.length === 1 ? [] : undefined) }, { owedGraceMs: 100 });
     await ready(link);
     expect(await errorCode(link.request('STATE', { timeoutMs: 30 }))).toBe('timeout');
     await waitUntil(() => mod.connections.length === 2 && link.connected, 3_000, 'a fresh connection');
@@ -213,10 +207,7 @@ describe('ModLink reply matching', () => {
   });
 
   it('discards an oversize line, and the link keeps working', async () => {
-    const { link } = await setup(
-      { respond: (line) => (line === 'STATE' ? [{ line: 'x'.repeat(5000) }, { line: { type: 'state', millis: 1, tick: 3 } }] : undefined) },
-      { maxLineBytes: 1024 },
-    );
+    const { link } = await setup({ respond: (line) => (line === 'STATE' ? [{ line: 'x'.repeat(5000) }, { line: { type: 'state', millis: 1, tick: 3 } }] : undefined) }, { maxLineBytes: 1024 });
     await ready(link);
     await expect(link.request('STATE')).resolves.toMatchObject({ tick: 3 });
     expect(link.stats.badLines).toBe(1);
@@ -320,7 +311,10 @@ describe('ModLink connection loss', () => {
     const events: ModMessage[] = [];
     const link = new ModLink({ vantage: 'server', serverDir: dir, reconnectMinMs: 20, reconnectMaxMs: 100, log: silentLogger(), onEvent: (e) => events.push(e) });
     link.start();
-    cleanups.push(() => link.stop(), () => first.stop());
+    cleanups.push(
+      () => link.stop(),
+      () => first.stop(),
+    );
     await ready(link);
     expect(link.status().mod.port).toBe(first.port);
 

@@ -15,10 +15,7 @@ afterEach(async () => {
  * A mod whose STATE (server thread) and, optionally, MARK replies wait for the test; `answer`
  * overrides any other line.
  */
-async function setup(
-  options: { holdMarks?: boolean; answer?: (line: string, conn: ScriptedConnection) => ScriptedReply[] | undefined } = {},
-  linkOptions: Partial<ModLinkOptions> = {},
-) {
+async function setup(options: { holdMarks?: boolean; answer?: (line: string, conn: ScriptedConnection) => ScriptedReply[] | undefined } = {}, linkOptions: Partial<ModLinkOptions> = {}) {
   const states = new Gate();
   const marks = new Gate();
   let tick = 0;
@@ -36,16 +33,22 @@ async function setup(
   });
   const link = new ModLink({ vantage: 'server', modPort: mod.port, verbs: builtinVerbs(), log: silentLogger(), onEvent: () => {}, ...linkOptions });
   link.start();
-  cleanups.push(() => mod.stop(), () => link.stop());
+  cleanups.push(
+    () => mod.stop(),
+    () => link.stop(),
+  );
   await waitUntil(() => link.connected, 5_000, 'the link to be ready');
   const sent = () => mod.received.slice(1); // after CAPS
   return { mod, link, states, marks, sent };
 }
 
 function failure(promise: Promise<unknown>): Promise<McbridgeError> {
-  return promise.then(() => {
-    throw new Error('expected the request to fail');
-  }, (err: McbridgeError) => err);
+  return promise.then(
+    () => {
+      throw new Error('expected the request to fail');
+    },
+    (err: McbridgeError) => err,
+  );
 }
 
 describe('which requests may overtake a slow one', () => {

@@ -27,11 +27,17 @@ describe('queueTimeoutError', () => {
 
   it('speaks of one request in the singular, and names none in flight when none is', () => {
     expect(queueTimeoutError('WAIT 40', 200, { inFlight: [], queued: 1 }).message).toBe(
-      "no response for 'WAIT 40' within 0.2s: it waited in the queue behind 1 request and was never sent. " +
-        'Try again when the mod has caught up, or give the call a longer timeout.',
+      "no response for 'WAIT 40' within 0.2s: it waited in the queue behind 1 request and was never sent. " + 'Try again when the mod has caught up, or give the call a longer timeout.',
     );
-    expect(queueTimeoutError('MARK x', 200, { inFlight: [{ line: 'STATE', ageMs: 100 }, { line: 'CMD list', ageMs: 50 }], queued: 0 }).message)
-      .toContain("behind 2 requests (the mod is still answering 'STATE' for 0.1s, 'CMD list' for 0.1s) and was never sent.");
+    expect(
+      queueTimeoutError('MARK x', 200, {
+        inFlight: [
+          { line: 'STATE', ageMs: 100 },
+          { line: 'CMD list', ageMs: 50 },
+        ],
+        queued: 0,
+      }).message,
+    ).toContain("behind 2 requests (the mod is still answering 'STATE' for 0.1s, 'CMD list' for 0.1s) and was never sent.");
   });
 });
 

@@ -7,7 +7,6 @@ import { waitUntil } from '../../../support/wait-until.js';
 
 const setup = useScriptedLinks();
 
-
 describe('a call answers within its own timeout, counted from when it was made', () => {
   it('a request that queued before it was sent has only the rest of its time, and says how long it queued', async () => {
     const gate = new Gate();
@@ -62,10 +61,7 @@ describe('status', () => {
 
 describe('a healthy mod that answers twice the same, byte for byte', () => {
   it('the second, identical answer is delivered after the echo window, not dropped', async () => {
-    const { link } = await setup(
-      { respond: (line) => (line === 'STATE' ? [{ line: { type: 'state', millis: 1, tick: 1 } }] : undefined) },
-      { echoWindowMs: 30 },
-    );
+    const { link } = await setup({ respond: (line) => (line === 'STATE' ? [{ line: { type: 'state', millis: 1, tick: 1 } }] : undefined) }, { echoWindowMs: 30 });
     await link.request('STATE');
     const asked = Date.now();
     await expect(link.request('STATE')).resolves.toMatchObject({ type: 'state', tick: 1 });

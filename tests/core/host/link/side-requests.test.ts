@@ -16,7 +16,6 @@ const startLink = useScriptedLinks();
 /** A mod that answers every WAIT and every FROB with `replies`, in order, at once. */
 const setup = (replies: ScriptedReply[]) => startLink({ respond: (line) => (line.startsWith('WAIT') || line.startsWith('FROB') ? replies : undefined) });
 
-
 describe('a request on a connection of its own', () => {
   it('passes over replies of another type and replies with no type, and takes its own', async () => {
     const { link, mod } = await setup([
@@ -58,10 +57,7 @@ describe('side connections in use at once', () => {
   /** A mod whose WAIT replies wait for the test, each on the side connection it came in on. */
   const heldWaits = async (maxSideRequests: number) => {
     const waits = new Gate();
-    const started = await startLink(
-      { respond: (line, conn) => (line.startsWith('WAIT') ? waits.hold(conn, { type: 'wait_ack', detail: line }) : undefined) },
-      { maxSideRequests },
-    );
+    const started = await startLink({ respond: (line, conn) => (line.startsWith('WAIT') ? waits.hold(conn, { type: 'wait_ack', detail: line }) : undefined) }, { maxSideRequests });
     return { ...started, waits };
   };
 

@@ -10,7 +10,7 @@ describe('splitVerb', () => {
 });
 
 describe('resolveVerb', () => {
-  it('knows the protocol\'s own CAPS and PING in any case and spacing, without a lookup', () => {
+  it("knows the protocol's own CAPS and PING in any case and spacing, without a lookup", () => {
     expect(resolveVerb('  ping ', undefined)).toMatchObject({ replies: ['pong'], immediate: true, declared: true });
     expect(resolveVerb('caps', undefined)).toMatchObject({ replies: ['capabilities'], immediate: true, declared: true });
     expect(resolveVerb('STATE', undefined)).toMatchObject({ replies: [], immediate: false, declared: false });

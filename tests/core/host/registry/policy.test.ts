@@ -20,7 +20,7 @@ describe('policy selectors', () => {
     expect(hidden(['cap:COMMAND'])).toEqual(['command', 'command_output', 'sky_time']);
   });
 
-  it('cap: follows the alias groups of the mod\'s capability names', () => {
+  it("cap: follows the alias groups of the mod's capability names", () => {
     const ctx = tool('context', { requires: ['context_bundle'] });
     expect(policyVerdict({ deny: ['cap:context'] }, ctx)).not.toBeNull();
     expect(policyVerdict({ deny: ['cap:chat_context'] }, ctx)).not.toBeNull();
@@ -32,7 +32,7 @@ describe('policy selectors', () => {
     expect(hidden(['effect:open-world'])).toEqual(['ping_out']);
   });
 
-  it('plugin:<name> selects a plugin\'s tools; an allow list takes selectors too', () => {
+  it("plugin:<name> selects a plugin's tools; an allow list takes selectors too", () => {
     expect(hidden(['plugin:mcbridge-plugin-sky'])).toEqual(['sky_time']);
     const allowed = TOOLS.filter((t) => policyVerdict({ allow: ['cap:state', 'mark'] }, t) === null).map((t) => t.name);
     expect(allowed).toEqual(['state', 'mark']);
@@ -56,16 +56,24 @@ describe('policy entries that match nothing', () => {
   });
 
   it('a misspelt capability is fatal like a misspelt tool name, with the nearest token', () => {
-    expect(policyProblems({ deny: ['cap:comand'] }, TOOLS)).toEqual([{
-      path: 'deny[0]', entry: 'cap:comand', fatal: true,
-      message: "'cap:comand' is not a capability any tool needs; did you mean 'cap:command'? (`mcbridge tools --json` shows each tool's requires)",
-    }]);
+    expect(policyProblems({ deny: ['cap:comand'] }, TOOLS)).toEqual([
+      {
+        path: 'deny[0]',
+        entry: 'cap:comand',
+        fatal: true,
+        message: "'cap:comand' is not a capability any tool needs; did you mean 'cap:command'? (`mcbridge tools --json` shows each tool's requires)",
+      },
+    ]);
   });
 
   it('an unknown selector or plugin is fatal; a glob, effect or capability that matches nothing yet is a warning', () => {
     const problems = policyProblems({ deny: ['effect:loud', 'plugin:nope', 'nope:x', 'weather_*', 'cap:snapshot'] }, TOOLS);
     expect(problems.map((p) => [p.entry, p.fatal])).toEqual([
-      ['effect:loud', true], ['plugin:nope', true], ['nope:x', true], ['weather_*', false], ['cap:snapshot', false],
+      ['effect:loud', true],
+      ['plugin:nope', true],
+      ['nope:x', true],
+      ['weather_*', false],
+      ['cap:snapshot', false],
     ]);
     expect(problems[0].message).toContain('effect:mutating');
   });
@@ -73,9 +81,7 @@ describe('policy entries that match nothing', () => {
   it('denying a tool by name while others still need its capability is a warning that names them and the fix', () => {
     const [problem] = policyProblems({ deny: ['command'] }, TOOLS);
     expect(problem).toMatchObject({ path: 'deny[0]', fatal: false });
-    expect(problem.message).toBe(
-      "denies 'command', but 'command_output' can still do what needs the 'command' capability; deny 'cap:command' to remove every tool that needs it",
-    );
+    expect(problem.message).toBe("denies 'command', but 'command_output' can still do what needs the 'command' capability; deny 'cap:command' to remove every tool that needs it");
     expect(policyProblems({ deny: ['command', 'command_output'] }, TOOLS)).toEqual([]);
     expect(policyProblems({ deny: ['cap:command'] }, TOOLS)).toEqual([]);
   });

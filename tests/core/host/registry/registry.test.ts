@@ -134,9 +134,7 @@ describe('validatePlugin', () => {
 
   it('refuses a non-function setup or service start', () => {
     expect(caught(() => validatePlugin(plugin('s', [], { setup: 1 as never }), 'config')).message).toContain('setup');
-    expect(
-      caught(() => validatePlugin(plugin('s', [], { services: [{ name: 'svc', start: 'x' as never }] }), 'config')).message,
-    ).toContain('services[0].start');
+    expect(caught(() => validatePlugin(plugin('s', [], { services: [{ name: 'svc', start: 'x' as never }] }), 'config')).message).toContain('services[0].start');
   });
 
   it('accepts a schema from another copy of zod (recognised by shape)', () => {

@@ -32,7 +32,9 @@ describe('a tool scoped with `only`', () => {
 
   it('is hidden on another vantage, naming both', () => {
     expect(availability(r, 'client_only', view())).toEqual({
-      name: 'client_only', available: false, hiddenBy: 'scope',
+      name: 'client_only',
+      available: false,
+      hiddenBy: 'scope',
       reason: 'only for the client vantage; this daemon runs the server vantage',
     });
     expect(availability(r, 'client_only', view({ vantage: 'client' })).available).toBe(true);
@@ -85,19 +87,27 @@ describe('a tool that calls others with `uses`', () => {
 
   it('is hidden by a tool it calls, naming that tool, its reason and its missing CAPS', () => {
     expect(availability(r, 'via_missing_caps', view())).toEqual({
-      name: 'via_missing_caps', available: false, hiddenBy: 'dependency', missing: ['entities'],
+      name: 'via_missing_caps',
+      available: false,
+      hiddenBy: 'dependency',
+      missing: ['entities'],
       reason: expect.stringMatching(/^calls the tool 'needs_entities', which is hidden: .*entities/),
     });
     expect(availability(r, 'deep', view()).reason).toMatch(/^calls the tool 'via_missing_caps', which is hidden: calls the tool 'needs_entities'/);
     expect(availability(r, 'via_scope', view())).toEqual({
-      name: 'via_scope', available: false, hiddenBy: 'dependency',
+      name: 'via_scope',
+      available: false,
+      hiddenBy: 'dependency',
       reason: "calls the tool 'client_only', which is hidden: only for the client vantage; this daemon runs the server vantage",
     });
   });
 
   it('is disabled when a tool it calls does not exist or is disabled by policy', () => {
     expect(availability(r, 'via_nothing', view())).toEqual({
-      name: 'via_nothing', available: false, disabled: true, hiddenBy: 'dependency',
+      name: 'via_nothing',
+      available: false,
+      disabled: true,
+      hiddenBy: 'dependency',
       reason: "calls the tool 'no_such_tool', which no loaded plugin defines",
     });
     r.setPolicy({ deny: ['base'] });

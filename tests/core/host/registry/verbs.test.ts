@@ -52,9 +52,13 @@ describe('ToolRegistry: declared verbs', () => {
   it('refuses a verb two plugins declare with different reply types, naming both, and registers nothing of the second', () => {
     const registry = new ToolRegistry();
     registry.registerPlugin(plugin('first', { FOO: { replies: ['foo_ack'] } }));
-    const second = plugin('second', { FOO: { replies: ['foo'] }, BAR: { replies: ['bar'] } }, {
-      tools: [{ name: 'second_tool', description: 'x', input: z.object({}), run: async () => null }],
-    });
+    const second = plugin(
+      'second',
+      { FOO: { replies: ['foo'] }, BAR: { replies: ['bar'] } },
+      {
+        tools: [{ name: 'second_tool', description: 'x', input: z.object({}), run: async () => null }],
+      },
+    );
     const err = caught(() => registry.registerPlugin(second));
     expect(err.code).toBe('invalid_params');
     expect(err.message).toMatch(/'FOO' is declared differently by plugin 'first' .*and plugin 'second'/);
@@ -99,11 +103,15 @@ describe('ToolRegistry: declared verbs', () => {
 
   it('refuses, naming plugin and verb, a function rule that returns no valid spec', () => {
     const registry = new ToolRegistry();
-    registry.registerPlugin(plugin('broken', { BAD: () => ({ replies: [] }), THROWS: () => {
-      throw new Error('no ticks');
-    } }));
-    expect(caught(() => registry.verbs.lookup('BAD', 'x')).message)
-      .toMatch(/plugin 'broken' declares the mod verb 'BAD' with a function .*'BAD x': replies must name at least one reply type/);
+    registry.registerPlugin(
+      plugin('broken', {
+        BAD: () => ({ replies: [] }),
+        THROWS: () => {
+          throw new Error('no ticks');
+        },
+      }),
+    );
+    expect(caught(() => registry.verbs.lookup('BAD', 'x')).message).toMatch(/plugin 'broken' declares the mod verb 'BAD' with a function .*'BAD x': replies must name at least one reply type/);
     expect(caught(() => registry.verbs.lookup('THROWS', '')).message).toMatch(/plugin 'broken' .*'THROWS'.*no ticks/);
   });
 });
@@ -139,17 +147,19 @@ describe('ToolRegistry: what makes two declarations the same', () => {
 
   it('a function rule that fails says what it gave or threw, as an internal error naming verb and plugin', () => {
     const registry = new ToolRegistry();
-    registry.registerPlugin(plugin('broken', {
-      NOTHING: () => undefined as never,
-      EMPTY: () => ({ replies: [''] }),
-      TWICE: () => ({ replies: [], timeoutMs: 0 }),
-      THROWS: () => {
-        throw new Error('no ticks');
-      },
-      NULL: () => {
-        throw null;
-      },
-    }));
+    registry.registerPlugin(
+      plugin('broken', {
+        NOTHING: () => undefined as never,
+        EMPTY: () => ({ replies: [''] }),
+        TWICE: () => ({ replies: [], timeoutMs: 0 }),
+        THROWS: () => {
+          throw new Error('no ticks');
+        },
+        NULL: () => {
+          throw null;
+        },
+      }),
+    );
     const nothing = caught(() => registry.verbs.lookup('NOTHING', 'x'));
     expect(nothing.code).toBe('internal');
     expect(nothing.details).toEqual({ verb: 'NOTHING', plugin: 'broken' });
