@@ -47,7 +47,7 @@ export async function checkWorldDir(worldDir: string, game: { serverDir: string 
   throw new McbridgeError(
     'invalid_params',
     `world_dir ${worldDir} is outside the game's folder (${where}); fork copies only the game's worlds. ` +
-      "To fork a world elsewhere, list its parent folder in the fork plugin's allowedWorldRoots (config: fork.allowedWorldRoots)",
+      "To fork a world elsewhere, list its parent folder in the fork plugin's allowedWorldRoots (in the config: plugins: [['fork', { allowedWorldRoots: ['<folder>'] }]])",
     { worldDir, serverDir: game.serverDir, allowedWorldRoots: options.allowedWorldRoots },
   );
 }
