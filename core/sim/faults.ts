@@ -20,7 +20,12 @@ export type FaultAction =
   /** The connection drops: `before` the request runs (it never runs) or `after` it ran (its reply is lost). */
   | { hangUp: 'before' | 'after' }
   /** The request runs normally but only after this many extra milliseconds (server-thread verbs stay FIFO). */
-  | { delayMs: number };
+  | { delayMs: number }
+  /**
+   * The request runs normally, and the mod first writes these replies at once, as if answering a
+   * request nobody sent (a stray reply; `millis` is added when missing).
+   */
+  | { unsolicited: Record<string, unknown> | Array<Record<string, unknown>> };
 
 export type FaultSpec = FaultAction & {
   target: string;

@@ -473,6 +473,7 @@ export class SimulatedMod {
       if (this.silentVerbs.some((v) => canonicalVerb(v) === match.verb)) return;
       const fault = this.faultBook.take(match);
       if (fault && 'noReply' in fault) return;
+      if (fault && 'unsolicited' in fault) for (const reply of [fault.unsolicited].flat()) conn.send({ millis: this.millis(), ...reply });
       if (fault && 'hangUp' in fault && fault.hangUp === 'before') {
         this.drop(conn);
         return;

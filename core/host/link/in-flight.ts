@@ -89,7 +89,8 @@ export class InFlight<J> {
 
   /**
    * The entry a reply answers. By type (`matchesReply`), that is at most one entry. An `error` may answer any of
-   * them: `unknown command: <line>` names its line; any other error comes from a server-thread
+   * them: `unknown command: <line>` names its line, and answers nothing when no entry sent that
+   * line (a reply nobody asked for); any other error comes from a server-thread
    * verb (an immediate verb can fail only as an unknown command), so it goes to the oldest slow
    * entry, or, with only immediate ones outstanding, to the oldest, which the reader thread
    * answers first. A barrier (PING) never fails, and an entry behind one was not read yet.
@@ -99,9 +100,22 @@ export class InFlight<J> {
       return this.entries.find((e) => matchesReply(e.replies, type));
     }
     const candidates = this.entries.filter((e) => e.kind !== 'barrier' && !this.behindBarrier(e));
-    if (candidates.length <= 1) return candidates[0];
     const named = typeof reply.message === 'string' ? UNKNOWN_COMMAND.exec(reply.message)?.[1] : undefined;
-    const byLine = named === undefined ? undefined : candidates.find((e) => e.line === named);
-    return byLine ?? candidates.find((e) => !e.immediate) ?? candidates[0];
+    if (named !== undefined) return candidates.find((e) => asModReadsIt(e.line) === named);
+    return candidates.find((e) => !e.immediate) ?? candidates[0];
   }
+}
+
+/**
+ * A request line as the mod repeats it in `unknown command: <line>`: trimmed the way Java's
+ * `String.trim` does, and with lone surrogates (sent as invalid UTF-8) read as U+FFFD
+ * (docs/protocol.md#lines-and-framing).
+ */
+function asModReadsIt(line: string): string {
+  const text = Buffer.from(line, 'utf8').toString('utf8');
+  let start = 0;
+  let end = text.length;
+  while (start < end && text.charCodeAt(start) <= 0x20) start += 1;
+  while (end > start && text.charCodeAt(end - 1) <= 0x20) end -= 1;
+  return text.slice(start, end);
 }
