@@ -8,10 +8,14 @@ import base from './vitest.config.js';
  * dist/), so a run stays bounded and works in Stryker's sandbox copy of the project. `npm test`
  * never reads this file.
  */
+// `npm test`'s projects (vitest.config.ts) would each bring their own file list and run instead
+// of the `include` below: every mutant would rerun the whole fast suite.
+const { projects: _everyTest, ...baseTest } = base.test ?? {};
+
 export default defineConfig({
   ...base,
   test: {
-    ...base.test,
+    ...baseTest,
     // A mutant that makes a test wait forever fails it here, instead of costing Stryker a timeout
     // and a fresh test runner. Alone the slowest of these tests takes about 2 s; 5 s was too
     // tight for the config-reload tests on a loaded machine (a timeout would count as a kill).
@@ -36,6 +40,6 @@ export default defineConfig({
       'tests/core/frontends/mcp/stdio-transport.test.ts',
     ],
     // Reads the kernel's source text, which Stryker has rewritten with every mutant in it.
-    exclude: [...(base.test?.exclude ?? []), 'tests/core/host/no-plugin-knowledge.test.ts'],
+    exclude: [...(baseTest.exclude ?? []), 'tests/core/host/no-plugin-knowledge.test.ts'],
   },
 });
