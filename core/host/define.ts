@@ -66,19 +66,30 @@ export const toolScopeShape = z
   })
   .strict();
 
-const toolShape = z.object({
-  name: toolNameShape,
-  description: z.string().trim().min(1, 'must say what the tool does, for a model'),
-  input: zodObjectSchema,
-  output: zodSchema.optional(),
-  requires: z.array(z.string().trim().min(1)).optional(),
-  annotations: annotationsShape.optional(),
-  uses: z.array(z.string().regex(TOOL_NAME, 'must name a tool (^[a-z][a-z0-9_]{0,47}$)')).optional(),
-  only: toolScopeShape.optional(),
-  paramAliases: z.record(z.string().min(1), z.string().min(1)).optional(),
-  passthrough: z.boolean().optional(),
-  run: z.custom<ToolSpec['run']>((v) => typeof v === 'function', { message: 'expected a function (args, ctx) => result' }),
-});
+const toolShape = z
+  .object({
+    name: toolNameShape,
+    description: z.string().trim().min(1, 'must say what the tool does, for a model'),
+    input: zodObjectSchema,
+    output: zodSchema.optional(),
+    requires: z.array(z.string().trim().min(1)).optional(),
+    annotations: annotationsShape.optional(),
+    uses: z.array(z.string().regex(TOOL_NAME, 'must name a tool (^[a-z][a-z0-9_]{0,47}$)')).optional(),
+    only: toolScopeShape.optional(),
+    paramAliases: z.record(z.string().min(1), z.string().min(1)).optional(),
+    passthrough: z.boolean().optional(),
+    mcpDefaults: z.record(z.string(), z.unknown()).optional(),
+    run: z.custom<ToolSpec['run']>((v) => typeof v === 'function', { message: 'expected a function (args, ctx) => result' }),
+  })
+  .superRefine((tool, issue) => {
+    // Each MCP default must be a value the parameter itself accepts, or every MCP call would fail.
+    const shape = (tool.input as unknown as { shape?: Record<string, z.ZodType> }).shape ?? {};
+    for (const [key, value] of Object.entries(tool.mcpDefaults ?? {})) {
+      const param = shape[key];
+      if (!param) issue.addIssue({ code: 'custom', path: ['mcpDefaults', key], message: `names no parameter of the tool (parameters: ${Object.keys(shape).join(', ') || 'none'})` });
+      else if (!param.safeParse(value).success) issue.addIssue({ code: 'custom', path: ['mcpDefaults', key], message: `is not a value the parameter '${key}' accepts` });
+    }
+  });
 
 // Plugin.verbs: upper-case verb names (docs/protocol.md#server-vantage-verbs), each a spec or a function of the
 // argument; what such a function returns is checked when it runs (registry/verb-table.ts).

@@ -166,6 +166,12 @@ export interface ToolSpec<I extends AnyObjectSchema = AnyObjectSchema, O extends
    */
   paramAliases?: Record<string, string>;
   /**
+   * Argument values an MCP client gets when it leaves the key out; the local API and `ctx.call`
+   * keep the schema's own. For a tool whose predecessor answered MCP clients differently from
+   * scripts (its `mc_entities` summarised, its local `entities` did not: docs/compatibility.md).
+   */
+  mcpDefaults?: Record<string, unknown>;
+  /**
    * The tool answers with the mod's reply exactly as `ctx.request` resolved it, untouched. The
    * local API then sends the mod's own JSON text instead of encoding the object again, and the
    * host does not check it against `output` (which still describes it to MCP clients): the
@@ -293,6 +299,8 @@ export interface ManifestTool {
   hiddenBy?: HiddenBy;
   /** The upstream mod issue the tool's capability came from (player, context), supported or not. */
   dependency?: ToolDependency;
+  /** What the MCP front-end fills in for arguments a client leaves out (ToolSpec.mcpDefaults). */
+  mcpDefaults?: Record<string, unknown>;
 }
 
 export interface ToolDependency {

@@ -191,15 +191,15 @@ export const entitiesPlugin = definePlugin({
     defineTool({
       name: 'entities',
       description:
-        'Entities the game has loaded around the players. Two shapes. Summary (`summary: true`, or when `nearest` or ' +
-        '`player` is given) is the one to start with: counts by type, and the `nearest` N (default 20) around `player` ' +
-        '(name or UUID; default the first online player, on the client vantage you) with distance, position, velocity ' +
-        'and health, the centre itself left out; `radius` and `types` (a list or comma-separated, e.g. ["zombie", ' +
-        '"minecraft:cow"]) narrow it. It is ' +
-        "small whatever the world holds. Raw (the default) is the mod's full records in tick order (server vantage: " +
-        "the first online player's dimension, players included); `radius` (blocks around the first online player, needs " +
-        'one online) is applied by the mod, `types` and `limit` cut the list here (`total`, `truncated`). Raw answers ' +
-        'grow with the world: pass a radius, types or a limit when you can.',
+        'Entities the game has loaded around the players. Two shapes. Summary (the default on MCP; elsewhere ' +
+        '`summary: true`, or give `nearest` or `player`) is the one to start with: counts by type, and the `nearest` N ' +
+        '(default 20; `limit` means the same here) around `player` (name or UUID; default the first online player, on ' +
+        'the client vantage you) with distance, position, velocity and health, the centre itself left out; `radius` and ' +
+        '`types` (a list or comma-separated, e.g. ["zombie", "minecraft:cow"]) narrow it. It is small whatever the world ' +
+        "holds. Raw (`summary: false`; the default of the local API) is the mod's full records in tick order (server " +
+        "vantage: the first online player's dimension, players included); `radius` (blocks around the first online " +
+        'player, needs one online) is applied by the mod, `types` and `limit` cut the list here (`total`, `truncated`). ' +
+        'Raw answers grow with the world: pass a radius, types or a limit when you can.',
       input: z
         .object({
           radius: z
@@ -230,7 +230,7 @@ export const entitiesPlugin = definePlugin({
             .min(1, 'limit must be at least 1')
             .max(MAX_RAW_LIMIT, `limit must be at most ${MAX_RAW_LIMIT}`)
             .optional()
-            .describe('raw list: at most this many records, in tick order'),
+            .describe("raw list: at most this many records, in tick order; summary: the same as nearest (the predecessor's mc_entities limit)"),
         })
         .strict()
         .superRefine((a, issue) => {
@@ -239,17 +239,19 @@ export const entitiesPlugin = definePlugin({
             for (const field of ['nearest', 'player'] as const) {
               if (a[field] !== undefined) issue.addIssue({ code: 'custom', path: [field], message: `${field} only applies to the summary: set summary to true or drop ${field}` });
             }
-          } else if (a.limit !== undefined) {
-            issue.addIssue({ code: 'custom', path: ['limit'], message: 'limit only applies to the raw list: the summary is bounded by nearest' });
+          } else if (a.limit !== undefined && a.nearest !== undefined) {
+            issue.addIssue({ code: 'custom', path: ['limit'], message: 'limit and nearest mean the same in the summary: give one of them' });
           }
         }),
       output: entitiesResult,
       annotations: { readOnly: true, idempotent: true },
+      // The predecessor's MCP mc_entities summarised; its local API answered the raw records.
+      mcpDefaults: { summary: true },
       run: async (args, ctx) => {
         const summary = args.summary ?? (args.nearest !== undefined || args.player !== undefined);
         if (summary) {
           // The centre may not be the mod's radius centre, so the radius is applied here.
-          return summarize(await ctx.request('ENTITIES'), args, ctx);
+          return summarize(await ctx.request('ENTITIES'), { ...args, nearest: args.nearest ?? args.limit }, ctx);
         }
         const { radius, types, limit } = args;
         const reply = await ctx.request(radius ? `ENTITIES ${javaDouble(radius)}` : 'ENTITIES');

@@ -66,6 +66,9 @@ describe('entities summary', () => {
     expect(s.counts).toEqual({ 'minecraft:zombie': 7 }); // x = 100, 103, ..., 118
     expect(s.nearest.map((e: any) => e.pos[0])).toEqual([100, 103, 106]);
     expect(s).toMatchObject({ total: 302, matched: 7, truncated: true });
+    // The predecessor's mc_entities bounded its summary with `limit`: the same as nearest here.
+    const limited = (await stack.client.call('entities', { summary: true, limit: 3, types: 'zombie', player: 'alex', radius: 20 })) as Record<string, any>;
+    expect(limited.nearest).toEqual(s.nearest);
     const all = (await stack.client.call('entities', { summary: true, nearest: 500 })) as Record<string, any>;
     expect(all.counts).toEqual({ 'minecraft:sheep': 200, 'minecraft:zombie': 100, 'minecraft:player': 2 });
     expect(JSON.stringify(all.nearest[0]).length).toBeLessThan(300);
@@ -116,7 +119,7 @@ describe('entities parameters', () => {
       ['entities', { limit: 0 }, /'limit': limit must be at least 1/],
       ['entities', { summary: false, nearest: 3 }, /'nearest': nearest only applies to the summary/],
       ['entities', { summary: false, player: 'Steve' }, /'player': player only applies to the summary/],
-      ['entities', { summary: true, limit: 3 }, /'limit': limit only applies to the raw list/],
+      ['entities', { summary: true, limit: 3, nearest: 3 }, /'limit': limit and nearest mean the same in the summary/],
       ['entities', { radius: 4, sort: 'near' }, /"sort"/],
     ]);
   });

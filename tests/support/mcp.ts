@@ -4,6 +4,7 @@ import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/tran
 import { ToolListChangedNotificationSchema, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ApiClient } from '../../core/api/client.js';
+import type { Manifest } from '../../core/host/plugin-api.js';
 import { definePlugin, defineTool, HOST_API_VERSION, type McbridgeError } from '../../core/index.js';
 import { silentLogger } from '../../core/util/log.js';
 import { McpFrontend, type McpFrontendOptions } from '../../core/frontends/mcp/frontend.js';
@@ -157,7 +158,8 @@ export const CALL_TABLE: TableRow[] = [
   { tool: 'status', args: {}, expect: {} },
   { tool: 'capabilities', args: {}, expect: { type: 'capabilities' } },
   { tool: 'state', args: {}, expect: { type: 'state' } },
-  { tool: 'entities', args: { radius: 8 }, expect: { type: 'entities' } },
+  { tool: 'entities', args: { radius: 8 }, expect: { type: 'entities_summary' } },
+  { tool: 'entities', args: { radius: 8, summary: false }, expect: { type: 'entities' } },
   { tool: 'command', args: { command: 'time query daytime' }, expect: { type: 'cmd_ack' } },
   { tool: 'events', args: { since: 0, limit: 1 }, expect: {} },
   { tool: 'wait', args: { ticks: 1 }, expect: { type: 'wait_ack' } },
@@ -214,9 +216,12 @@ export async function assertTableMatches(client: Client, api: ApiClient): Promis
   // Every tool has an output schema; those that declare no object shape answer under `result`.
   expect(tools.filter((t) => !t.outputSchema)).toEqual([]);
   const wrapped = new Set(tools.filter((t) => (t.outputSchema?.required as string[] | undefined)?.includes('result') && Object.keys(t.outputSchema?.properties ?? {}).length === 1).map((t) => t.name));
+  // A tool's MCP defaults (mc_entities summarises) are what the local API gets asked for explicitly.
+  const manifest = (await api.call('tools', {})) as Manifest;
+  const mcpDefaults = new Map(manifest.tools.map((t) => [t.name, t.mcpDefaults ?? {}]));
   for (const row of CALL_TABLE) {
     const label = `${row.tool} ${JSON.stringify(row.args)}`;
-    const direct = await viaApi(api, row);
+    const direct = await viaApi(api, { ...row, args: { ...mcpDefaults.get(row.tool), ...row.args } });
     const mcp = await viaMcp(client, row);
     if (row.expect.code) {
       expect(direct, label).toMatchObject({ ok: false, code: row.expect.code });

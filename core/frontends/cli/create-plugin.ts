@@ -39,7 +39,11 @@ export function pluginNames(name: string): PluginNames {
 /** `^0.1.0` style: the mcbridge versions whose plugin API and behaviour this one was written for. */
 export const MCBRIDGE_RANGE = `^${VERSION}`;
 
-export function pluginPackageJson(names: PluginNames, mcbridgeDir: string): Record<string, unknown> {
+/**
+ * mcbridge is a peer, by version range only: a path to this clone would break when the folder
+ * moves. npm installs peers, so the README has the clone (or its .tgz) linked first.
+ */
+export function pluginPackageJson(names: PluginNames): Record<string, unknown> {
   return {
     name: names.packageName,
     version: '0.1.0',
@@ -60,7 +64,6 @@ export function pluginPackageJson(names: PluginNames, mcbridgeDir: string): Reco
     peerDependencies: { mcbridge: MCBRIDGE_RANGE, zod: '^4.0.0' },
     devDependencies: {
       '@types/node': '^20.19.0',
-      mcbridge: `file:${mcbridgeDir}`,
       typescript: '5.9.3',
       vitest: '4.1.12',
       zod: '^4.0.0',
@@ -156,23 +159,33 @@ it('vanishes on a mod without the state capability', async () => {
 `;
 }
 
+/** Where mcbridge comes from while it is not on the npm registry: the same line in the README and the CLI's hint. */
+export const LINK_MCBRIDGE = 'npm install --no-save';
+
 export function pluginReadme({ packageName, short, toolPrefix }: PluginNames): string {
   return `# ${packageName}
 
 An mcbridge plugin, made with \`mcbridge create-plugin\`.
 
+mcbridge is not on the npm registry, so give npm your copy of it first: the folder of a clone
+(built with \`npm run build\`), of a global install (\`$(npm root -g)/mcbridge\`), or the \`.tgz\`
+that \`npm pack\` makes there. \`--no-save\` keeps the path out of package.json, so this folder
+still works when moved; later \`npm install\`s keep that copy.
+
 \`\`\`sh
-npm install        # mcbridge itself comes from the path in devDependencies (it is not on npm)
+${LINK_MCBRIDGE} /path/to/mcbridge   # once; the path create-plugin printed
+npm install        # the rest; mcbridge (^${VERSION}) is a peer dependency
 npm test           # vitest, on mcbridge's simulated mod
 npm run build      # dist/, what the package ships
 \`\`\`
 
 Use it from a server directory: \`npm pack\` here, then there
-\`npm install --legacy-peer-deps /path/to/<the .tgz>\` (the flag keeps npm from fetching the
-\`mcbridge\` peer from the registry, where that name is not mcbridge's), and in its
-\`mcbridge.config.ts\`:
+\`npm install --legacy-peer-deps /path/to/<the .tgz>\` (the flag keeps npm from looking for the
+\`mcbridge\` peer on the registry, where it is not), and in its \`mcbridge.config.ts\`:
 
 \`\`\`ts
+import { defineConfig } from 'mcbridge';
+
 export default defineConfig({ plugins: [['${short}', { greeting: 'Hi' }]] });
 \`\`\`
 
@@ -181,9 +194,9 @@ export default defineConfig({ plugins: [['${short}', { greeting: 'Hi' }]] });
 }
 
 /** Every file of a new plugin package, by path inside it. */
-export function pluginFiles(names: PluginNames, mcbridgeDir: string): Record<string, string> {
+export function pluginFiles(names: PluginNames): Record<string, string> {
   return {
-    'package.json': JSON.stringify(pluginPackageJson(names, mcbridgeDir), null, 2) + '\n',
+    'package.json': JSON.stringify(pluginPackageJson(names), null, 2) + '\n',
     'tsconfig.json': PLUGIN_TSCONFIG,
     'src/index.ts': pluginSource(names),
     'test/plugin.test.ts': pluginTest(names),
@@ -195,9 +208,9 @@ export function pluginFiles(names: PluginNames, mcbridgeDir: string): Record<str
 export function createPluginCommand(name: string, opts: { dir?: string }): void {
   const names = pluginNames(name);
   const dir = path.resolve(opts.dir ?? names.packageName.replace(/^@[^/]+\//, ''));
-  const mcbridgeDir = runningMcbridgeRoot();
-  if (!mcbridgeDir) throw new UsageError('cannot tell where this mcbridge is installed; run create-plugin from an installed mcbridge');
-  const written = writeNewFiles(dir, pluginFiles(names, mcbridgeDir), 'Pick another name or --dir, or remove them first.');
+  const written = writeNewFiles(dir, pluginFiles(names), 'Pick another name or --dir, or remove them first.');
+  // This machine's copy goes in the hint only, never in a file (the folder may move).
+  const mcbridgeDir = runningMcbridgeRoot() ?? '/path/to/mcbridge';
   process.stdout.write(JSON.stringify({ package: names.packageName, dir, files: written.map((f) => path.relative(dir, f)) }, null, 2) + '\n');
-  process.stderr.write(`created ${names.packageName} in ${dir}: cd there, then npm install && npm test\n`);
+  process.stderr.write(`created ${names.packageName} in ${dir}: cd there, then ${LINK_MCBRIDGE} ${JSON.stringify(mcbridgeDir)} && npm install && npm test\n`);
 }

@@ -11,7 +11,7 @@ import { VERSION } from '../../util/version.js';
 import { objectParam, RPC, RpcError, stringParam } from './jsonrpc.js';
 import { McpSession, type RequestExtra } from './protocol.js';
 import { GUIDE_PROMPT, guidePrompt, guideResult, INSTRUCTIONS } from './prompts.js';
-import { errorResult, projectTools, registryToolName, successResult, toolListKey } from './projection.js';
+import { errorResult, mcpArguments, projectTools, registryToolName, successResult, toolListKey } from './projection.js';
 import { ResourceHub } from './resources.js';
 import { DaemonUpstream, type UpstreamOptions } from './upstream.js';
 
@@ -137,7 +137,11 @@ export class McpFrontend {
       }
       if (extra.signal.aborted) throw new McbridgeError('cancelled', `the call to '${name}' was cancelled`);
       try {
-        const result = await this.upstream.call(name, args, { signal: extra.signal, onProgress: progressForwarder(extra), session: extra.sessionId?.slice(0, 8) ?? String(session) });
+        const result = await this.upstream.call(name, mcpArguments(entry, args), {
+          signal: extra.signal,
+          onProgress: progressForwarder(extra),
+          session: extra.sessionId?.slice(0, 8) ?? String(session),
+        });
         return successResult(result, entry);
       } catch (err) {
         if (LOCAL_WHEN_UNREACHABLE.has(name) && err instanceof McbridgeError && err.details?.reason === 'daemon_unreachable') {

@@ -49,13 +49,28 @@ function isObjectSchema(schema: Record<string, unknown> | undefined): schema is 
   return schema !== undefined && schema.type === 'object';
 }
 
+/** The input schema with the tool's MCP defaults shown as `default` on their properties. */
+function mcpInputSchema(tool: ManifestTool): Record<string, unknown> {
+  const schema = isObjectSchema(tool.inputSchema) ? tool.inputSchema : { type: 'object' as const, properties: {} };
+  if (!tool.mcpDefaults || !isObject(schema.properties)) return schema;
+  const properties: Record<string, unknown> = { ...schema.properties };
+  for (const [key, value] of Object.entries(tool.mcpDefaults)) {
+    if (isObject(properties[key])) properties[key] = { ...properties[key], default: value };
+  }
+  return { ...schema, properties };
+}
+
+/** The arguments a tool runs with on MCP: the client's, and its MCP defaults for keys it left out. */
+export function mcpArguments(tool: Pick<ManifestTool, 'mcpDefaults'>, args: Record<string, unknown>): Record<string, unknown> {
+  return tool.mcpDefaults ? { ...tool.mcpDefaults, ...args } : args;
+}
+
 /** The MCP tool for one available manifest entry. */
 export function mcpTool(tool: ManifestTool, toolNames: ReadonlySet<string>): Tool {
-  const inputSchema = isObjectSchema(tool.inputSchema) ? tool.inputSchema : { type: 'object' as const, properties: {} };
   const out: Tool = {
     name: mcpToolName(tool.name),
     description: mcpDescription(tool.description, toolNames),
-    inputSchema: portableSchema(inputSchema) as Tool['inputSchema'],
+    inputSchema: portableSchema(mcpInputSchema(tool)) as Tool['inputSchema'],
     annotations: mcpAnnotations(tool.annotations),
   };
   out.outputSchema = portableSchema(mcpOutputSchema(tool)) as Tool['outputSchema'];

@@ -277,6 +277,7 @@ export class ToolRegistry extends EventEmitter {
       if (tool.uses.length > 0) entry.uses = tool.uses;
       if (tool.only) entry.only = tool.only;
       if (tool.outputSchema) entry.outputSchema = tool.outputSchema;
+      if (tool.spec.mcpDefaults) entry.mcpDefaults = tool.spec.mcpDefaults;
       if (a.missing) entry.missing = a.missing;
       if (a.reason) entry.reason = a.reason;
       if (a.hiddenBy) entry.hiddenBy = a.hiddenBy;

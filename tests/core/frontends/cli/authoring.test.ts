@@ -33,26 +33,54 @@ function link(dir: string, name: string, target: string): void {
   fs.symlinkSync(target, path.join(dir, 'node_modules', name), 'dir');
 }
 
-describe('mcbridge create-plugin', () => {
-  const dir = path.join(scratch, 'mcbridge-plugin-weather');
+/** The ```ts block of a README. */
+function readmeSnippet(readme: string): string {
+  const start = readme.indexOf('```ts\n');
+  expect(start, 'the README shows a config').toBeGreaterThan(0);
+  return readme.slice(start + 6, readme.indexOf('```', start + 6));
+}
 
-  it('writes the package of docs/plugins.md, file for file', async () => {
+describe('mcbridge create-plugin', () => {
+  const written = path.join(scratch, 'mcbridge-plugin-weather');
+  // Where the package is used from: moved after it was written, as a shared or copied folder is.
+  const dir = path.join(scratch, 'elsewhere', 'weather');
+
+  it('writes the package of docs/plugins.md, file for file, with no path of this machine in it', async () => {
     const run = await runCli(['create-plugin', 'weather'], { cwd: scratch });
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ package: 'mcbridge-plugin-weather', dir });
-    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
-    // The one line that differs: where this machine's mcbridge is.
-    expect(manifest.devDependencies.mcbridge).toBe(`file:${REPO}`);
-    const docManifest = JSON.parse(documented('package.json'));
-    expect(docManifest.devDependencies.mcbridge).toBe('file:/path/to/mcbridge');
-    expect({ ...manifest, devDependencies: { ...manifest.devDependencies, mcbridge: 'x' } }).toEqual({ ...docManifest, devDependencies: { ...docManifest.devDependencies, mcbridge: 'x' } });
-    expect(manifest).toMatchObject({ type: 'module', exports: { '.': { types: './dist/index.d.ts', import: './dist/index.js' } }, peerDependencies: { mcbridge: expect.stringMatching(/^\^0\./) } });
-    for (const file of ['tsconfig.json', 'src/index.ts', 'test/plugin.test.ts']) {
-      expect(fs.readFileSync(path.join(dir, file), 'utf8'), file).toBe(documented(file));
+    expect(JSON.parse(run.stdout)).toMatchObject({ package: 'mcbridge-plugin-weather', dir: written });
+    // This machine's copy of mcbridge is named in the hint, never in a file.
+    expect(run.stderr).toContain(`npm install --no-save ${JSON.stringify(REPO)} && npm install && npm test`);
+    const files = ['package.json', 'tsconfig.json', 'src/index.ts', 'test/plugin.test.ts', 'README.md', '.gitignore'];
+    for (const file of files) {
+      const text = fs.readFileSync(path.join(written, file), 'utf8');
+      expect(text, file).not.toContain(REPO);
+      expect(text, file).not.toContain(scratch);
+      expect(text, file).not.toMatch(/file:/);
     }
+    const manifest = JSON.parse(fs.readFileSync(path.join(written, 'package.json'), 'utf8'));
+    expect(manifest).toEqual(JSON.parse(documented('package.json')));
+    expect(manifest).toMatchObject({ type: 'module', exports: { '.': { types: './dist/index.d.ts', import: './dist/index.js' } }, peerDependencies: { mcbridge: expect.stringMatching(/^\^0\./) } });
+    expect(manifest.devDependencies).not.toHaveProperty('mcbridge');
+    for (const file of ['tsconfig.json', 'src/index.ts', 'test/plugin.test.ts']) {
+      expect(fs.readFileSync(path.join(written, file), 'utf8'), file).toBe(documented(file));
+    }
+    fs.mkdirSync(path.dirname(dir));
+    fs.renameSync(written, dir);
   });
 
-  it('builds with tsc and passes its own test with vitest', () => {
+  it("compiles its README's config snippet as written, against mcbridge's types", () => {
+    const server = path.join(scratch, 'typed-server');
+    fs.mkdirSync(server);
+    fs.writeFileSync(path.join(server, 'package.json'), '{ "type": "module" }\n');
+    fs.writeFileSync(path.join(server, 'mcbridge.config.ts'), readmeSnippet(fs.readFileSync(path.join(dir, 'README.md'), 'utf8')));
+    link(server, 'mcbridge', REPO);
+    const tsc = path.join(REPO, 'node_modules/typescript/bin/tsc');
+    const flags = ['--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', 'mcbridge.config.ts'];
+    execFileSync(process.execPath, [tsc, ...flags], { cwd: server, stdio: 'pipe' });
+  }, 60_000);
+
+  it('builds with tsc and passes its own test with vitest, after the move', () => {
     // What `npm install` lays down from its devDependencies, linked to this repository's copies.
     link(dir, 'mcbridge', REPO);
     for (const name of ['zod', 'vitest', '@types/node']) link(dir, name, fs.realpathSync(path.join(REPO, 'node_modules', name)));
@@ -89,7 +117,7 @@ describe('mcbridge create-plugin', () => {
   it('refuses to write over an existing package (exit 1, invalid_params), and bad names are usage errors (exit 2)', async () => {
     const before = fs.readFileSync(path.join(dir, 'src/index.ts'), 'utf8');
     fs.writeFileSync(path.join(dir, 'src/index.ts'), before + '// edited\n');
-    const again = await runCli(['create-plugin', 'weather'], { cwd: scratch });
+    const again = await runCli(['create-plugin', 'weather', '--dir', dir], { cwd: scratch });
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/package\.json, .*src\/index\.ts.* already exist; nothing was written\. .*\[invalid_params\]/);
     expect(fs.readFileSync(path.join(dir, 'src/index.ts'), 'utf8')).toBe(before + '// edited\n');

@@ -50,6 +50,15 @@ describe('validatePlugin', () => {
     expect(err.message).toContain('^[a-z][a-z0-9_]{0,47}$');
   });
 
+  it('refuses MCP defaults that name no parameter or that the parameter does not accept', () => {
+    const input = z.object({ summary: z.boolean().optional() });
+    expect(() => validatePlugin(plugin('mine', [tool('t', { input, mcpDefaults: { summary: true } })]), 'config')).not.toThrow();
+    expect(() => validatePlugin(plugin('mine', [tool('t', { input, mcpDefaults: { sumary: true } })]), 'config')).toThrow(
+      /tools\[0\]\.mcpDefaults\.sumary \(tool 't'\) names no parameter of the tool \(parameters: summary\)/,
+    );
+    expect(() => validatePlugin(plugin('mine', [tool('t', { input, mcpDefaults: { summary: 'yes' } })]), 'config')).toThrow(/mcpDefaults\.summary .*is not a value the parameter 'summary' accepts/);
+  });
+
   it('refuses a tool name that is too long', () => {
     expect(() => validatePlugin(plugin('mine', [tool('a'.repeat(49))]), 'config')).toThrow(/tools\[0\]\.name/);
     expect(() => validatePlugin(plugin('mine', [tool('a'.repeat(48))]), 'config')).not.toThrow();
