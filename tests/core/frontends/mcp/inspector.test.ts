@@ -50,7 +50,8 @@ describe('the MCP Inspector CLI against mcbridge mcp', { timeout: 120_000 }, () 
 
     const entities = await inspector(target, ['--method', 'tools/call', '--tool-name', 'mc_entities', '--tool-arg', 'radius=8']);
     expect(entities.code, entities.stderr).toBe(0);
-    expect(JSON.parse(entities.json.content[0].text)).toMatchObject({ type: 'entities', radius: 8 });
+    // MCP summarises by default, as the predecessor's mc_entities did (the tool's mcpDefaults).
+    expect(JSON.parse(entities.json.content[0].text)).toMatchObject({ type: 'entities_summary', radius: 8 });
     expect(entities.json.structuredContent).toEqual(JSON.parse(entities.json.content[0].text));
     expect(list.json.tools.filter((t: { outputSchema?: unknown }) => !t.outputSchema)).toEqual([]);
 
