@@ -20,7 +20,12 @@ export class EventFrameEncoder {
   private scratch = Buffer.allocUnsafeSlow(64 * 1024);
   private readonly heads = new Map<string, string>();
 
-  constructor(private readonly log: EventLog) {}
+  /** Where an event's JSON comes from: one log, or the log of the event's target on a daemon with several. */
+  private readonly logOf: (event: RecordedEvent) => EventLog;
+
+  constructor(log: EventLog | ((event: RecordedEvent) => EventLog)) {
+    this.logOf = typeof log === 'function' ? log : () => log;
+  }
 
   /** The frames of these events, in order, as one buffer of its own. */
   encode(events: readonly RecordedEvent[]): Buffer {
@@ -30,7 +35,7 @@ export class EventFrameEncoder {
       const head = this.head(event.category);
       pieces.push(head);
       units += head.length + 2;
-      for (const piece of this.log.jsonPieces(event)) {
+      for (const piece of this.logOf(event).jsonPieces(event)) {
         pieces.push(piece);
         units += piece.length;
       }

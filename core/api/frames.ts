@@ -59,6 +59,8 @@ export interface GapFrame {
   fromSeq: number;
   toSeq: number;
   streamId: string;
+  /** On a daemon of several targets: whose events these were. */
+  target?: string;
 }
 
 export type ServerFrame = ResponseFrame | EventFrame | ProgressFrame | GapFrame;

@@ -5,8 +5,9 @@ import { Cancellation } from '../host/cancel.js';
 import { replyText } from '../host/link/reply-text.js';
 import { ActivityLog, type Caller } from './activity-log.js';
 import { EventFrameEncoder } from './event-frames.js';
-import type { Host } from '../host/host.js';
-import { describeZodError } from '../host/host.js';
+import { Host, describeZodError } from '../host/host.js';
+import { Targets } from './targets.js';
+import { linksSection, listTargets, targetsManifest } from './target-views.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../util/lines.js';
 import type { Logger } from '../util/log.js';
 import { isLoopback } from '../util/net.js';
@@ -60,10 +61,12 @@ interface Connection {
   /** The peer's address, for the auth throttle and logs. */
   address: string;
   reader: RequestReader;
-  topics: Set<string>;
+  /** Subscribed categories (or `*`), per target. */
+  topics: Map<string, Set<string>>;
   /** Keyed by the request id itself: a Map tells 1 from "1", as the ids' JSON does. */
   inFlight: Map<RequestId, Cancellation>;
-  gap: { dropped: number; fromSeq: number; toSeq: number } | null;
+  /** Events not pushed since the connection fell behind, per target (each has its own seq). */
+  gaps: Map<string, { dropped: number; fromSeq: number; toSeq: number }>;
   /** The batch this connection has been brought up to date with, and how far (see `deliver`). */
   batch: EventBatch | null;
   delivered: number;
@@ -76,8 +79,12 @@ interface Connection {
 export class LocalApiServer {
   private readonly server: net.Server;
   private readonly connections = new Set<Connection>();
-  private readonly unsubscribeLog: () => void;
-  private readonly onSurface: () => void;
+  readonly targets: Targets;
+  /** Per attached host: what undoes the attaching. */
+  private readonly attached = new Map<Host, () => void>();
+  private readonly onTargetsChange: (change: { added?: Host; removed?: Host }) => void;
+  /** Counts surface changes of every target, and targets coming and going: the merged manifest's revision. */
+  private surfaceRevision = 0;
   private boundPort: number | null = null;
   private readonly bindHost: string;
   /** Events recorded in this tick, pushed to subscribers on the next one (see `deliver`). */
@@ -90,21 +97,52 @@ export class LocalApiServer {
   private accepted = 0;
 
   constructor(
-    private readonly host: Host,
+    hostOrTargets: Host | Targets,
     private readonly options: LocalApiOptions,
   ) {
+    this.targets = hostOrTargets instanceof Host ? Targets.of(hostOrTargets) : hostOrTargets;
     this.bindHost = options.host ?? DEFAULT_API_HOST;
     this.server = net.createServer((socket) => this.accept(socket));
-    this.encoder = new EventFrameEncoder(host.events);
+    this.encoder = new EventFrameEncoder((event) => (this.targets.get(event.target ?? '') ?? this.targets.hostsList()[0]!).events);
     this.pushBufferBytes = options.pushBufferBytes ?? DEFAULT_PUSH_BUFFER_BYTES;
     this.maxOutputBytes = options.maxOutputBytes ?? this.pushBufferBytes + RESPONSE_OVERSHOOT_BYTES;
     this.guard = options.token ? new ConnectionGuard(options.token, options.guard, options.log) : null;
     // The API's own logger: its lines say part "api" and carry the record under `activity`.
     this.activity = new ActivityLog({ ...options.activityLog, log: options.log });
-    this.unsubscribeLog = host.events.subscribe((event) => this.push(event));
-    this.onSurface = () => this.pushSurface();
-    host.on('surface', this.onSurface);
-    host.addStatusSection('api', () => ({
+    for (const host of this.targets.hostsList()) this.attach(host);
+    this.onTargetsChange = ({ added, removed }) => {
+      if (added) this.attach(added);
+      if (removed) this.detach(removed);
+      this.surfaceChanged();
+    };
+    this.targets.on('change', this.onTargetsChange);
+  }
+
+  /** Push a target's events and surface changes, and show the API (and every link) in its `status`. */
+  private attach(host: Host): void {
+    const unsubscribe = host.events.subscribe((event) => this.push(event));
+    const onSurface = () => this.surfaceChanged();
+    host.on('surface', onSurface);
+    host.addStatusSection('api', () => this.apiStatus());
+    if (this.targets.size > 1 || this.targets.defaultTarget !== null) host.addStatusSection('targets', () => linksSection(this.targets));
+    this.attached.set(host, () => {
+      unsubscribe();
+      host.off('surface', onSurface);
+    });
+  }
+
+  private detach(host: Host): void {
+    this.attached.get(host)?.();
+    this.attached.delete(host);
+    for (const conn of this.connections) {
+      conn.topics.delete(host.target);
+      conn.gaps.delete(host.target);
+    }
+  }
+
+  private apiStatus(): Record<string, unknown> {
+    const options = this.options;
+    return {
       host: this.bindHost,
       port: this.boundPort,
       clients: this.connections.size,
@@ -115,7 +153,7 @@ export class LocalApiServer {
       paused: [...this.connections].filter((c) => c.reader.paused).length,
       pendingAuth: this.guard?.pending ?? 0,
       ...(this.activity.status() ? { activityLog: this.activity.status() } : {}),
-    }));
+    };
   }
 
   /** Bind; refuses a short token, and a non-loopback address unless allowed and protected by a token. */
@@ -149,8 +187,8 @@ export class LocalApiServer {
   }
 
   async close(): Promise<void> {
-    this.unsubscribeLog();
-    this.host.off('surface', this.onSurface);
+    this.targets.off('change', this.onTargetsChange);
+    for (const host of [...this.attached.keys()]) this.detach(host);
     for (const conn of this.connections) {
       for (const cancel of conn.inFlight.values()) cancel.abort();
       conn.socket.destroy();
@@ -187,9 +225,9 @@ export class LocalApiServer {
         onAllowanceSpent: () =>
           this.refuse(conn, new McbridgeError('unauthorized', `no request carrying the token within the first ${this.guard!.limits.preAuthBytes} bytes; send "auth" with the first request`)),
       }),
-      topics: new Set(),
+      topics: new Map(),
       inFlight: new Map(),
-      gap: null,
+      gaps: new Map(),
       batch: null,
       delivered: 0,
     };
@@ -248,12 +286,14 @@ export class LocalApiServer {
     try {
       switch (frame.method) {
         case 'ping':
-          return this.reply(conn, id, { pong: true, connected: this.host.link.connected });
+          return this.reply(conn, id, this.ping());
         case 'subscribe':
         case 'unsubscribe':
           return this.reply(conn, id, this.subscribe(conn, frame.method, params));
         case 'tools':
-          return this.reply(conn, id, this.host.manifest());
+          return this.reply(conn, id, targetsManifest(this.targets, this.surfaceRevision));
+        case 'targets':
+          return this.reply(conn, id, listTargets(this.targets));
         case 'cancel':
           return this.reply(conn, id, this.cancel(conn, params));
         case 'stop':
@@ -280,13 +320,23 @@ export class LocalApiServer {
     conn.inFlight.set(key, cancel);
     const caller: Caller = { frontend: frame.caller?.frontend ?? 'api', conn: conn.n, remote: conn.address };
     if (frame.caller?.session) caller.session = frame.caller.session;
-    const tool = this.host.registry.get(frame.method);
+    let routed: ReturnType<Targets['route']>;
+    try {
+      routed = this.targets.route(frame.method, params);
+    } catch (err) {
+      conn.inFlight.delete(key);
+      this.send(conn, errorFrame(id, toMcbridgeError(err)));
+      return;
+    }
+    const { host } = routed;
+    const tool = host.registry.get(frame.method);
     const mutating = tool?.annotations.readOnly !== true;
+    // Its args keep `target`: the log says which game a call went to.
     const ended = this.activity.begin({ id, tool: frame.method, caller, mutating, args: params });
     // A tool may report progress from a timer that outlives it: nothing may follow the response.
     let settled = false;
     try {
-      const result = await this.host.call(frame.method, params, {
+      const result = await host.call(frame.method, routed.params, {
         signal: cancel,
         // The predecessor's clients sent null and numbers as text; MCP clients were shown the strict schema.
         lenientParams: caller.frontend !== 'mcp',
@@ -307,23 +357,46 @@ export class LocalApiServer {
     }
   }
 
-  private subscribe(conn: Connection, method: 'subscribe' | 'unsubscribe', params: Record<string, unknown>): { subscribed: string[]; ignored?: string[]; warning?: string } {
+  private ping(): Record<string, unknown> {
+    const implicit = this.targets.implicit();
+    if (this.targets.size === 1 && implicit) return { pong: true, connected: implicit.link.connected };
+    const targets = Object.fromEntries(this.targets.hostsList().map((h) => [h.target, h.link.connected]));
+    return { pong: true, connected: implicit ? implicit.link.connected : Object.values(targets).every(Boolean), targets };
+  }
+
+  /**
+   * `subscribe {events, target?}`: the target rule of every call (docs/local-api.md), and `*`
+   * or a list for several. On a daemon of several targets the answer also says what each has.
+   */
+  private subscribe(
+    conn: Connection,
+    method: 'subscribe' | 'unsubscribe',
+    params: Record<string, unknown>,
+  ): { subscribed: string[]; targets?: Record<string, string[]>; ignored?: string[]; warning?: string } {
     const parsed = subscribeParams.safeParse(params);
     if (!parsed.success) throw new McbridgeError('invalid_params', `invalid params for '${method}': ${describeZodError(parsed.error)}`);
+    const hosts = this.targets.pickMany(params.target);
     const { topics: named, unknown } = sortTopics(parsed.data.events);
     const topics = named.includes('*') ? ['*'] : named;
     // Events recorded before this change go out under the old topics: a subscription
     // starts with the events recorded after it, an unsubscribe ends after those before it.
     this.catchUp(conn);
-    for (const topic of topics) {
-      if (method === 'subscribe') conn.topics.add(topic);
-      else if (topic === '*') conn.topics.clear();
-      else conn.topics.delete(topic);
+    for (const host of hosts) {
+      let own = conn.topics.get(host.target);
+      if (!own) conn.topics.set(host.target, (own = new Set()));
+      for (const topic of topics) {
+        if (method === 'subscribe') own.add(topic);
+        else if (topic === '*') own.clear();
+        else own.delete(topic);
+      }
+      if (own.size === 0) conn.topics.delete(host.target);
     }
-    const subscribed = [...conn.topics].sort();
-    if (unknown.length === 0) return { subscribed };
+    const subscribed = [...new Set(hosts.flatMap((h) => [...(conn.topics.get(h.target) ?? [])]))].sort();
+    const answer: { subscribed: string[]; targets?: Record<string, string[]> } = { subscribed };
+    if (this.targets.size > 1) answer.targets = Object.fromEntries([...conn.topics].map(([name, own]) => [name, [...own].sort()]));
+    if (unknown.length === 0) return answer;
     const warning = `ignored unknown ${unknown.length === 1 ? 'category' : 'categories'} ${unknown.map((u) => `'${u}'`).join(', ')}; ` + `known: ${[...SUBSCRIPTION_TOPICS, '*'].join(', ')}`;
-    return { subscribed, ignored: unknown, warning };
+    return { ...answer, ignored: unknown, warning };
   }
 
   private cancel(conn: Connection, params: Record<string, unknown>): { cancelled: boolean } {
@@ -408,34 +481,56 @@ export class LocalApiServer {
     conn.batch = batch;
     conn.delivered = batch.length;
     if (conn.topics.size === 0 || from >= batch.length || conn.socket.destroyed) return;
-    const everything = conn.topics.has('*');
-    const events = everything && from === 0 && encodedAll ? batch : batch.slice(from).filter((e) => everything || conn.topics.has(e.category));
+    const everything = this.takesEverything(conn);
+    const events = everything && from === 0 && encodedAll ? batch : batch.slice(from).filter((e) => everything || wants(conn, e));
     if (events.length === 0) return;
-    if (conn.gap || conn.socket.writableLength > this.pushBufferBytes) {
-      const last = events[events.length - 1]!.seq;
-      if (conn.gap) {
-        conn.gap.dropped += events.length;
-        conn.gap.toSeq = last;
-      } else {
-        conn.gap = { dropped: events.length, fromSeq: events[0]!.seq, toSeq: last };
+    if (conn.gaps.size > 0 || conn.socket.writableLength > this.pushBufferBytes) {
+      for (const event of events) {
+        const target = event.target ?? '';
+        const gap = conn.gaps.get(target);
+        if (gap) {
+          gap.dropped += 1;
+          gap.toSeq = event.seq;
+        } else {
+          conn.gaps.set(target, { dropped: 1, fromSeq: event.seq, toSeq: event.seq });
+        }
       }
       return;
     }
     conn.socket.write(events === batch ? encodedAll!() : this.encoder.encode(events));
   }
 
+  /** Subscribed to every category of every target: a whole batch goes out as it is. */
+  private takesEverything(conn: Connection): boolean {
+    if (conn.topics.size !== this.targets.size) return false;
+    for (const topics of conn.topics.values()) if (!topics.has('*')) return false;
+    return true;
+  }
+
+  /** One gap frame per target that lost events, naming it on a daemon of several. */
   private flushGap(conn: Connection): void {
-    if (!conn.gap) return;
-    const frame: GapFrame = { type: 'gap', ...conn.gap, streamId: this.host.events.streamId };
-    conn.gap = null;
-    this.send(conn, frame);
+    if (conn.gaps.size === 0) return;
+    const gaps = [...conn.gaps];
+    conn.gaps.clear();
+    for (const [target, gap] of gaps) {
+      const host = this.targets.get(target);
+      if (!host) continue;
+      const frame: GapFrame = { type: 'gap', ...gap, streamId: host.events.streamId };
+      if (this.targets.size > 1) frame.target = target;
+      this.send(conn, frame);
+    }
+  }
+
+  private surfaceChanged(): void {
+    this.surfaceRevision += 1;
+    this.pushSurface();
   }
 
   private pushSurface(): void {
     let line: string | undefined;
     for (const conn of this.connections) {
-      if (!conn.topics.has('surface') && !conn.topics.has('*')) continue;
-      line ??= JSON.stringify({ type: 'event', event: 'surface', data: this.host.manifest() }) + '\n';
+      if (![...conn.topics.values()].some((topics) => topics.has('surface') || topics.has('*'))) continue;
+      line ??= JSON.stringify({ type: 'event', event: 'surface', data: targetsManifest(this.targets, this.surfaceRevision) }) + '\n';
       if (conn.socket.destroyed) continue;
       this.catchUp(conn);
       if (!this.overflowed(conn)) conn.socket.write(line);
@@ -444,3 +539,9 @@ export class LocalApiServer {
 }
 
 export { SUBSCRIPTION_TOPICS };
+
+/** Whether a connection subscribed to this event's target and category. */
+function wants(conn: Connection, event: RecordedEvent): boolean {
+  const topics = conn.topics.get(event.target ?? '');
+  return topics !== undefined && (topics.has('*') || topics.has(event.category));
+}

@@ -15,7 +15,24 @@ export type PluginConfigEntry = Plugin | string | [Plugin | string, unknown?] | 
  * Daemon options, tool policy and `watch` (the `mcbridge run` flags, camelCased; a flag on the
  * command line wins) come from the option table, core/authoring/options.ts, docs included.
  */
+/**
+ * One game server of a daemon that reaches several (`targets`): the link options a daemon of one
+ * game takes, its own simulated mod, and whether calls that name no target go to it.
+ */
+export interface TargetOptions extends Pick<DaemonOptionValues, 'serverDir' | 'portFile' | 'modPort' | 'modHost' | 'vantage' | 'reconnectDelay' | 'buffer' | 'bufferBytes'> {
+  /** An in-process simulated mod of its own (a seed makes its world reproducible). */
+  sim?: boolean | { seed?: number };
+  /** The target a call that names none goes to. */
+  default?: boolean;
+}
+
 export interface McbridgeConfig extends DaemonOptionValues {
+  /**
+   * Several game servers behind one daemon, by name (letters, digits, `.`, `_`, `-`): `{ live: {
+   * serverDir: 'live' }, lab: { sim: true, default: true } }`. Without it the flat options are the
+   * one target `default`. Beside it, `serverDir`, `portFile`, `modPort` and `sim` belong inside a target.
+   */
+  targets?: Record<string, TargetOptions>;
   /**
    * Plugins beyond the built-ins, with their options: `[plugin, options]`. A built-in's name with
    * options (`['webhook', { ... }]`) configures that built-in.

@@ -10,6 +10,8 @@ import { builtinEntries } from './builtins.js';
 import type { SimulatedMod } from '../sim/index.js';
 import { DEFAULT_API_HOST, DEFAULT_API_PORT } from '../api/address.js';
 import { portTakenError } from './port-taken.js';
+import { DEFAULT_TARGET, Targets } from '../api/targets.js';
+import type { TargetSpec } from './config/targets.js';
 
 export interface DaemonOptions {
   vantage?: Vantage;
@@ -32,14 +34,25 @@ export interface DaemonOptions {
   configDir?: string;
   /** Leave the built-in plugins out (tests of a plugin on its own). */
   builtins?: boolean;
+  /**
+   * Several game servers, a host each (a config's `targets`). Without it `vantage`, `link`,
+   * `buffer`, `bufferBytes` and `sim` above are the one target `default`.
+   */
+  targets?: TargetSpec[];
   log: Logger;
 }
 
 export interface Daemon {
+  /** The default target's host (the only one's, on a daemon of one game; else the first's). */
   host: Host;
+  /** Every target's host, by name. */
+  targets: Targets;
   api: LocalApiServer;
   apiAddress: { host: string; port: number };
+  /** The default target's simulated mod, if it runs one. */
   sim: SimulatedMod | null;
+  /** Every target's simulated mod, by target name. */
+  sims: Map<string, SimulatedMod>;
   /** The config in force, when one was given. */
   config: ConfigRuntime | null;
   /** Resolves when a client called `stop` or `stop()` ran. */
@@ -47,50 +60,56 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-/** Assemble and start a daemon: host, built-in plugins, local API, optional simulated mod. */
-export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
-  const vantage = options.vantage ?? 'server';
-  let sim: SimulatedMod | null = null;
-  let link = options.link ?? {};
-  let simDriver: PluginEntry | null = null;
-  if (options.sim) {
-    // The sim, its driver and the config runtime load only when used (docs/decisions.md, "run loads what it uses").
-    const [{ startSim }, { simDriverPlugin }] = await Promise.all([import('../sim/index.js'), import('./sim-driver.js')]);
-    const simOptions = typeof options.sim === 'object' ? options.sim : {};
-    sim = await startSim({ vantage, port: 0, worldDisk: {}, ...simOptions }); // a world folder, so fork works on --sim
-    link = { ...link, modPort: sim.port };
-    simDriver = { plugin: simDriverPlugin(sim), source: 'built-in' };
-    options.log.info({ port: sim.port, dir: sim.dir }, `simulated ${vantage}-vantage mod listening on 127.0.0.1:${sim.port}`);
-  }
-  const host = new Host({
-    vantage,
-    link,
-    configDir: options.configDir ?? options.config?.loaded.dir,
+/** The flat options as the one target `default`. */
+function defaultTarget(options: DaemonOptions): TargetSpec & { simDir?: string } {
+  const sim = options.sim ? (typeof options.sim === 'object' ? options.sim : {}) : false;
+  return {
+    name: DEFAULT_TARGET,
+    default: false,
+    vantage: options.vantage,
+    link: options.link ?? {},
     buffer: options.buffer,
     bufferBytes: options.bufferBytes,
-    log: options.log,
-    policy: options.policy,
-    plugins: [
-      ...(options.builtins === false ? [] : builtinEntries(options.config?.loaded)),
-      // Only a daemon that owns its sim can drive it (sim_chat, sim_join...).
-      ...(simDriver ? [simDriver] : []),
-      ...(options.plugins ?? []),
-    ],
-  });
+    sim: sim === false ? false : { ...(sim.seed !== undefined ? { seed: sim.seed } : {}) },
+    ...(sim !== false && sim.dir !== undefined ? { simDir: sim.dir } : {}),
+  };
+}
+
+/** Assemble and start a daemon: a host per target with the built-in plugins, the local API, simulated mods if asked. */
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const specs = options.targets ?? [defaultTarget(options)];
+  const targets = new Targets();
+  const sims = new Map<string, SimulatedMod>();
+  const stopSims = async () => {
+    for (const sim of sims.values()) await sim.stop();
+  };
+  try {
+    for (const spec of specs) {
+      const { host, sim } = await buildTarget(spec, targets, options);
+      targets.add(host, { default: spec.default });
+      if (sim) sims.set(spec.name, sim);
+    }
+  } catch (err) {
+    await stopSims();
+    throw err;
+  }
+  const host = targets.implicit() ?? targets.hostsList()[0]!;
+  const sim = sims.get(host.target) ?? null;
+  const vantage = host.vantage;
   if (!options.config) {
     // With a config, its plan checks the merged policy; without one, the flags are checked here.
     const problems = policyProblems(options.policy ?? {}, host.registry.list());
     for (const p of problems.filter((x) => !x.fatal)) options.log.warn({ entry: p.entry }, `policy: ${p.message}`);
     const fatal = problems.filter((x) => x.fatal);
     if (fatal.length > 0) {
-      await sim?.stop();
+      await stopSims();
       throw new McbridgeError('invalid_params', fatal.map((p) => `--${p.path.replace(/\[\d+\]$/, '')}: ${p.message}`).join('\n'), { problems: fatal });
     }
   }
   let config: ConfigRuntime | null = null;
   if (options.config) {
     const { ConfigRuntime } = await import('./config/runtime.js');
-    config = new ConfigRuntime(host, {
+    config = new ConfigRuntime(targets, {
       loaded: options.config.loaded,
       overrides: options.policy,
       watch: options.config.watch,
@@ -99,8 +118,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     try {
       await config.start();
     } catch (err) {
-      await host.stop();
-      await sim?.stop();
+      for (const h of targets.hostsList()) await h.stop();
+      await stopSims();
       throw err;
     }
   }
@@ -114,8 +133,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       const steps: Array<[string, (() => Promise<void>) | undefined]> = [
         ['config', config ? () => config!.close() : undefined],
         ['api', () => api.close()],
-        ['host', () => host.stop()],
-        ['sim', sim ? () => sim!.stop() : undefined],
+        ...targets.hostsList().map((h): [string, () => Promise<void>] => [`host ${h.target}`, () => h.stop()]),
+        ['sims', () => stopSims()],
       ];
       for (const [part, step] of steps) {
         try {
@@ -129,18 +148,64 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     return stopping;
   };
 
-  const api = new LocalApiServer(host, { ...options.api, log: options.log.child({ part: 'api' }), onStop: () => void stop() });
+  const api = new LocalApiServer(targets, { ...options.api, log: options.log.child({ part: 'api' }), onStop: () => void stop() });
   let apiAddress: { host: string; port: number };
   try {
     apiAddress = await api.listen();
   } catch (err) {
     await config?.close();
-    await sim?.stop();
+    await stopSims();
     if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     throw await portTakenError({ host: options.api?.host ?? DEFAULT_API_HOST, port: options.api?.port ?? DEFAULT_API_PORT, token: options.api?.token });
   }
-  await host.start();
+  for (const h of targets.hostsList()) await h.start();
   config?.watch();
-  options.log.info({ api: apiAddress, vantage }, `mcbridge daemon listening on ${apiAddress.host}:${apiAddress.port}`);
-  return { host, api, apiAddress, sim, config, stopped, stop };
+  const names = targets.size > 1 ? { targets: targets.names() } : {};
+  options.log.info({ api: apiAddress, vantage, ...names }, `mcbridge daemon listening on ${apiAddress.host}:${apiAddress.port}`);
+  return { host, targets, api, apiAddress, sim, sims, config, stopped, stop };
+}
+
+/**
+ * One target: its host with the built-in plugins (a fresh instance each, so no state is shared
+ * between targets), its simulated mod if it asks for one, and calls whose args name another
+ * target routed there.
+ */
+async function buildTarget(spec: TargetSpec & { simDir?: string }, targets: Targets, options: DaemonOptions): Promise<{ host: Host; sim: SimulatedMod | null }> {
+  const vantage = spec.vantage ?? 'server';
+  let link: LinkSettings = spec.link;
+  let sim: SimulatedMod | null = null;
+  let simDriver: PluginEntry | null = null;
+  if (spec.sim !== false) {
+    // The sim, its driver and the config runtime load only when used (docs/decisions.md, "run loads what it uses").
+    const [{ startSim }, { simDriverPlugin }] = await Promise.all([import('../sim/index.js'), import('./sim-driver.js')]);
+    // A world folder, so fork works on --sim.
+    sim = await startSim({ vantage, port: 0, worldDisk: {}, ...spec.sim, ...(spec.simDir !== undefined ? { dir: spec.simDir } : {}) });
+    link = { ...link, modPort: sim.port };
+    simDriver = { plugin: simDriverPlugin(sim), source: 'built-in' };
+    const named = spec.name === DEFAULT_TARGET ? '' : ` for target ${spec.name}`;
+    options.log.info({ port: sim.port, dir: sim.dir, target: spec.name }, `simulated ${vantage}-vantage mod${named} listening on 127.0.0.1:${sim.port}`);
+  }
+  const host: Host = new Host({
+    target: spec.name,
+    vantage,
+    link,
+    configDir: options.configDir ?? options.config?.loaded.dir,
+    buffer: spec.buffer,
+    bufferBytes: spec.bufferBytes,
+    log: spec.name === DEFAULT_TARGET ? options.log : options.log.child({ target: spec.name }),
+    policy: options.policy,
+    // `ctx.call(tool, { target: 'lab', ... })` from a composite on `live` runs on `lab`.
+    route: (name, args, callOptions) => {
+      if (args === null || typeof args !== 'object' || Array.isArray(args) || !('target' in args)) return host.call(name, args, callOptions);
+      const routed = targets.route(name, args as Record<string, unknown>);
+      return routed.host.call(name, routed.params, callOptions);
+    },
+    plugins: [
+      ...(options.builtins === false ? [] : builtinEntries(options.config?.loaded)),
+      // Only a daemon that owns its sim can drive it (sim_chat, sim_join...).
+      ...(simDriver ? [simDriver] : []),
+      ...(options.plugins ?? []),
+    ],
+  });
+  return { host, sim };
 }

@@ -15,6 +15,8 @@ export const ERROR_CODES = [
   'mod_error', // the mod answered with an error reply
   'unavailable', // the daemon cannot serve this now (e.g. shutting down)
   'busy', // another operation holds what this one needs (a fork running on this game); retry when it ends
+  'target_required', // the daemon serves several targets (game servers) and the call named none, with no default
+  'target_unknown', // the call named a target the daemon does not serve
   'internal', // a bug: a handler threw something unexpected
 ] as const;
 

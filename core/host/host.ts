@@ -31,6 +31,8 @@ export interface PluginEntry {
 export type LinkSettings = Omit<ModLinkOptions, 'vantage' | 'log' | 'onEvent'>;
 
 export interface HostOptions {
+  /** The target (game server) this host serves, stamped on its events; a daemon's single one is `default`. */
+  target?: string;
   vantage?: Vantage;
   link?: LinkSettings;
   /** Event ring capacity. */
@@ -46,6 +48,11 @@ export interface HostOptions {
   cancelGraceMs?: number;
   /** The config file's folder, which plugins resolve their paths against (`ctx.configDir`); default: the working directory. */
   configDir?: string;
+  /**
+   * How a tool's or a plugin's `ctx.call` reaches a tool: a daemon with several targets routes
+   * a call whose args name another target there. Default: this host.
+   */
+  route?: (name: string, args: unknown, options: CallOptions) => Promise<unknown>;
 }
 
 export const DEFAULT_SETUP_TIMEOUT_MS = 10_000;
@@ -74,6 +81,7 @@ export { describeZodError };
  * and runs tool calls with a context. Front-ends talk to it and to nothing else.
  */
 export class Host extends EventEmitter {
+  readonly target: string;
   readonly vantage: Vantage;
   readonly configDir: string;
   private readonly setupTimeoutMs: number;
@@ -93,14 +101,19 @@ export class Host extends EventEmitter {
   private started = false;
   private lastSurfaceKey = '';
 
+  /** Where `ctx.call` goes (see `HostOptions.route`). */
+  private readonly route: (name: string, args: unknown, options: CallOptions) => Promise<unknown>;
+
   constructor(options: HostOptions = {}) {
     super();
+    this.route = options.route ?? ((name, args, opts) => this.call(name, args, opts));
+    this.target = options.target ?? 'default';
     this.vantage = options.vantage ?? 'server';
     this.configDir = path.resolve(options.configDir ?? process.cwd());
     this.log = options.log ?? silentLogger();
     this.setupTimeoutMs = options.setupTimeoutMs ?? DEFAULT_SETUP_TIMEOUT_MS;
     this.cancelGraceMs = options.cancelGraceMs ?? DEFAULT_SETUP_TIMEOUT_MS;
-    this.events = new EventLog({ capacity: options.buffer, maxBytes: options.bufferBytes });
+    this.events = new EventLog({ capacity: options.buffer, maxBytes: options.bufferBytes, target: this.target });
     this.registry = new ToolRegistry(options.policy);
     this.link = new ModLink({
       ...options.link,
@@ -116,7 +129,7 @@ export class Host extends EventEmitter {
       vantage: this.vantage,
       log: this.log,
       configDir: this.configDir,
-      call: (name, args, opts) => this.call(name, args, opts),
+      call: (name, args, opts) => this.route(name, args, opts),
       eventsView: (signal, scope) => this.eventsView(signal, scope),
       view: () => this.view(),
     };
@@ -257,7 +270,7 @@ export class Host extends EventEmitter {
       configDir: record.configDir ?? this.configDir,
       events: this.eventsView(record.stopController.signal),
       host: this.view(),
-      call: (tool, args) => this.call(tool, args ?? {}, { signal: record.stopController.signal }),
+      call: (tool, args) => this.route(tool, args ?? {}, { signal: record.stopController.signal }),
       signal: record.stopController.signal,
     };
   }
@@ -340,6 +353,7 @@ export class Host extends EventEmitter {
     const manifest = this.manifest();
     const out: HostStatus = {
       version: VERSION,
+      target: this.target,
       connected: link.connected,
       state: link.state,
       vantage: this.vantage,
@@ -389,6 +403,7 @@ export class Host extends EventEmitter {
 
   view(): HostView {
     return {
+      target: this.target,
       status: () => this.status(),
       surface: () => this.surface(),
       manifest: () => this.manifest(),

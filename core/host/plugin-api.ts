@@ -62,6 +62,8 @@ export interface EventsView {
 /** What `status` reports; the daemon adds sections (e.g. `config`, `api`), services theirs as `plugin:service`. */
 export interface HostStatus {
   version: string;
+  /** The target (game server) this host serves; `default` on a daemon with one. */
+  target: string;
   connected: boolean;
   state: LinkState;
   vantage: Vantage;
@@ -84,6 +86,8 @@ export interface HostStatus {
 
 /** Read-only facts about the host, for status-like tools. */
 export interface HostView {
+  /** The target (game server) this plugin instance serves: each target sets its plugins up on its own. */
+  readonly target: string;
   status(): HostStatus;
   surface(): Surface;
   manifest(): Manifest;

@@ -5,7 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Host } from '../../host/host.js';
+import { Host } from '../../host/host.js';
+import { Targets } from '../../api/targets.js';
 import type { Logger } from '../../util/log.js';
 import { policyProblems, type ToolPolicy } from '../../host/registry/policy.js';
 import type { Plugin } from '../../host/plugin-api.js';
@@ -144,12 +145,15 @@ function restartOnlyChanges(before: LoadedConfig, after: LoadedConfig): string[]
   return changed;
 }
 
-/** Keeps a host in step with its config file. */
+/** Keeps every target's host in step with the config file: each gets the same plugins, composites and policy. */
 export class ConfigRuntime {
   private loaded: LoadedConfig;
   private closed = false;
-  /** Plugins this runtime loaded: name → key (same key on a reload = kept as it is). */
-  private readonly managed = new Map<string, string>();
+  /** Per host, the plugins this runtime loaded: name → key (same key on a reload = kept as it is). */
+  private readonly managedBy = new Map<Host, Map<string, string>>();
+  /** The plan in force, for a target added later. */
+  private plan: ConfigPlan | null = null;
+  private readonly targets: Targets;
   private watcher: fs.FSWatcher | null = null;
   private debounce: NodeJS.Timeout | null = null;
   private queue: Promise<unknown> = Promise.resolve();
@@ -159,12 +163,39 @@ export class ConfigRuntime {
   private readonly log: Logger;
 
   constructor(
-    private readonly host: Host,
+    hostOrTargets: Host | Targets,
     private readonly options: ConfigRuntimeOptions,
   ) {
+    this.targets = hostOrTargets instanceof Host ? Targets.of(hostOrTargets) : hostOrTargets;
     this.loaded = options.loaded;
     this.log = options.log.child({ part: 'config' });
+    for (const host of this.targets.hostsList()) host.addStatusSection('config', () => this.status());
+  }
+
+  /** The host every plan is checked against: all get the same plugins, so any one will do. */
+  private get host(): Host {
+    return this.targets.hostsList()[0]!;
+  }
+
+  private managedOf(host: Host): Map<string, string> {
+    let managed = this.managedBy.get(host);
+    if (!managed) this.managedBy.set(host, (managed = new Map()));
+    return managed;
+  }
+
+  private get managed(): Map<string, string> {
+    return this.managedOf(this.host);
+  }
+
+  /** Give a target added while running the config in force (its plugins, composites, policy). */
+  async join(host: Host): Promise<void> {
     host.addStatusSection('config', () => this.status());
+    if (this.plan) await this.applyTo(host, this.plan);
+  }
+
+  /** Forget a target that was removed. */
+  leave(host: Host): void {
+    this.managedBy.delete(host);
   }
 
   get file(): string | null {
@@ -187,36 +218,42 @@ export class ConfigRuntime {
     await this.apply(plan);
   }
 
-  /** Swap in a checked plan as one surface revision. Unchanged npm plugins keep running. */
+  /** Swap in a checked plan on every target, each as one surface revision. Unchanged npm plugins keep running. */
   private async apply(plan: ConfigPlan): Promise<{ added: string[]; removed: string[] }> {
     const before = new Set(this.host.registry.list().map((t) => t.name));
+    for (const host of this.targets.hostsList()) await this.applyTo(host, plan);
+    this.plan = plan;
+    const after = new Set(this.host.registry.list().map((t) => t.name));
+    return { added: [...after].filter((n) => !before.has(n)), removed: [...before].filter((n) => !after.has(n)) };
+  }
+
+  private async applyTo(host: Host, plan: ConfigPlan): Promise<void> {
+    const managed = this.managedOf(host);
     const wanted = new Map(plan.plugins.map((p) => [p.plugin.name, p]));
     const failed = new Set(
-      this.host
+      host
         .plugins()
         .filter((p) => p.state === 'failed')
         .map((p) => p.name),
     );
-    await this.host.registry.batch(async () => {
-      for (const [name, key] of [...this.managed]) {
+    await host.registry.batch(async () => {
+      for (const [name, key] of [...managed]) {
         const next = wanted.get(name);
         if (next && next.key === key && !failed.has(name) && name !== COMPOSITES_PLUGIN) continue;
-        await this.host.remove(name);
-        this.managed.delete(name);
+        await host.remove(name);
+        managed.delete(name);
       }
       for (const entry of plan.plugins) {
-        if (this.managed.has(entry.plugin.name)) continue;
-        await this.host.use(entry.plugin, { source: entry.source, options: entry.options, from: entry.from });
-        this.managed.set(entry.plugin.name, entry.key);
+        if (managed.has(entry.plugin.name)) continue;
+        await host.use(entry.plugin, { source: entry.source, options: entry.options, from: entry.from });
+        managed.set(entry.plugin.name, entry.key);
       }
       if (plan.compositesPlugin) {
-        await this.host.use(plan.compositesPlugin, { source: 'config', from: plan.loaded.file ?? plan.loaded.dir });
-        this.managed.set(COMPOSITES_PLUGIN, 'composites');
+        await host.use(plan.compositesPlugin, { source: 'config', from: plan.loaded.file ?? plan.loaded.dir });
+        managed.set(COMPOSITES_PLUGIN, 'composites');
       }
-      this.host.registry.setPolicy(plan.policy);
+      host.registry.setPolicy(plan.policy);
     });
-    const after = new Set(this.host.registry.list().map((t) => t.name));
-    return { added: [...after].filter((n) => !before.has(n)), removed: [...before].filter((n) => !after.has(n)) };
   }
 
   /** Load the file again and apply it; on any error the running set stays as it was. */

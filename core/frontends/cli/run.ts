@@ -6,6 +6,8 @@ import { startDaemon } from '../../daemon/daemon.js';
 import { createLogger } from '../../util/log.js';
 import type { ToolPolicy } from '../../host/registry/policy.js';
 import { fromCommandLine, resolveOption } from './options.js';
+import { LINK_KEYS, targetSpecs } from '../../daemon/config/targets.js';
+import { UsageError } from './exit.js';
 
 /** 1 MiB: `pushBuffer` is given in MiB, the API counts bytes. */
 const MiB = 1024 * 1024;
@@ -32,7 +34,27 @@ export async function runCommand(cmd: Command, started: () => void = () => {}): 
   const given = groupKeys('policy').map((key) => [key, fromCommandLine(cmd, key)] as const);
   const policy: ToolPolicy = Object.fromEntries(given.filter(([, value]) => value !== undefined));
 
+  const targets = loaded?.config.targets;
+  if (targets) {
+    const given = LINK_KEYS.filter((key) => fromCommandLine(cmd, key) !== undefined);
+    if (given.length > 0) {
+      throw new UsageError(
+        `the config lists targets, so ${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} would be ambiguous: set it on a target in the config, or run with --no-config`,
+      );
+    }
+  }
   const daemon = await startDaemon({
+    ...(targets
+      ? {
+          targets: targetSpecs(targets, loaded!.dir, {
+            vantage: option('vantage'),
+            modHost: option('modHost'),
+            reconnectDelay: option('reconnectDelay'),
+            buffer: option('buffer'),
+            bufferBytes: option('bufferBytes'),
+          }),
+        }
+      : {}),
     vantage: option('vantage'),
     sim: option('sim'),
     buffer: option('buffer'),

@@ -18,7 +18,7 @@ export function predecessorJson(value: unknown): string {
 }
 
 /** Bookkeeping every record carries: left out of the text line, which names the event itself. */
-const BOOKKEEPING = new Set(['type', 'seq', 'streamId', 'eventId', 'category', 'receivedAt', 'millis', 'event', 'modSeq', 'seq', 'text', 'sender', 'contextId', 'context_id', 'context']);
+const BOOKKEEPING = new Set(['type', 'target', 'seq', 'streamId', 'eventId', 'category', 'receivedAt', 'millis', 'event', 'modSeq', 'seq', 'text', 'sender', 'contextId', 'context_id', 'context']);
 
 function clock(ms: number): string {
   const d = new Date(ms);
@@ -27,7 +27,9 @@ function clock(ms: number): string {
 
 /** One line for a person: time, seq, category, and what happened. */
 export function textLine(event: RecordedEvent): string {
-  const head = `${clock(event.receivedAt)} #${event.seq} ${event.category.padEnd(6)}`;
+  // A daemon of one game calls it `default`; a name says which game on a daemon of several.
+  const where = event.target !== undefined && event.target !== 'default' ? `${event.target} ` : '';
+  const head = `${clock(event.receivedAt)} ${where}#${event.seq} ${event.category.padEnd(6)}`;
   const sender = typeof event.sender === 'string' ? `<${event.sender}> ` : '';
   const text = typeof event.text === 'string' ? event.text : '';
   const rest = Object.entries(event).filter(([k, v]) => !BOOKKEEPING.has(k) && v !== undefined);

@@ -7,6 +7,8 @@ import { canSplice, spliceEventJson } from './event-json.js';
 export interface RecordedEvent extends Record<string, unknown> {
   type: string;
   seq: number;
+  /** The target (game server) it came from: `default` on a daemon with one. */
+  target?: string;
   streamId: string;
   eventId: string;
   category: EventCategory;
@@ -99,7 +101,10 @@ export class EventLog {
   private readonly listeners = new Set<EventListener>();
   private readonly byCategory: Record<string, number> = {};
 
-  constructor(options: { capacity?: number; maxBytes?: number; streamId?: string } = {}) {
+  /** Stamped on every event; none for a log outside a daemon (tests, embedding code). */
+  readonly target: string | undefined;
+
+  constructor(options: { capacity?: number; maxBytes?: number; streamId?: string; target?: string } = {}) {
     const capacity = options.capacity ?? DEFAULT_BUFFER;
     if (!Number.isInteger(capacity) || capacity < 1) {
       throw new McbridgeError('invalid_params', `the event buffer must hold at least 1 event, got ${capacity}`);
@@ -114,8 +119,10 @@ export class EventLog {
     this.sources = new Array(capacity);
     this.sizes = new Array(capacity).fill(0);
     this.streamId = options.streamId ?? randomBytes(16).toString('hex');
+    this.target = options.target;
     const escaped = JSON.stringify(this.streamId);
-    this.idsJson = `,"streamId":${escaped},"eventId":${escaped.slice(0, -1)}:`;
+    const target = this.target === undefined ? '' : `,"target":${JSON.stringify(this.target)}`;
+    this.idsJson = `${target},"streamId":${escaped},"eventId":${escaped.slice(0, -1)}:`;
   }
 
   get lastSeq(): number {
@@ -173,6 +180,11 @@ export class EventLog {
     if (raw.seq !== undefined) event.modSeq = raw.seq;
     event.type = type;
     event.seq = this.seq;
+    if (this.target !== undefined) {
+      // A mod field of the same name is kept beside ours, as `seq` is.
+      if (raw.target !== undefined) event.modTarget = raw.target;
+      event.target = this.target;
+    }
     event.streamId = this.streamId;
     event.eventId = `${this.streamId}:${this.seq}`;
     event.category = categorize(type);
@@ -186,7 +198,7 @@ export class EventLog {
     while (this.count === this.capacity || (this.count > 0 && this.bytes + size > this.maxBytes)) this.evictOldest();
     const slot = (this.start + this.count) % this.capacity;
     this.ring[slot] = event;
-    this.sources[slot] = source !== undefined && canSplice(raw) ? source : undefined;
+    this.sources[slot] = source !== undefined && canSplice(raw) && (this.target === undefined || raw.target === undefined) ? source : undefined;
     this.sizes[slot] = size;
     this.bytes += size;
     this.count += 1;

@@ -181,6 +181,11 @@ export class ModLink extends EventEmitter {
     await this.loop;
   }
 
+  /** The game folder this link discovers the mod's port in, as configured. */
+  get serverDir(): string | null {
+    return this.opts.serverDir ?? null;
+  }
+
   status(): LinkStatus {
     return {
       state: this.state,

@@ -1,0 +1,124 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../../../core/api/client.js';
+import { startDaemon, type Daemon } from '../../../../core/daemon/daemon.js';
+import { silentLogger } from '../../../../core/util/log.js';
+import { startSim, type SimulatedMod } from '../../../../core/sim/index.js';
+import { waitUntil } from '../../../support/helpers.js';
+import { failure } from '../../../support/errors.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0).reverse()) await fn();
+});
+
+/** Two sims, `live` and `lab`, each a target of one daemon; `lab` the default unless told otherwise. */
+async function twoTargets(options: { defaultTarget?: 'live' | 'lab' | null } = {}): Promise<{ daemon: Daemon; client: ApiClient; live: SimulatedMod; lab: SimulatedMod }> {
+  const live = await startSim({ port: 0, seed: 1 });
+  const lab = await startSim({ port: 0, seed: 2 });
+  cleanups.push(
+    () => live.stop(),
+    () => lab.stop(),
+  );
+  const fast = { reconnectMinMs: 20, reconnectMaxMs: 200 };
+  const chosen = options.defaultTarget === undefined ? 'lab' : options.defaultTarget;
+  const daemon = await startDaemon({
+    log: silentLogger(),
+    configDir: live.dir,
+    api: { port: 0 },
+    targets: [
+      { name: 'live', default: chosen === 'live', link: { modPort: live.port, ...fast }, sim: false },
+      { name: 'lab', default: chosen === 'lab', link: { modPort: lab.port, ...fast }, sim: false },
+    ],
+  });
+  cleanups.push(() => daemon.stop());
+  await waitUntil(() => daemon.targets.hostsList().every((h) => h.link.connected), 5_000, 'both targets to connect');
+  const client = await ApiClient.connect({ port: daemon.apiAddress.port });
+  cleanups.push(() => client.close());
+  return { daemon, client, live, lab };
+}
+
+describe('one daemon, two targets', () => {
+  it('routes each call by its target, the default without one, and names the known targets for an unknown one', async () => {
+    const { client, live, lab } = await twoTargets();
+    const marks = (sim: SimulatedMod) => sim.received.filter((line) => line.startsWith('MARK'));
+    await client.call('mark', { text: 'hello live', target: 'live' });
+    expect(marks(live)).toEqual(['MARK hello live']);
+    expect(marks(lab)).toEqual([]);
+    await client.call('mark', { text: 'to the default' });
+    expect(marks(lab)).toEqual(['MARK to the default']);
+    expect(marks(live)).toHaveLength(1);
+
+    const unknown = await failure(client.call('state', { target: 'staging' }));
+    expect(unknown.code).toBe('target_unknown');
+    expect(unknown.message).toContain('live, lab');
+  });
+
+  it('refuses a call that names no target when none is the default: target_required', async () => {
+    const { client } = await twoTargets({ defaultTarget: null });
+    const err = await failure(client.call('state', {}));
+    expect(err.code).toBe('target_required');
+    expect(err.message).toMatch(/--target|MCBRIDGE_TARGET/);
+    await expect(client.call('state', { target: 'live' })).resolves.toBeTruthy();
+  });
+
+  it('stamps every event with its target and keeps each target’s seq its own', async () => {
+    const { client, live, lab } = await twoTargets();
+    const liveHost = (await client.call('events', { target: 'live', limit: 1 })) as { next: number };
+    const labHost = (await client.call('events', { target: 'lab', limit: 1 })) as { next: number };
+    live.chat('Alex', 'one');
+    live.chat('Alex', 'two');
+    lab.chat('Steve', 'three');
+    const livePage = await waitForEvents(client, 'live', liveHost.next, 2);
+    const labPage = await waitForEvents(client, 'lab', labHost.next, 1);
+    expect(livePage.map((e) => [e.target, e.text])).toEqual([
+      ['live', 'one'],
+      ['live', 'two'],
+    ]);
+    expect(labPage.map((e) => [e.target, e.text])).toEqual([['lab', 'three']]);
+    expect(livePage[1]!.seq).toBe((livePage[0]!.seq as number) + 1);
+  });
+
+  it('pushes a subscriber the targets it asked for, each event naming its own', async () => {
+    const { daemon, client, live, lab } = await twoTargets();
+    const seen: Array<Record<string, unknown>> = [];
+    client.on('event', (frame: { data: Record<string, unknown> }) => seen.push(frame.data));
+    const answer = (await client.call('subscribe', { events: ['chat'], target: ['live'] })) as { subscribed: string[]; targets: Record<string, string[]> };
+    expect(answer.targets).toEqual({ live: ['chat'] });
+    lab.chat('Steve', 'not pushed');
+    live.chat('Alex', 'pushed');
+    await waitUntil(() => seen.length >= 1, 2_000, 'the pushed chat');
+    await client.call('subscribe', { events: ['chat'], target: '*' });
+    lab.chat('Steve', 'now pushed');
+    await waitUntil(() => seen.length >= 2, 2_000, 'the second pushed chat');
+    expect(seen.map((e) => [e.target, e.text])).toEqual([
+      ['live', 'pushed'],
+      ['lab', 'now pushed'],
+    ]);
+    expect(daemon.targets.names()).toEqual(['live', 'lab']);
+  });
+
+  it('lists every target with its link, CAPS and default, and the tools list names the targets', async () => {
+    const { client } = await twoTargets();
+    const listed = (await client.call('targets', {})) as { targets: Array<Record<string, unknown>>; default: string; count: number };
+    expect(listed.count).toBe(2);
+    expect(listed.default).toBe('lab');
+    expect(listed.targets.map((t) => [t.name, t.default, t.connected, t.transport])).toEqual([
+      ['live', false, true, 'legacy'],
+      ['lab', true, true, 'legacy'],
+    ]);
+    expect(listed.targets[0]!.capabilities).toEqual(expect.arrayContaining(['state', 'entities']));
+    const manifest = (await client.call('tools', {})) as { targets: Array<{ name: string }>; tools: Array<{ name: string; targets: string[] }> };
+    expect(manifest.targets.map((t) => t.name)).toEqual(['live', 'lab']);
+    expect(manifest.tools.find((t) => t.name === 'state')?.targets).toEqual(['live', 'lab']);
+  });
+});
+
+async function waitForEvents(client: ApiClient, target: string, since: number, count: number): Promise<Array<Record<string, unknown>>> {
+  const deadline = Date.now() + 3_000;
+  for (;;) {
+    const page = (await client.call('events', { target, since, category: 'chat' })) as { events: Array<Record<string, unknown>> };
+    if (page.events.length >= count) return page.events;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${count} events on ${target}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
