@@ -5,14 +5,17 @@ import { Cancellation } from '../host/cancel.js';
 import { replyText } from '../host/link/reply-text.js';
 import { ActivityLog, type Caller } from './activity-log.js';
 import { EventFrameEncoder } from './event-frames.js';
-import { Host, describeZodError } from '../host/host.js';
+import { Host, describeZodError, type CallOptions } from '../host/host.js';
+import type { RegisteredTool } from '../host/registry/registry.js';
+import { fanOut, namesSeveral } from './fan-out.js';
 import { Targets } from './targets.js';
-import { linksSection, listTargets, targetsManifest } from './target-views.js';
+import { linksSection, listTargets, ping, targetsManifest } from './target-views.js';
+import { subscribe, takesEverything, wants, type Connection, type EventBatch } from './subscriptions.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../util/lines.js';
 import type { Logger } from '../util/log.js';
 import { isLoopback } from '../util/net.js';
 import { checkTokenStrength, ConnectionGuard, peerAddress, type GuardLimits, type PreAuth } from './connection-guard.js';
-import { cancelParams, encodeFrame, errorFrame, sortTopics, subscribeParams, SUBSCRIPTION_TOPICS, type GapFrame, type RequestFrame, type ServerFrame } from './frames.js';
+import { cancelParams, encodeFrame, errorFrame, SUBSCRIPTION_TOPICS, type GapFrame, type RequestFrame, type ServerFrame } from './frames.js';
 import { parseRequestLine, type RequestId } from './request-line.js';
 import { RequestReader } from './request-reader.js';
 import { DEFAULT_API_HOST, DEFAULT_API_PORT } from './address.js';
@@ -49,27 +52,6 @@ export interface LocalApiOptions {
   onStop?: () => void;
   /** Where the activity log also goes, beside the process log: `--activity-log FILE`. */
   activityLog?: { file?: string; maxBytes?: number; keep?: number };
-}
-
-/** Events recorded in one tick, in order; its identity tells connections which batch they saw. */
-type EventBatch = RecordedEvent[];
-
-interface Connection {
-  /** Numbered from 1 per daemon run, for the activity log. */
-  n: number;
-  socket: net.Socket;
-  /** The peer's address, for the auth throttle and logs. */
-  address: string;
-  reader: RequestReader;
-  /** Subscribed categories (or `*`), per target. */
-  topics: Map<string, Set<string>>;
-  /** Keyed by the request id itself: a Map tells 1 from "1", as the ids' JSON does. */
-  inFlight: Map<RequestId, Cancellation>;
-  /** Events not pushed since the connection fell behind, per target (each has its own seq). */
-  gaps: Map<string, { dropped: number; fromSeq: number; toSeq: number }>;
-  /** The batch this connection has been brought up to date with, and how far (see `deliver`). */
-  batch: EventBatch | null;
-  delivered: number;
 }
 
 /**
@@ -286,10 +268,14 @@ export class LocalApiServer {
     try {
       switch (frame.method) {
         case 'ping':
-          return this.reply(conn, id, this.ping());
+          return this.reply(conn, id, ping(this.targets));
         case 'subscribe':
         case 'unsubscribe':
-          return this.reply(conn, id, this.subscribe(conn, frame.method, params));
+          return this.reply(
+            conn,
+            id,
+            subscribe(this.targets, conn, frame.method, params, () => this.catchUp(conn)),
+          );
         case 'tools':
           return this.reply(conn, id, targetsManifest(this.targets, this.surfaceRevision));
         case 'targets':
@@ -320,23 +306,29 @@ export class LocalApiServer {
     conn.inFlight.set(key, cancel);
     const caller: Caller = { frontend: frame.caller?.frontend ?? 'api', conn: conn.n, remote: conn.address };
     if (frame.caller?.session) caller.session = frame.caller.session;
-    let routed: ReturnType<Targets['route']>;
+    let call: (options: CallOptions & { signal: Cancellation }) => Promise<unknown>;
+    let tool: RegisteredTool | undefined;
+    const several = namesSeveral(params.target);
     try {
-      routed = this.targets.route(frame.method, params);
+      if (several) {
+        call = (options) => fanOut(this.targets, frame.method, params, options);
+      } else {
+        const routed = this.targets.route(frame.method, params);
+        tool = routed.host.registry.get(frame.method);
+        call = (options) => routed.host.call(frame.method, routed.params, options);
+      }
     } catch (err) {
       conn.inFlight.delete(key);
       this.send(conn, errorFrame(id, toMcbridgeError(err)));
       return;
     }
-    const { host } = routed;
-    const tool = host.registry.get(frame.method);
-    const mutating = tool?.annotations.readOnly !== true;
-    // Its args keep `target`: the log says which game a call went to.
+    // A call across several targets is read-only or refused; its args keep `target`: the log says which game a call went to.
+    const mutating = !several && tool?.annotations.readOnly !== true;
     const ended = this.activity.begin({ id, tool: frame.method, caller, mutating, args: params });
     // A tool may report progress from a timer that outlives it: nothing may follow the response.
     let settled = false;
     try {
-      const result = await host.call(frame.method, routed.params, {
+      const result = await call({
         signal: cancel,
         // The predecessor's clients sent null and numbers as text; MCP clients were shown the strict schema.
         lenientParams: caller.frontend !== 'mcp',
@@ -355,48 +347,6 @@ export class LocalApiServer {
       settled = true;
       conn.inFlight.delete(key);
     }
-  }
-
-  private ping(): Record<string, unknown> {
-    const implicit = this.targets.implicit();
-    if (this.targets.size === 1 && implicit) return { pong: true, connected: implicit.link.connected };
-    const targets = Object.fromEntries(this.targets.hostsList().map((h) => [h.target, h.link.connected]));
-    return { pong: true, connected: implicit ? implicit.link.connected : Object.values(targets).every(Boolean), targets };
-  }
-
-  /**
-   * `subscribe {events, target?}`: the target rule of every call (docs/local-api.md), and `*`
-   * or a list for several. On a daemon of several targets the answer also says what each has.
-   */
-  private subscribe(
-    conn: Connection,
-    method: 'subscribe' | 'unsubscribe',
-    params: Record<string, unknown>,
-  ): { subscribed: string[]; targets?: Record<string, string[]>; ignored?: string[]; warning?: string } {
-    const parsed = subscribeParams.safeParse(params);
-    if (!parsed.success) throw new McbridgeError('invalid_params', `invalid params for '${method}': ${describeZodError(parsed.error)}`);
-    const hosts = this.targets.pickMany(params.target);
-    const { topics: named, unknown } = sortTopics(parsed.data.events);
-    const topics = named.includes('*') ? ['*'] : named;
-    // Events recorded before this change go out under the old topics: a subscription
-    // starts with the events recorded after it, an unsubscribe ends after those before it.
-    this.catchUp(conn);
-    for (const host of hosts) {
-      let own = conn.topics.get(host.target);
-      if (!own) conn.topics.set(host.target, (own = new Set()));
-      for (const topic of topics) {
-        if (method === 'subscribe') own.add(topic);
-        else if (topic === '*') own.clear();
-        else own.delete(topic);
-      }
-      if (own.size === 0) conn.topics.delete(host.target);
-    }
-    const subscribed = [...new Set(hosts.flatMap((h) => [...(conn.topics.get(h.target) ?? [])]))].sort();
-    const answer: { subscribed: string[]; targets?: Record<string, string[]> } = { subscribed };
-    if (this.targets.size > 1) answer.targets = Object.fromEntries([...conn.topics].map(([name, own]) => [name, [...own].sort()]));
-    if (unknown.length === 0) return answer;
-    const warning = `ignored unknown ${unknown.length === 1 ? 'category' : 'categories'} ${unknown.map((u) => `'${u}'`).join(', ')}; ` + `known: ${[...SUBSCRIPTION_TOPICS, '*'].join(', ')}`;
-    return { ...answer, ignored: unknown, warning };
   }
 
   private cancel(conn: Connection, params: Record<string, unknown>): { cancelled: boolean } {
@@ -481,7 +431,7 @@ export class LocalApiServer {
     conn.batch = batch;
     conn.delivered = batch.length;
     if (conn.topics.size === 0 || from >= batch.length || conn.socket.destroyed) return;
-    const everything = this.takesEverything(conn);
+    const everything = takesEverything(conn, this.targets);
     const events = everything && from === 0 && encodedAll ? batch : batch.slice(from).filter((e) => everything || wants(conn, e));
     if (events.length === 0) return;
     if (conn.gaps.size > 0 || conn.socket.writableLength > this.pushBufferBytes) {
@@ -498,13 +448,6 @@ export class LocalApiServer {
       return;
     }
     conn.socket.write(events === batch ? encodedAll!() : this.encoder.encode(events));
-  }
-
-  /** Subscribed to every category of every target: a whole batch goes out as it is. */
-  private takesEverything(conn: Connection): boolean {
-    if (conn.topics.size !== this.targets.size) return false;
-    for (const topics of conn.topics.values()) if (!topics.has('*')) return false;
-    return true;
   }
 
   /** One gap frame per target that lost events, naming it on a daemon of several. */
@@ -539,9 +482,3 @@ export class LocalApiServer {
 }
 
 export { SUBSCRIPTION_TOPICS };
-
-/** Whether a connection subscribed to this event's target and category. */
-function wants(conn: Connection, event: RecordedEvent): boolean {
-  const topics = conn.topics.get(event.target ?? '');
-  return topics !== undefined && (topics.has('*') || topics.has(event.category));
-}

@@ -117,3 +117,11 @@ export function linksSection(targets: Targets): Record<string, { connected: bool
   }
   return out;
 }
+
+/** `ping`: as before on a daemon of one target; with several, each link too. */
+export function ping(targets: Targets): Record<string, unknown> {
+  const implicit = targets.implicit();
+  if (targets.size === 1 && implicit) return { pong: true, connected: implicit.link.connected };
+  const links = Object.fromEntries(targets.hostsList().map((h) => [h.target, h.link.connected]));
+  return { pong: true, connected: implicit ? implicit.link.connected : Object.values(links).every(Boolean), targets: links };
+}

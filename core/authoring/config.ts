@@ -8,8 +8,11 @@ import type { ModReply } from '../host/link/mod-link.js';
 import type { AnyObjectSchema, Plugin, ToolAnnotations, ToolContext, ToolScope } from '../host/plugin-api.js';
 import type { DaemonOptionValues } from './options.js';
 
-/** A plugin object, a package name (`mcbridge-plugin-foo`, `@scope/mcbridge-plugin-foo`, or the short `foo`), or either with options. */
-export type PluginConfigEntry = Plugin | string | [Plugin | string, unknown?] | false | null | undefined;
+/**
+ * A plugin object, a factory returning one (each target gets its own instance), a package name
+ * (`mcbridge-plugin-foo`, `@scope/mcbridge-plugin-foo`, or the short `foo`), or any with options.
+ */
+export type PluginConfigEntry = Plugin | (() => Plugin) | string | [Plugin | (() => Plugin) | string, unknown?] | false | null | undefined;
 
 /**
  * Daemon options, tool policy and `watch` (the `mcbridge run` flags, camelCased; a flag on the

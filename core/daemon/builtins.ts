@@ -13,12 +13,12 @@ import { markPlugin } from '../../plugins/mark/index.js';
 import { playerPlugin } from '../../plugins/player/index.js';
 import { restorePlugin } from '../../plugins/restore/index.js';
 import { savePlugin } from '../../plugins/save/index.js';
-import { snapshotPlugin } from '../../plugins/snapshot/index.js';
+import { createSnapshotPlugin, snapshotPlugin } from '../../plugins/snapshot/index.js';
 import { statePlugin } from '../../plugins/state/index.js';
 import { statusPlugin } from '../../plugins/status/index.js';
 import { waitPlugin } from '../../plugins/wait/index.js';
 import { waitForPlugin } from '../../plugins/wait-for/index.js';
-import { webhookPlugin } from '../../plugins/webhook/index.js';
+import { createWebhookPlugin, webhookPlugin } from '../../plugins/webhook/index.js';
 
 /** The capabilities every daemon serves, each through the public plugin API. */
 export const builtinPlugins: Plugin[] = [
@@ -43,14 +43,23 @@ export const builtinPlugins: Plugin[] = [
 ];
 
 /**
- * The built-ins as host entries. A built-in the config gives options to (`plugins: [['webhook',
+ * Built-ins that keep state of their own in their closures (a forwarder and its spool, recovery
+ * reports): every target's host gets a fresh one, as a config may give a factory for its own.
+ */
+const PER_TARGET: ReadonlyMap<string, () => Plugin> = new Map([
+  ['webhook', createWebhookPlugin],
+  ['snapshot', createSnapshotPlugin],
+]);
+
+/**
+ * The built-ins as host entries, new instances where a plugin keeps state. A built-in the config gives options to (`plugins: [['webhook',
  * {...}]]`, or its name as a key) gets them, and every built-in resolves its paths from the
  * config's folder.
  */
 export function builtinEntries(config?: { config: McbridgeConfig; file: string | null; dir: string }): PluginEntry[] {
   const options = config ? builtinOptions(config.config as Record<string, unknown>, config.file, builtinPlugins) : new Map<string, unknown>();
   return builtinPlugins.map((plugin) => ({
-    plugin,
+    plugin: PER_TARGET.get(plugin.name)?.() ?? plugin,
     source: 'built-in' as const,
     ...(options.has(plugin.name) ? { options: options.get(plugin.name) } : {}),
     ...(config ? { configDir: config.dir } : {}),

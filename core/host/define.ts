@@ -79,6 +79,7 @@ const toolShape = z
     paramAliases: z.record(z.string().min(1), z.string().min(1)).optional(),
     passthrough: z.boolean().optional(),
     mcpDefaults: z.record(z.string(), z.unknown()).optional(),
+    acrossTargets: z.enum(['each', 'first']).optional(),
     run: z.custom<ToolSpec['run']>((v) => typeof v === 'function', { message: 'expected a function (args, ctx) => result' }),
   })
   .superRefine((tool, issue) => {

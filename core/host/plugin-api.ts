@@ -182,6 +182,13 @@ export interface ToolSpec<I extends AnyObjectSchema = AnyObjectSchema, O extends
    * cheapest call there is. A tool that builds or changes its result must not set this.
    */
   passthrough?: boolean;
+  /**
+   * How a read-only call that names several targets (`target: '*'` or a list) is answered on a
+   * daemon of several game servers: `each` (default) runs it on every one and answers per
+   * target; `first` answers with the first target that succeeds and cancels the others (a wait
+   * for an event on any of them). The tool itself only ever sees its own target.
+   */
+  acrossTargets?: 'each' | 'first';
   run(args: z.infer<I>, ctx: ToolContext<C>): Promise<O extends z.ZodType ? z.infer<O> : unknown>;
 }
 

@@ -22,54 +22,58 @@ const listed = z.looseObject({
   metaError: z.string().optional(),
 });
 
-export const snapshotPlugin = definePlugin({
-  name: 'snapshot',
-  version: '1.0.0',
-  apiVersion: 1,
-  description: "The mod's entity snapshots: take one, list them; undoes what a killed fork or restore left",
-  requires: { caps: ['snapshot'] },
-  verbs: SNAPSHOT_VERBS,
-  services: [journalService()],
-  tools: [
-    defineTool({
-      name: 'snapshot',
-      description:
-        'Record every non-player entity of a dimension (or those within `radius` blocks of its first player) in tick ' +
-        'order, with full NBT, into <server>/mc-agent-server/snapshots/<name>/ on the game host. Returns the count, the ' +
-        'orderHash (a fingerprint of the tick order) and, under `files`, whether the files read back here agree. ' +
-        'Overwrites an existing snapshot of the same name (`replaced`). To also copy the world folder, use `fork`; to ' +
-        'list snapshots, `snapshots`.',
-      input: z
-        .object({
-          radius: snapshotRadius.optional(),
-          name: snapshotName.optional().describe('default: snap-<tick>'),
-          dimension: snapshotDimension.optional().describe('default: the primary level'),
-        })
-        .strict(),
-      output: snapshotToolResult,
-      annotations: { readOnly: false, destructive: true, idempotent: false },
-      only: { vantage: 'server' },
-      run: async (args, ctx) => {
-        const ack = snapshotAck(await ctx.request(snapshotLine(args)), args.name);
-        return { type: 'snapshot_ack' as const, id: ack.name, ...ack, files: await checkSnapshotFiles(ack) };
-      },
-    }),
-    defineTool({
-      name: 'snapshots',
-      description:
-        'The snapshots on the game host, sorted by name, with what each meta.json says (entities, tick, orderHash, ' +
-        'createdAt, dimension, radius); `metaError` when a meta file is unreadable. Read-only and cheap.',
-      input: z.object({}).strict(),
-      output: z.object({ snapshots: z.array(listed) }),
-      annotations: { readOnly: true, idempotent: true },
-      only: { vantage: 'server' },
-      run: async (_args, ctx) => {
-        const reply = await ctx.request('SNAPSHOTS');
-        const snapshots = Array.isArray(reply.snapshots) ? reply.snapshots.filter(isObject) : [];
-        return { snapshots: snapshots.map((s) => ({ ...s, id: String(s.id) })) };
-      },
-    }),
-  ],
-});
+/** A factory, so every target gets its own journal service (its reports are that game's). */
+export function createSnapshotPlugin() {
+  return definePlugin({
+    name: 'snapshot',
+    version: '1.0.0',
+    apiVersion: 1,
+    description: "The mod's entity snapshots: take one, list them; undoes what a killed fork or restore left",
+    requires: { caps: ['snapshot'] },
+    verbs: SNAPSHOT_VERBS,
+    services: [journalService()],
+    tools: [
+      defineTool({
+        name: 'snapshot',
+        description:
+          'Record every non-player entity of a dimension (or those within `radius` blocks of its first player) in tick ' +
+          'order, with full NBT, into <server>/mc-agent-server/snapshots/<name>/ on the game host. Returns the count, the ' +
+          'orderHash (a fingerprint of the tick order) and, under `files`, whether the files read back here agree. ' +
+          'Overwrites an existing snapshot of the same name (`replaced`). To also copy the world folder, use `fork`; to ' +
+          'list snapshots, `snapshots`.',
+        input: z
+          .object({
+            radius: snapshotRadius.optional(),
+            name: snapshotName.optional().describe('default: snap-<tick>'),
+            dimension: snapshotDimension.optional().describe('default: the primary level'),
+          })
+          .strict(),
+        output: snapshotToolResult,
+        annotations: { readOnly: false, destructive: true, idempotent: false },
+        only: { vantage: 'server' },
+        run: async (args, ctx) => {
+          const ack = snapshotAck(await ctx.request(snapshotLine(args)), args.name);
+          return { type: 'snapshot_ack' as const, id: ack.name, ...ack, files: await checkSnapshotFiles(ack) };
+        },
+      }),
+      defineTool({
+        name: 'snapshots',
+        description:
+          'The snapshots on the game host, sorted by name, with what each meta.json says (entities, tick, orderHash, ' +
+          'createdAt, dimension, radius); `metaError` when a meta file is unreadable. Read-only and cheap.',
+        input: z.object({}).strict(),
+        output: z.object({ snapshots: z.array(listed) }),
+        annotations: { readOnly: true, idempotent: true },
+        only: { vantage: 'server' },
+        run: async (_args, ctx) => {
+          const reply = await ctx.request('SNAPSHOTS');
+          const snapshots = Array.isArray(reply.snapshots) ? reply.snapshots.filter(isObject) : [];
+          return { snapshots: snapshots.map((s) => ({ ...s, id: String(s.id) })) };
+        },
+      }),
+    ],
+  });
+}
 
+export const snapshotPlugin = createSnapshotPlugin();
 export default snapshotPlugin;

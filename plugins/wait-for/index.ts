@@ -153,6 +153,8 @@ export const waitForPlugin = definePlugin({
           path: ['poll_ms'],
         }),
       output: waitForResult,
+      // With several targets named, the first to see its event answers.
+      acrossTargets: 'first',
       annotations: { readOnly: true, idempotent: false },
       run: async ({ match, timeout_ms, since, poll_ms }, ctx) => {
         const timeoutMs = timeout_ms ?? DEFAULT_WAIT_FOR_MS;

@@ -50,6 +50,8 @@ export function buildDelivery(event: Record<string, unknown>): Delivery {
     eventId,
     sequence: seq,
     streamId,
+    // The game it came from, on a daemon of several targets (`default` on a daemon of one).
+    target: nonEmpty(event.target) ? event.target : null,
     event: category,
     type,
     category,

@@ -70,6 +70,16 @@ export function resolvePaths(options: WebhookOptions, dir: string): WebhookOptio
   };
 }
 
+/**
+ * The spool of one target's forwarder: each target's instance keeps its own queues and cursor,
+ * so beside `default` the file name carries the target (`spool.jsonl` → `spool.live.jsonl`).
+ */
+export function spoolOfTarget(spool: string, target: string): string {
+  if (target === 'default') return spool;
+  const ext = path.extname(spool);
+  return path.join(path.dirname(spool), `${path.basename(spool, ext)}.${target}${ext}`);
+}
+
 export const DEFAULT_EVENTS = ['chat', 'game', 'mark', 'error'];
 const DEFAULTS = { queueSize: 256, maxAttempts: 5, backoff: 1, maxBackoff: 30, timeout: 10 };
 const ENV = {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { definePlugin, defineTool, type Cursor, type EventCategory, type EventsView, type ServiceContext } from 'mcbridge';
-import { DEFAULT_SPOOL_MAX_BYTES, resolvePaths, resolveReceivers, webhookOptions, type WebhookOptions } from './config.js';
+import { DEFAULT_SPOOL_MAX_BYTES, resolvePaths, resolveReceivers, spoolOfTarget, webhookOptions, type WebhookOptions } from './config.js';
 import { Forwarder, type ForwarderStatus } from './forwarder.js';
 import { Spool } from './spool.js';
 
@@ -55,7 +55,8 @@ export function createWebhookPlugin() {
         name: 'forwarder',
         start(ctx) {
           // Refusals (a URL without a secret, a bad number) throw: the plugin is left out and the message shown.
-          const options = resolvePaths(ctx.config, ctx.configDir);
+          const resolvedPaths = resolvePaths(ctx.config, ctx.configDir);
+          const options = resolvedPaths.spool === undefined ? resolvedPaths : { ...resolvedPaths, spool: spoolOfTarget(resolvedPaths.spool, ctx.host.target) };
           const resolved = resolveReceivers(options, process.env);
           const f = new Forwarder(resolved, ctx.log);
           forwarder = f;

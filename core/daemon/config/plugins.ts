@@ -25,6 +25,8 @@ export interface ResolvedPlugin extends PluginEntry {
   package?: { name: string; dir: string; entry: string };
   /** Same key on a reload: the same plugin with the same options, kept running. */
   key: string;
+  /** A factory the config gave: each target's host gets an instance of its own (`plugin` is the one checked here). */
+  create?: () => Plugin;
 }
 
 const resolver = createJiti(import.meta.url);
@@ -130,6 +132,7 @@ async function resolveOne(entry: unknown, index: number, file: string | null, di
     optionsAt = `${at}[1]`;
   }
   let plugin: unknown;
+  let create: (() => Plugin) | undefined;
   let source: ResolvedPlugin['source'] = 'config';
   let pkg: ResolvedPlugin['package'];
   if (typeof target === 'string') {
@@ -149,13 +152,16 @@ async function resolveOne(entry: unknown, index: number, file: string | null, di
     } catch (err) {
       fail(`the package '${pkg.name}' (${pkg.entry}) failed to load: ${(err as Error)?.message ?? String(err)}`);
     }
+    if (typeof plugin === 'function') [plugin, create] = fromFactory(plugin, `the package '${pkg.name}'`, fail);
     if (!looksLikePlugin(plugin)) {
       fail(`the package '${pkg.name}' does not export a plugin: its default export should be definePlugin({ name, version, apiVersion, tools }), got ${describe(plugin)}`);
     }
   } else if (looksLikePlugin(target)) {
     plugin = target;
+  } else if (typeof target === 'function') {
+    [plugin, create] = fromFactory(target, 'the factory', fail);
   } else {
-    fail(`expected a plugin object (definePlugin({ ... })), a package name such as 'mcbridge-plugin-foo', or [plugin, options]; got ${describe(target)}`);
+    fail(`expected a plugin object (definePlugin({ ... })), a factory returning one, a package name such as 'mcbridge-plugin-foo', or [plugin, options]; got ${describe(target)}`);
   }
 
   let valid: Plugin;
@@ -175,11 +181,25 @@ async function resolveOne(entry: unknown, index: number, file: string | null, di
     source,
     options,
     at,
-    key: pkg ? `npm:${pkg.entry}@${valid.version}:${stableKey(options)}` : `object:${objectId(valid)}:${stableKey(options)}`,
+    key: pkg ? `npm:${pkg.entry}@${valid.version}:${stableKey(options)}` : `object:${objectId(create ?? valid)}:${stableKey(options)}`,
     from: pkg ? pkg.dir : (file ?? dir),
   };
   if (pkg) resolved.package = pkg;
+  if (create) resolved.create = create;
   return resolved;
+}
+
+/**
+ * A plugin given as a factory (`() => definePlugin({...})`): called once here to check what it
+ * makes, and again for each target (docs/plugins.md, "One instance per target").
+ */
+function fromFactory(factory: object, what: string, fail: (message: string) => never): [unknown, () => Plugin] {
+  const create = factory as () => Plugin;
+  try {
+    return [create(), create];
+  } catch (err) {
+    return fail(`${what} threw instead of returning a plugin: ${(err as Error)?.message ?? String(err)}`);
+  }
 }
 
 /** Every entry of `plugins`, resolved and checked; throws the first problem as a ConfigError. */

@@ -245,7 +245,7 @@ export class ConfigRuntime {
       }
       for (const entry of plan.plugins) {
         if (managed.has(entry.plugin.name)) continue;
-        await host.use(entry.plugin, { source: entry.source, options: entry.options, from: entry.from });
+        await host.use(entry.create?.() ?? entry.plugin, { source: entry.source, options: entry.options, from: entry.from });
         managed.set(entry.plugin.name, entry.key);
       }
       if (plan.compositesPlugin) {

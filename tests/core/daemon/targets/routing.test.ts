@@ -113,6 +113,58 @@ describe('one daemon, two targets', () => {
   });
 });
 
+describe('one call, several targets', () => {
+  it('answers a read on `*` per target, and an events page across targets gives a cursor per target that replays exactly', async () => {
+    const { client, live, lab } = await twoTargets();
+    const start = (await client.call('events', { target: '*', limit: 1 })) as { next: Record<string, number> };
+    expect(Object.keys(start.next)).toEqual(['live', 'lab']);
+    live.chat('Alex', 'a');
+    lab.chat('Steve', 'b');
+    live.chat('Alex', 'c');
+    await waitForEvents(client, 'live', start.next.live!, 2);
+    await waitForEvents(client, 'lab', start.next.lab!, 1);
+    const page = (await client.call('events', { target: ['live', 'lab'], since: start.next, category: 'chat' })) as {
+      targets: Record<string, { events: Array<{ text: string; target: string }> }>;
+      next: Record<string, number>;
+    };
+    expect(page.targets.live!.events.map((e) => e.text)).toEqual(['a', 'c']);
+    expect(page.targets.lab!.events.map((e) => e.text)).toEqual(['b']);
+    // Fed back as it came, the cursor gives nothing again: no event lost or repeated on either target.
+    const again = (await client.call('events', { target: '*', since: page.next })) as { targets: Record<string, { events: unknown[] }> };
+    expect(again.targets.live!.events).toEqual([]);
+    expect(again.targets.lab!.events).toEqual([]);
+    const bad = await failure(client.call('events', { target: '*', since: 3 }));
+    expect(bad.code).toBe('invalid_params');
+    expect(bad.message).toContain('{"live": 12, "lab": 40}');
+  });
+
+  it('refuses a call that can change a game on several targets, and a wait on several answers with the first target that sees its event', async () => {
+    const { client, lab } = await twoTargets();
+    const refused = await failure(client.call('mark', { text: 'everywhere', target: '*' }));
+    expect(refused.code).toBe('invalid_params');
+    expect(refused.message).toContain('one target at a time');
+    const waiting = client.call('wait_for', { target: '*', match: { type: 'chat', text: 'ready' }, timeout_ms: 5_000 }) as Promise<{
+      target: string;
+      result: { event: { text: string; target: string } };
+    }>;
+    await new Promise((r) => setTimeout(r, 100));
+    lab.chat('Steve', 'ready');
+    const answer = await waiting;
+    expect(answer.target).toBe('lab');
+    expect(answer.result.event.target).toBe('lab');
+  });
+
+  it('gives each target a webhook and snapshot plugin of its own, so no state is shared', async () => {
+    const { daemon } = await twoTargets();
+    const [live, lab] = daemon.targets.hostsList();
+    const pluginOf = (host: typeof live, name: string) => (host as unknown as { records: Map<string, { plugin: unknown }> }).records.get(name)!.plugin;
+    expect(pluginOf(live!, 'webhook')).not.toBe(pluginOf(lab!, 'webhook'));
+    expect(pluginOf(live!, 'snapshot')).not.toBe(pluginOf(lab!, 'snapshot'));
+    // A plugin without state of its own is one object, set up once per target.
+    expect(pluginOf(live!, 'state')).toBe(pluginOf(lab!, 'state'));
+  });
+});
+
 async function waitForEvents(client: ApiClient, target: string, since: number, count: number): Promise<Array<Record<string, unknown>>> {
   const deadline = Date.now() + 3_000;
   for (;;) {

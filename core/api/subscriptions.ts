@@ -1,0 +1,85 @@
+/**
+ * A local API connection and what it subscribed to: categories per target, so a subscriber of
+ * several game servers gets each one's events, named, with gaps counted per target.
+ */
+import type net from 'node:net';
+import type { Cancellation } from '../host/cancel.js';
+import { McbridgeError } from '../host/errors.js';
+import type { RecordedEvent } from '../host/events/event-log.js';
+import { describeZodError } from '../host/params.js';
+import { sortTopics, subscribeParams, SUBSCRIPTION_TOPICS } from './frames.js';
+import type { RequestId } from './request-line.js';
+import type { RequestReader } from './request-reader.js';
+import type { Targets } from './targets.js';
+
+/** Events recorded in one tick, in order; its identity tells connections which batch they saw. */
+export type EventBatch = RecordedEvent[];
+
+export interface Connection {
+  /** Numbered from 1 per daemon run, for the activity log. */
+  n: number;
+  socket: net.Socket;
+  /** The peer's address, for the auth throttle and logs. */
+  address: string;
+  reader: RequestReader;
+  /** Subscribed categories (or `*`), per target. */
+  topics: Map<string, Set<string>>;
+  /** Keyed by the request id itself: a Map tells 1 from "1", as the ids' JSON does. */
+  inFlight: Map<RequestId, Cancellation>;
+  /** Events not pushed since the connection fell behind, per target (each has its own seq). */
+  gaps: Map<string, { dropped: number; fromSeq: number; toSeq: number }>;
+  /** The batch this connection has been brought up to date with, and how far (see `deliver` in server.ts). */
+  batch: EventBatch | null;
+  delivered: number;
+}
+
+export interface SubscribeAnswer {
+  subscribed: string[];
+  /** On a daemon of several targets: what the connection now takes from each. */
+  targets?: Record<string, string[]>;
+  ignored?: string[];
+  warning?: string;
+}
+
+/**
+ * `subscribe {events, target?}` and `unsubscribe`: the target rule of every call
+ * (docs/local-api.md), and `*` or a list for several. `catchUp` runs first: events recorded
+ * before the change go out under the old topics.
+ */
+export function subscribe(targets: Targets, conn: Connection, method: 'subscribe' | 'unsubscribe', params: Record<string, unknown>, catchUp: () => void): SubscribeAnswer {
+  const parsed = subscribeParams.safeParse(params);
+  if (!parsed.success) throw new McbridgeError('invalid_params', `invalid params for '${method}': ${describeZodError(parsed.error)}`);
+  const hosts = targets.pickMany(params.target);
+  const { topics: named, unknown } = sortTopics(parsed.data.events);
+  const topics = named.includes('*') ? ['*'] : named;
+  catchUp();
+  for (const host of hosts) {
+    let own = conn.topics.get(host.target);
+    if (!own) conn.topics.set(host.target, (own = new Set()));
+    for (const topic of topics) {
+      if (method === 'subscribe') own.add(topic);
+      else if (topic === '*') own.clear();
+      else own.delete(topic);
+    }
+    if (own.size === 0) conn.topics.delete(host.target);
+  }
+  const subscribed = [...new Set(hosts.flatMap((h) => [...(conn.topics.get(h.target) ?? [])]))].sort();
+  const answer: SubscribeAnswer = { subscribed };
+  if (targets.size > 1) answer.targets = Object.fromEntries([...conn.topics].map(([name, own]) => [name, [...own].sort()]));
+  if (unknown.length === 0) return answer;
+  const warning = `ignored unknown ${unknown.length === 1 ? 'category' : 'categories'} ${unknown.map((u) => `'${u}'`).join(', ')}; ` + `known: ${[...SUBSCRIPTION_TOPICS, '*'].join(', ')}`;
+  return { ...answer, ignored: unknown, warning };
+}
+
+/** Subscribed to every category of every target: a whole batch goes out as it is. */
+export function takesEverything(conn: Connection, targets: Targets): boolean {
+  if (conn.topics.size !== targets.size) return false;
+  for (const topics of conn.topics.values()) if (!topics.has('*')) return false;
+  return true;
+}
+
+/** Whether a connection subscribed to this event's target and category. */
+export function wants(conn: Connection, event: RecordedEvent): boolean {
+  const topics = conn.topics.get(event.target ?? '');
+  return topics !== undefined && (topics.has('*') || topics.has(event.category));
+}
