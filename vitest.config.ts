@@ -31,7 +31,7 @@ const SPAWNING = [
   'tests/core/frontends/cli/**/*.test.ts',
   'tests/core/frontends/mcp/{http,inspector,stdio}.test.ts',
   'tests/integration/activity-log.test.ts',
-  'tests/plugins/{fork-cli,publishable,restore-cli,restore-doc-workflow}.test.ts',
+  'tests/plugins/{fork-cli,publishable,restore-cli,restore-doc-workflow,targets-workflow}.test.ts',
   'tests/plugins/webhook/{config-entry,daemon-spool,no-leak,spool-faults,standalone}.test.ts',
 ];
 const ALL = ['tests/**/*.test.ts', 'examples/**/*.test.ts'];
