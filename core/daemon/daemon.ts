@@ -39,6 +39,8 @@ export interface DaemonOptions {
    * `buffer`, `bufferBytes` and `sim` above are the one target `default`.
    */
   targets?: TargetSpec[];
+  /** A reloaded config's targets (null: it lists none), so a reload can add, change and remove targets. */
+  targetsFrom?: (loaded: LoadedConfig) => TargetSpec[] | null;
   log: Logger;
 }
 
@@ -77,14 +79,14 @@ function defaultTarget(options: DaemonOptions): TargetSpec & { simDir?: string }
 
 /** Assemble and start a daemon: a host per target with the built-in plugins, the local API, simulated mods if asked. */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
-  const specs = options.targets ?? [defaultTarget(options)];
+  const specs = new Map((options.targets ?? [defaultTarget(options)]).map((spec) => [spec.name, spec]));
   const targets = new Targets();
   const sims = new Map<string, SimulatedMod>();
   const stopSims = async () => {
     for (const sim of sims.values()) await sim.stop();
   };
   try {
-    for (const spec of specs) {
+    for (const spec of specs.values()) {
       const { host, sim } = await buildTarget(spec, targets, options);
       targets.add(host, { default: spec.default });
       if (sim) sims.set(spec.name, sim);
@@ -109,11 +111,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let config: ConfigRuntime | null = null;
   if (options.config) {
     const { ConfigRuntime } = await import('./config/runtime.js');
+    const { targetsFrom } = options;
     config = new ConfigRuntime(targets, {
       loaded: options.config.loaded,
       overrides: options.policy,
       watch: options.config.watch,
       log: options.log,
+      ...(targetsFrom && options.targets ? { syncTargets: (loaded: LoadedConfig) => syncTargets(targetsFrom(loaded), { targets, sims, specs, options }) } : {}),
     });
     try {
       await config.start();
@@ -208,4 +212,52 @@ async function buildTarget(spec: TargetSpec & { simDir?: string }, targets: Targ
     ],
   });
   return { host, sim };
+}
+
+interface Running {
+  targets: Targets;
+  sims: Map<string, SimulatedMod>;
+  specs: Map<string, TargetSpec>;
+  options: DaemonOptions;
+}
+
+/**
+ * A reload's targets: a new name starts, a missing one stops, a changed one restarts; the
+ * others keep their links untouched. A config that no longer lists targets waits for a restart.
+ */
+async function syncTargets(wanted: TargetSpec[] | null, running: Running): Promise<{ added: Host[]; removed: Host[] }> {
+  const { targets, sims, specs, options } = running;
+  if (wanted === null) {
+    options.log.warn('the config no longer lists targets: the daemon keeps its targets until it restarts');
+    return { added: [], removed: [] };
+  }
+  const next = new Map(wanted.map((spec) => [spec.name, spec]));
+  const removed: Host[] = [];
+  const added: Host[] = [];
+  for (const [name, spec] of [...specs]) {
+    const kept = next.get(name);
+    if (kept && JSON.stringify({ ...kept, default: false }) === JSON.stringify({ ...spec, default: false })) continue;
+    const host = targets.remove(name);
+    specs.delete(name);
+    if (!host) continue;
+    await host.stop();
+    await sims.get(name)?.stop();
+    sims.delete(name);
+    removed.push(host);
+  }
+  for (const [name, spec] of next) {
+    if (specs.has(name)) continue;
+    try {
+      const { host, sim } = await buildTarget(spec, targets, options);
+      if (sim) sims.set(name, sim);
+      targets.add(host, { default: false });
+      specs.set(name, spec);
+      await host.start();
+      added.push(host);
+    } catch (err) {
+      options.log.error({ target: name, err: (err as Error).message }, `target '${name}' could not be started; the others run on`);
+    }
+  }
+  targets.setDefault(wanted.find((spec) => spec.default)?.name ?? null);
+  return { added, removed };
 }

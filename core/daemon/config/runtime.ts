@@ -122,12 +122,25 @@ export interface ConfigRuntimeOptions {
   /** Reload when the file changes. Default: the config's `watch`, else true. */
   watch?: boolean;
   log: Logger;
+  /**
+   * Bring the daemon's targets in line with a reloaded config, before its plan is applied (so a
+   * new target gets the plugins, composites and policy too). The daemon's; none for a host alone.
+   */
+  syncTargets?: (loaded: LoadedConfig) => Promise<TargetChanges>;
+}
+
+/** What a reload did to the targets: those that came and went (a changed one does both). */
+export interface TargetChanges {
+  added: Host[];
+  removed: Host[];
 }
 
 export interface ReloadResult {
   ok: boolean;
   added: string[];
   removed: string[];
+  /** Targets started and stopped by the reload, by name. */
+  targets?: { added: string[]; removed: string[] };
   error?: string;
 }
 
@@ -268,6 +281,9 @@ export class ConfigRuntime {
         // Plugin packages are imported here: one that never finishes must not stall every later reload.
         const plan = await withinConfigTimeout(file, planConfig(loaded, this.neighbours(), this.options.overrides), configTimeoutMs());
         const restartOnly = restartOnlyChanges(this.loaded, loaded);
+        const changes = await this.options.syncTargets?.(loaded);
+        for (const host of changes?.removed ?? []) this.leave(host);
+        for (const host of changes?.added ?? []) host.addStatusSection('config', () => this.status());
         const { added, removed } = await this.apply(plan);
         this.loaded = loaded;
         this.loadedAt = Date.now();
@@ -277,7 +293,10 @@ export class ConfigRuntime {
         if (restartOnly.length > 0) {
           this.log.warn({ keys: restartOnly }, `config: ${restartOnly.join(', ')} changed; daemon options and built-in plugins' options take effect when the daemon restarts`);
         }
-        return { ok: true, added, removed };
+        if (!changes || changes.added.length + changes.removed.length === 0) return { ok: true, added, removed };
+        const targets = { added: changes.added.map((h) => h.target), removed: changes.removed.map((h) => h.target) };
+        this.log.info(targets, 'config reload changed the targets');
+        return { ok: true, added, removed, targets };
       } catch (err) {
         this.lastError = (err as Error)?.message ?? String(err);
         this.log.error({ file, reason, err: this.lastError }, `config not reloaded, the previous one stays in force: ${this.lastError}`);

@@ -6,7 +6,7 @@ import { startDaemon } from '../../daemon/daemon.js';
 import { createLogger } from '../../util/log.js';
 import type { ToolPolicy } from '../../host/registry/policy.js';
 import { fromCommandLine, resolveOption } from './options.js';
-import { LINK_KEYS, targetSpecs } from '../../daemon/config/targets.js';
+import { LINK_KEYS, targetSpecs, type TargetConfig } from '../../daemon/config/targets.js';
 import { UsageError } from './exit.js';
 
 /** 1 MiB: `pushBuffer` is given in MiB, the API counts bytes. */
@@ -35,6 +35,15 @@ export async function runCommand(cmd: Command, started: () => void = () => {}): 
   const policy: ToolPolicy = Object.fromEntries(given.filter(([, value]) => value !== undefined));
 
   const targets = loaded?.config.targets;
+  // What a target leaves out comes from the flags, the environment or the config's flat options.
+  const targetDefaults = {
+    vantage: option('vantage'),
+    modHost: option('modHost'),
+    reconnectDelay: option('reconnectDelay'),
+    buffer: option('buffer'),
+    bufferBytes: option('bufferBytes'),
+  };
+  const targetsOf = (config: { config: { targets?: Record<string, TargetConfig> }; dir: string }) => (config.config.targets ? targetSpecs(config.config.targets, config.dir, targetDefaults) : null);
   if (targets) {
     const given = LINK_KEYS.filter((key) => fromCommandLine(cmd, key) !== undefined);
     if (given.length > 0) {
@@ -44,17 +53,7 @@ export async function runCommand(cmd: Command, started: () => void = () => {}): 
     }
   }
   const daemon = await startDaemon({
-    ...(targets
-      ? {
-          targets: targetSpecs(targets, loaded!.dir, {
-            vantage: option('vantage'),
-            modHost: option('modHost'),
-            reconnectDelay: option('reconnectDelay'),
-            buffer: option('buffer'),
-            bufferBytes: option('bufferBytes'),
-          }),
-        }
-      : {}),
+    ...(targets ? { targets: targetsOf(loaded!)!, targetsFrom: targetsOf } : {}),
     vantage: option('vantage'),
     sim: option('sim'),
     buffer: option('buffer'),

@@ -1,0 +1,91 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../../../core/api/client.js';
+import { CliProcesses, runCli } from '../../../support/cli-process.js';
+import { startDaemonProcess } from '../../../faults/support.js';
+
+const processes = new CliProcesses();
+const dirs: string[] = [];
+afterEach(() => {
+  processes.stopAll();
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function configWith(dir: string, targets: string): string {
+  const file = path.join(dir, 'mcbridge.config.mjs');
+  fs.writeFileSync(file, `export default { targets: ${targets} };\n`);
+  return file;
+}
+
+interface Listed {
+  targets: Array<{ name: string; connected: boolean; default: boolean; mod: { port: number } }>;
+  default: string | null;
+}
+
+describe('targets in a config file, reloaded while running', () => {
+  it('a reload adds a target and removes another; the one kept keeps its link and its events', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbridge-targets-reload-'));
+    dirs.push(dir);
+    const file = configWith(dir, `{ a: { sim: true, default: true }, b: { sim: true } }`);
+    const daemon = await startDaemonProcess(processes, ['--no-watch'], undefined, file);
+    const client = await ApiClient.connect({ port: daemon.port });
+    try {
+      const listed = async () => (await client.call('targets', {})) as Listed;
+      await waitForConnected(listed, ['a', 'b']);
+      const before = await listed();
+      const aPort = before.targets.find((t) => t.name === 'a')!.mod.port;
+      await client.call('mark', { text: 'kept', target: 'a' });
+      const aEvents = (await client.call('events', { target: 'a', category: 'mark' })) as { events: Array<{ text: string }>; next: number };
+      expect(aEvents.events.map((e) => e.text)).toEqual(['kept']);
+
+      configWith(dir, `{ a: { sim: true }, c: { sim: true, default: true } }`);
+      process.kill(daemon.pid, 'SIGHUP');
+      await waitForConnected(listed, ['a', 'c']);
+      const after = await listed();
+      expect(after.targets.map((t) => t.name)).toEqual(['a', 'c']);
+      expect(after.default).toBe('c');
+      // `a` was not touched: the same simulated mod, its event log going on from where it was.
+      expect(after.targets.find((t) => t.name === 'a')!.mod.port).toBe(aPort);
+      const again = (await client.call('events', { target: 'a', since: aEvents.next - 1, category: 'mark' })) as { events: Array<{ text: string }>; streamReset?: boolean };
+      expect(again.events.map((e) => e.text)).toEqual(['kept']);
+      expect(again.streamReset).toBeUndefined();
+      const gone = await client.call('state', { target: 'b' }).catch((err: { code: string }) => err.code);
+      expect(gone).toBe('target_unknown');
+      await expect(client.call('state', {})).resolves.toBeTruthy();
+    } finally {
+      client.close();
+    }
+  }, 60_000);
+
+  it('refuses a config whose targets are unusable, naming the problem', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbridge-targets-bad-'));
+    dirs.push(dir);
+    const cases: Array<[string, RegExp]> = [
+      [`{ 'has space': { sim: true } }`, /'has space' is not a target name/],
+      [`{ a: {} }`, /says nowhere to find its game/],
+      [`{ a: { sim: true, default: true }, b: { sim: true, default: true } }`, /marks a and b as default/],
+      [`{}`, /lists no target/],
+    ];
+    for (const [targets, message] of cases) {
+      const file = configWith(dir, targets);
+      const run = await runCli(['run', '--config', file, '--api-port', '0']);
+      expect(run.code, targets).toBe(1);
+      expect(run.stderr, targets).toMatch(message);
+    }
+    fs.writeFileSync(path.join(dir, 'mcbridge.config.mjs'), `export default { serverDir: 'x', targets: { a: { sim: true } } };\n`);
+    const ambiguous = await runCli(['run', '--config', path.join(dir, 'mcbridge.config.mjs'), '--api-port', '0']);
+    expect(ambiguous.stderr).toMatch(/serverDir.*beside "targets" it would be ambiguous/);
+  }, 60_000);
+});
+
+async function waitForConnected(listed: () => Promise<Listed>, names: string[]): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const now = await listed();
+    if (JSON.stringify(now.targets.map((t) => t.name)) === JSON.stringify(names) && now.targets.every((t) => t.connected)) return;
+    if (Date.now() > deadline) throw new Error(`targets never became ${names.join(', ')} and connected: ${JSON.stringify(now)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
