@@ -315,7 +315,7 @@ export class LocalApiServer {
       } else {
         const routed = this.targets.route(frame.method, params);
         tool = routed.host.registry.get(frame.method);
-        call = (options) => routed.host.call(frame.method, routed.params, options);
+        call = (options) => routed.host.call(frame.method, routed.params, options).catch((err: unknown) => Promise.reject(this.targets.named(err, routed.host)));
       }
     } catch (err) {
       conn.inFlight.delete(key);

@@ -13,6 +13,9 @@ export const DEFAULT_TARGET = 'default';
 /** Letters, digits, `.`, `_`, `-`; up to 64. Stricter than "no slash, backslash or whitespace", and safe in a file name. */
 export const TARGET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
+/** Refusals that come from one target's game rather than from the call. */
+const TARGET_BOUND = new Set(['unsupported_capability', 'not_connected', 'timeout', 'mod_error', 'busy']);
+
 /** Every target at once, where a method takes several. */
 export const ALL_TARGETS = '*';
 
@@ -111,6 +114,15 @@ export class Targets extends EventEmitter {
       return [...new Set(value)].map((name) => this.pick(name));
     }
     return [this.pick(value)];
+  }
+
+  /**
+   * On a daemon of several targets, a refusal that depends on the game (its CAPS, its link) says
+   * which target refused: the same tool may serve on another.
+   */
+  named(err: unknown, host: Host): unknown {
+    if (this.hosts.size < 2 || !(err instanceof McbridgeError) || !TARGET_BOUND.has(err.code)) return err;
+    return new McbridgeError(err.code, `target '${host.target}': ${err.message}`, { ...err.details, target: host.target });
   }
 
   /**

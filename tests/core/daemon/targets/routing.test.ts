@@ -80,6 +80,34 @@ describe('one daemon, two targets', () => {
   });
 });
 
+describe('a tool one target cannot serve', () => {
+  it('is listed while another serves it, and refused on that target naming the target and the missing CAPS', async () => {
+    const { client, lab } = await twoTargets();
+    lab.setCapabilities(['state', 'status', 'events', 'capabilities']);
+    lab.hangUp();
+    await new Promise((r) => setTimeout(r, 50));
+    const deadline = Date.now() + 5_000;
+    let manifest: { tools: Array<{ name: string; available: boolean; targets: string[] }> };
+    for (;;) {
+      manifest = (await client.call('tools', {})) as typeof manifest;
+      const entities = manifest.tools.find((t) => t.name === 'entities')!;
+      if (JSON.stringify(entities.targets) === '["live"]') break;
+      if (Date.now() > deadline) throw new Error(`lab never lost entities: ${JSON.stringify(entities)}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(manifest.tools.find((t) => t.name === 'entities')!.available).toBe(true);
+    const refused = await failure(client.call('entities', { target: 'lab' }));
+    expect(refused.code).toBe('unsupported_capability');
+    expect(refused.message).toContain("target 'lab'");
+    expect(refused.details).toMatchObject({ target: 'lab' });
+    await expect(client.call('entities', { target: 'live' })).resolves.toBeTruthy();
+    const listed = (await client.call('targets', {})) as { targets: Array<{ name: string; hidden: Array<{ name: string; reason: string }> }> };
+    const hidden = listed.targets.find((t) => t.name === 'lab')!.hidden;
+    expect(hidden.find((h) => h.name === 'entities')?.reason).toBeTruthy();
+    expect(listed.targets.find((t) => t.name === 'live')!.hidden.map((h) => h.name)).not.toContain('entities');
+  });
+});
+
 describe('one call, several targets', () => {
   it('answers a read on `*` per target, and an events page across targets gives a cursor per target that replays exactly', async () => {
     const { client, live, lab } = await twoTargets();
