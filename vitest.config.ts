@@ -32,7 +32,7 @@ const SPAWNING = [
   'tests/core/frontends/mcp/{http,inspector,stdio}.test.ts',
   'tests/integration/activity-log.test.ts',
   'tests/plugins/{fork-cli,publishable,restore-cli,restore-doc-workflow,targets-workflow}.test.ts',
-  'tests/plugins/webhook/{config-entry,daemon-spool,no-leak,spool-faults,standalone}.test.ts',
+  'tests/plugins/webhook/{config-entry,daemon-spool,no-leak,spool-faults,standalone,targets}.test.ts',
 ];
 const ALL = ['tests/**/*.test.ts', 'examples/**/*.test.ts'];
 const IGNORED = ['**/node_modules/**', '**/dist/**'];
