@@ -2,6 +2,7 @@
  * `mcbridge config`: the resolved config as JSON, with every secret replaced by "[redacted]": the
  * options the table marks secret, and keys that look secret in plugin options.
  */
+import { targetSpecs } from './targets.js';
 import type { McbridgeConfig } from '../../authoring/config.js';
 import { DAEMON_OPTIONS, groupKeys, type OptionKey, type OptionSpec } from '../../authoring/options.js';
 import type { ConfigPlan } from './runtime.js';
@@ -43,6 +44,8 @@ export function describePlan(plan: ConfigPlan, builtins: ReadonlyMap<string, Too
     file,
     dir,
     ...describeOptions(config),
+    // Each target as the daemon builds it: paths resolved, what it leaves out from the flat options.
+    ...(config.targets ? { targets: targetSpecs(config.targets, dir, config) } : {}),
     // Each configured built-in's options under its name, however the config spelled them.
     ...Object.fromEntries([...builtinOptions(config as Record<string, unknown>, file, builtinPlugins)].map(([name, options]) => [name, redact(options)])),
     plugins: redact(

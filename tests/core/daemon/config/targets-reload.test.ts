@@ -59,6 +59,18 @@ describe('targets in a config file, reloaded while running', () => {
     }
   }, 60_000);
 
+  it('`mcbridge config` prints each target as the daemon builds it, paths resolved from the config', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbridge-targets-config-'));
+    dirs.push(dir);
+    const file = configWith(dir, `{ live: { serverDir: 'srv/live', reconnectDelay: 2 }, lab: { sim: { seed: 7 }, default: true } }`);
+    const run = await runCli(['config', '--config', file]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).targets).toEqual([
+      { name: 'live', default: false, link: { serverDir: path.join(dir, 'srv', 'live'), reconnectMinMs: 2000, reconnectMaxMs: 2000 }, sim: false },
+      { name: 'lab', default: true, link: {}, sim: { seed: 7 } },
+    ]);
+  });
+
   it('refuses a config whose targets are unusable, naming the problem', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbridge-targets-bad-'));
     dirs.push(dir);
