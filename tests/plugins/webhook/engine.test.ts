@@ -55,6 +55,8 @@ describe('webhook delivery engine', () => {
       eventId: event.eventId,
       sequence: event.seq,
       streamId: 'abc123',
+      // An event recorded outside a daemon names no target.
+      target: null,
       event: 'chat',
       type: 'chat',
       category: 'chat',
