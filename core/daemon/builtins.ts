@@ -46,9 +46,9 @@ export const builtinPlugins: Plugin[] = [
  * Built-ins that keep state of their own in their closures (a forwarder and its spool, recovery
  * reports): every target's host gets a fresh one, as a config may give a factory for its own.
  */
-const PER_TARGET: ReadonlyMap<string, () => Plugin> = new Map([
-  ['webhook', createWebhookPlugin],
-  ['snapshot', createSnapshotPlugin],
+const PER_TARGET: ReadonlyMap<Plugin, () => Plugin> = new Map<Plugin, () => Plugin>([
+  [webhookPlugin, createWebhookPlugin],
+  [snapshotPlugin, createSnapshotPlugin],
 ]);
 
 /**
@@ -59,7 +59,7 @@ const PER_TARGET: ReadonlyMap<string, () => Plugin> = new Map([
 export function builtinEntries(config?: { config: McbridgeConfig; file: string | null; dir: string }): PluginEntry[] {
   const options = config ? builtinOptions(config.config as Record<string, unknown>, config.file, builtinPlugins) : new Map<string, unknown>();
   return builtinPlugins.map((plugin) => ({
-    plugin: PER_TARGET.get(plugin.name)?.() ?? plugin,
+    plugin: PER_TARGET.get(plugin)?.() ?? plugin,
     source: 'built-in' as const,
     ...(options.has(plugin.name) ? { options: options.get(plugin.name) } : {}),
     ...(config ? { configDir: config.dir } : {}),

@@ -161,7 +161,9 @@ describe('refused plugins: each error names the file, the entry, the plugin and 
 
   it('an entry that is neither a plugin nor a name', async () => {
     const error = await refusal(project(), 'export default { plugins: [42] };\n');
-    expect(error.message).toMatch(/plugins\[0\]: expected a plugin object \(definePlugin\(\{ \.\.\. \}\)\), a package name such as 'mcbridge-plugin-foo', or \[plugin, options\]; got number/);
+    expect(error.message).toMatch(
+      /plugins\[0\]: expected a plugin object \(definePlugin\(\{ \.\.\. \}\)\), a factory returning one, a package name such as 'mcbridge-plugin-foo', or \[plugin, options\]; got number/,
+    );
   });
 
   it('a plugin object with a bad tool names the plugin and the field', async () => {
