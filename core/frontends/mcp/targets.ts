@@ -30,6 +30,13 @@ function withoutTarget(manifest: Manifest, serving: readonly string[], pinned: s
   return `Without it the call goes to ${chosen} (${whose})${serves}.`;
 }
 
+/** Which of the names have no mod connected now: a call there fails with not_connected (and the list changes when one connects). */
+function notConnected(targets: readonly ManifestTarget[], names: readonly string[]): string {
+  const down = targets.filter((t) => !t.connected && names.includes(t.name)).map((t) => t.name);
+  if (down.length === 0) return '';
+  return `Not connected now: ${down.join(', ')}.`;
+}
+
 /**
  * `tool`'s input schema with the router's `target` property. A tool with a `target` of its own
  * (restore's, order's and verify's label) gets the router's here: on a daemon of several targets
@@ -44,6 +51,7 @@ export function withTargetArgument(schema: Record<string, unknown>, tool: Manife
   const description = [
     `The game server (target) to run on: ${names.join(', ')}${names.length < targets.length ? ` (the targets that serve this tool now, of ${targets.map((t) => t.name).join(', ')})` : ''}.`,
     withoutTarget(manifest, names, pinned),
+    notConnected(targets, names),
     ownLabel ? 'On this daemon of several game servers `target` picks the server; it is no label.' : '',
   ]
     .filter(Boolean)
