@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../../core/api/client.js';
 import { CliProcesses, runCli } from '../../../support/cli-process.js';
 import { project, removeProjects } from '../../../support/config-project.js';
-import { startDaemonProcess, type DaemonProcess } from '../../../support/daemon-process.js';
+import { allTargetsConnected, startDaemonProcess, type DaemonProcess } from '../../../support/daemon-process.js';
 import { waitUntil } from '../../../support/helpers.js';
 
 const processes = new CliProcesses();
@@ -21,7 +21,7 @@ beforeAll(async () => {
   const config = dir.write('mcbridge.config.json', JSON.stringify({ targets: { live: { sim: true }, lab: { sim: true } } }));
   daemon = await startDaemonProcess(processes, [], env, config);
   api = await ApiClient.connect({ port: daemon.port });
-  await waitUntil(async () => ((await api.call('targets', {})) as { targets: Array<{ connected: boolean }> }).targets.every((t) => t.connected), 20_000, 'both targets to connect');
+  await allTargetsConnected(api);
 }, 60_000);
 afterAll(async () => {
   api?.close();
