@@ -49,3 +49,14 @@ export async function startDaemonProcess(processes: CliProcesses, args: string[]
     },
   };
 }
+
+/** Until every target of the daemon behind `api` says its mod is connected (a daemon of several: `mcbridge run` logs the first). */
+export async function allTargetsConnected(api: { call(method: string, params?: Record<string, unknown>): Promise<unknown> }, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { targets } = (await api.call('targets', {})) as { targets: Array<{ name: string; connected: boolean }> };
+    if (targets.every((t) => t.connected)) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for every target to connect: ${JSON.stringify(targets.map((t) => [t.name, t.connected]))}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -3,6 +3,8 @@ import { McbridgeError } from '../../host/errors.js';
 import { EXIT, UsageError } from './exit.js';
 import type { GlobalOptions } from './options.js';
 import { describeCall, isLongCall, seconds, Spinner } from './spinner.js';
+import { withTarget } from '../target-param.js';
+import { singleTarget } from './target.js';
 
 export function parseParams(text: string | undefined): Record<string, unknown> {
   if (text === undefined || text.trim() === '') return {};
@@ -23,7 +25,7 @@ export function parseParams(text: string | undefined): Record<string, unknown> {
  * terminal shows a spinner line; Ctrl-C cancels the call in the daemon and says so in words.
  */
 export async function callCommand(method: string, paramsText: string | undefined, opts: { progress?: boolean }, global: GlobalOptions): Promise<void> {
-  const params = parseParams(paramsText);
+  const params = withTarget(parseParams(paramsText), singleTarget(global.target, 'call'));
   const client = await ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken, frontend: 'cli' });
   const controller = new AbortController();
   const started = Date.now();

@@ -8,6 +8,7 @@ import type { PortResolution, Vantage } from '../../host/link/discovery.js';
 import type { Manifest, PluginInfo } from '../../host/plugin-api.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../util/lines.js';
 import type { GlobalOptions } from './options.js';
+import { callSomeTarget, singleTarget } from './target.js';
 
 export interface Check {
   name: string;
@@ -54,6 +55,24 @@ export interface DaemonStatus {
   plugins: PluginInfo[];
   memory?: { rssBytes: number; heapUsedBytes: number };
   calls?: { inProgress: number; oldest: Array<{ tool: string; runningMs: number }> };
+  /** On a daemon of several targets (or one marked default): every target's link. */
+  targets?: Record<string, { connected: boolean; state: string; lastError: string | null }>;
+}
+
+/** Every target's link, on a daemon of several; null (no line) on a daemon of one. */
+export function targetsCheck(targets: DaemonStatus['targets'], asked: string | undefined): Check | null {
+  const names = Object.keys(targets ?? {});
+  if (!targets || names.length < 2) return null;
+  const down = names.filter((name) => !targets[name]!.connected);
+  const links = names.map((name) => `${name} ${targets[name]!.connected ? 'connected' : `not connected (${targets[name]!.lastError ?? targets[name]!.state})`}`).join(', ');
+  const shown = asked === undefined ? '' : `; the checks below are ${asked}'s`;
+  if (down.length === 0) return { name: 'targets', ok: true, detail: `${names.length} targets: ${links}${shown}` };
+  return {
+    name: 'targets',
+    ok: false,
+    detail: `${names.length} targets: ${links}${shown}`,
+    advice: `start the game of ${down.join(', ')}; \`mcbridge targets\` shows where each one's mod is looked for`,
+  };
 }
 
 /** The daemon's resident memory and V8 heap in use; not judged, only reported. */
@@ -81,7 +100,7 @@ export async function daemonCheck(global: GlobalOptions): Promise<{ check: Check
   let client: ApiClient | undefined;
   try {
     client = await ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken, frontend: 'cli' });
-    const status = (await client.call('status', {}, { timeoutMs: PROBE_MS })) as DaemonStatus;
+    const status = (await callSomeTarget(client, 'status', singleTarget(global.target, 'status'), { timeoutMs: PROBE_MS })) as DaemonStatus;
     const manifest = (await client.call('tools', {}, { timeoutMs: PROBE_MS })) as Manifest;
     return { check: { name: 'daemon', ok: true, detail: `mcbridge ${status.version ?? ''} answers on ${where}`.replace('  ', ' ') }, view: { status, manifest } };
   } catch (err) {

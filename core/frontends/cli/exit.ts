@@ -6,8 +6,15 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3, interrupted: 1
 
 export class UsageError extends Error {}
 
+/**
+ * The daemon's refusals that mean the command line must change: name a target (--target,
+ * MCBRIDGE_TARGET), or one that exists. Usage errors, whoever noticed them.
+ */
+const USAGE_CODES = new Set(['target_required', 'target_unknown']);
+
 export function exitCodeFor(err: unknown): number {
   if (err instanceof UsageError) return EXIT.usage;
+  if (err instanceof McbridgeError && USAGE_CODES.has(err.code)) return EXIT.usage;
   if (err instanceof McbridgeError && err.details?.reason === 'daemon_unreachable') return EXIT.unreachable;
   return EXIT.failed;
 }

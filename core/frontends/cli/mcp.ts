@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { UsageError } from './exit.js';
 import type { McpCliOptions } from './mcp-options.js';
 import type { GlobalOptions } from './options.js';
+import { singleTarget } from './target.js';
 
 /**
  * The front-end's code: the bundle `npm run build` makes (scripts/bundle-mcp.mjs), or the modules
@@ -46,12 +47,14 @@ export async function mcpCommand(opts: McpCliOptions, global: GlobalOptions): Pr
     if (given.length > 0) throw new UsageError(`${given.join(', ')} apply to --transport http only`);
   }
   // The MCP SDK loads only for this command; the other commands stay quick to start.
+  const target = singleTarget(global.target, 'mcp');
   const { runMcp, createLogger } = await loadMcpRun();
   const log = createLogger({ level: global.logLevel, format: global.logFormat });
   await runMcp({
     transport: opts.transport,
     api: { host: global.apiHost, port: global.apiPort, token: global.apiToken },
     vantage: opts.vantage,
+    ...(target !== undefined ? { target } : {}),
     startupWaitMs: opts.startupWait !== undefined ? opts.startupWait * 1000 : undefined,
     http: {
       host: opts.host,

@@ -2,6 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { DAEMON_OPTIONS, OPTION_KEYS, type OptionCommand, type OptionKey, type OptionSpec, type ResolvedValue } from '../../authoring/options.js';
 import { clientConfig } from './client-config.js';
 import { parseText, resolveValue, type ConfigValues } from './resolve.js';
+import { targetFromEnv, targetProblem } from './target.js';
 
 export function parsePort(value: string, allowZero = true): number {
   const n = Number(value);
@@ -40,6 +41,13 @@ export function parseList(value: string): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+}
+
+/** `--target`: a name, a comma list of names (watch), or `*` (target.ts). */
+export function parseTarget(value: string): string {
+  const problem = targetProblem(value);
+  if (problem) throw new InvalidArgumentError(problem);
+  return value;
 }
 
 export function parseTransport(value: string): 'stdio' | 'http' {
@@ -97,15 +105,16 @@ export function addTableOptions(cmd: Command, command: OptionCommand): Command {
 }
 
 /**
- * The global options (API address, token, log level and format, and the per-call timeout) as
- * every client command uses them: flag, then environment, then the config's value, then default.
+ * The global options (API address, token, log level and format, the per-call timeout, and the
+ * target) as every client command uses them: flag, then environment, then the config's value,
+ * then default. `target` has no config key and no default: without it the daemon picks (target.ts).
  */
-export type GlobalOptions = { [K in CommandKey<'global'>]: ResolvedValue<K> } & { timeout?: number };
+export type GlobalOptions = { [K in CommandKey<'global'>]: ResolvedValue<K> } & { timeout?: number; target?: string };
 
 export function globalOptions(program: Command, config?: ConfigValues): GlobalOptions {
   const table = Object.fromEntries(commandKeys('global').map((key) => [key, resolveOption(program, key, config)]));
-  const timeout = program.opts().timeout as number | undefined;
-  return { ...table, ...(timeout !== undefined ? { timeout } : {}) } as GlobalOptions;
+  const { timeout, target = targetFromEnv() } = program.opts() as { timeout?: number; target?: string };
+  return { ...table, ...(timeout !== undefined ? { timeout } : {}), ...(target !== undefined ? { target } : {}) } as GlobalOptions;
 }
 
 /** `globalOptions` with the config's client keys (client-config.ts: cheap to read). */

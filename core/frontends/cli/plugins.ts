@@ -2,6 +2,7 @@ import path from 'node:path';
 import { ApiClient } from '../../api/client.js';
 import type { HiddenBy, Manifest, PluginInfo } from '../../host/plugin-api.js';
 import type { GlobalOptions } from './options.js';
+import { callSomeTarget, singleTarget } from './target.js';
 
 /** The plugin the daemon makes of the config's composites (COMPOSITES_PLUGIN in core/daemon/config/composites.ts). */
 const COMPOSITES_PLUGIN = 'composites';
@@ -50,7 +51,7 @@ function pluginHeading(p: PluginReport): string {
 export async function pluginsCommand(opts: { json?: boolean }, global: GlobalOptions): Promise<void> {
   const client = await ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken, frontend: 'cli' });
   try {
-    const status = (await client.call('status')) as { plugins: PluginInfo[] };
+    const status = (await callSomeTarget(client, 'status', singleTarget(global.target, 'plugins'))) as { plugins: PluginInfo[] };
     const manifest = (await client.call('tools')) as Manifest;
     const report = pluginReport(status.plugins, manifest);
     if (opts.json) {

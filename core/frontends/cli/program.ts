@@ -4,7 +4,7 @@ import { VERSION } from '../../util/version.js';
 import { holdYoungGeneration } from '../../util/young-generation.js';
 import { EXIT } from './exit.js';
 import { PLAIN_MCP_OPTIONS } from './mcp-options.js';
-import { addTableOptions, clientOptions, parseList, parseNonNegativeInt, parseNonNegativeSeconds, parsePositiveInt, parsePort, parseSeconds, parseTransport } from './options.js';
+import { addTableOptions, clientOptions, parseList, parseTarget, parseNonNegativeInt, parseNonNegativeSeconds, parsePositiveInt, parsePort, parseSeconds, parseTransport } from './options.js';
 import { addSimCommand } from './sim.js';
 import { addAuthoringCommands } from './authoring.js';
 import { addDiagnosisCommands } from './doctor.js';
@@ -22,6 +22,7 @@ export function buildProgram(): Command {
     'global',
   )
     .option('--timeout <seconds>', 'client commands: give up on each call (and cancel it) after this long', parseSeconds)
+    .option('--target <name>', "client commands: the game server (target) to call on a daemon of several; watch takes a comma list or '*' (or set MCBRIDGE_TARGET)", parseTarget)
     .showHelpAfterError()
     // Every command's --help lists the global options too (--api-port, --timeout, ...): they apply there.
     .configureHelp({ showGlobalOptions: true })
@@ -87,6 +88,12 @@ export function buildProgram(): Command {
     .description('list the tools available now, and why the others are hidden')
     .option('--json', 'print the full manifest')
     .action(async (opts) => (await import('./tools.js')).toolsCommand(opts, await globals()));
+
+  program
+    .command('targets')
+    .description('list the game servers (targets) the daemon reaches: default, link, vantage, CAPS, the tools each hides and why')
+    .option('--json', "print the daemon's answer as JSON")
+    .action(async (opts) => (await import('./targets.js')).targetsCommand(opts, await globals()));
 
   addTableOptions(program.command('mcp').description('serve the toolkit over MCP (stdio, or streamable HTTP), in front of the daemon'), 'mcp')
     .addOption(new Option('--transport <transport>', "stdio or http (streamable-http, the predecessor's name, is http)").argParser(parseTransport).default(PLAIN_MCP_OPTIONS.transport))

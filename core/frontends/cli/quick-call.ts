@@ -13,13 +13,16 @@ import { clientConfig } from './client-config.js';
 import { PLAIN_MCP_OPTIONS } from './mcp-options.js';
 import type { GlobalOptions } from './options.js';
 import { resolveValue } from './resolve.js';
+import { targetFromEnv, targetProblem } from './target.js';
+
+/** The global options given on the command line, checked: the table's, and `--target`. */
+export type GivenGlobals = Partial<Record<OptionKey, unknown>> & { target?: string };
 
 export interface QuickCall {
   method: string;
   params: string | undefined;
   progress: boolean;
-  /** The global options given on the command line, checked. */
-  given: Partial<Record<OptionKey, unknown>>;
+  given: GivenGlobals;
   timeout?: number;
 }
 
@@ -31,7 +34,7 @@ const GLOBAL_FLAGS = new Map<string, OptionKey>(
 /** The plain form of a command line: its words, the global flags given, and call's own two. */
 interface PlainArgs {
   positional: string[];
-  given: Partial<Record<OptionKey, unknown>>;
+  given: GivenGlobals;
   progress: boolean;
   timeout?: number;
 }
@@ -39,7 +42,7 @@ interface PlainArgs {
 /** The words and flags of `args`, or null when something in them is for the full program to read. */
 function plainArgs(args: readonly string[]): PlainArgs | null {
   const positional: string[] = [];
-  const given: Partial<Record<OptionKey, unknown>> = {};
+  const given: GivenGlobals = {};
   let progress = false;
   let timeout: number | undefined;
   for (let i = 0; i < args.length; i++) {
@@ -61,6 +64,11 @@ function plainArgs(args: readonly string[]): PlainArgs | null {
       const seconds = Number(text);
       if (timeout !== undefined || !Number.isFinite(seconds) || seconds <= 0) return null;
       timeout = seconds;
+      continue;
+    }
+    if (flag === '--target') {
+      if (given.target !== undefined || targetProblem(text) !== null) return null;
+      given.target = text;
       continue;
     }
     const key = GLOBAL_FLAGS.get(flag);
@@ -90,21 +98,22 @@ export function quickCall(args: readonly string[]): QuickCall | null {
  * global options given, or null. Its first tools/list is timed (issue 14: <= 300 ms from spawn),
  * and commander with the program's definition is about 20 ms of it.
  */
-export function quickMcp(args: readonly string[]): Partial<Record<OptionKey, unknown>> | null {
+export function quickMcp(args: readonly string[]): GivenGlobals | null {
   const plain = plainArgs(args);
   if (plain?.positional.length !== 1 || plain.positional[0] !== 'mcp' || plain.timeout !== undefined) return null;
   return plain.given;
 }
 
 /** The global options: flag, environment, config, default (a bad environment variable is a usage error first). */
-async function resolveGlobals(given: Partial<Record<OptionKey, unknown>>): Promise<GlobalOptions> {
+async function resolveGlobals(given: GivenGlobals): Promise<GlobalOptions> {
   const globals = (config?: Awaited<ReturnType<typeof clientConfig>>) => Object.fromEntries([...GLOBAL_FLAGS.values()].map((key) => [key, resolveValue(key, given[key] as never, config)]));
   globals();
-  return globals(await clientConfig()) as GlobalOptions;
+  const target = given.target ?? targetFromEnv();
+  return { ...globals(await clientConfig()), ...(target !== undefined ? { target } : {}) } as GlobalOptions;
 }
 
 /** Run it as the program's `mcp` would, with the command's defaults. */
-export async function runQuickMcp(given: Partial<Record<OptionKey, unknown>>): Promise<void> {
+export async function runQuickMcp(given: GivenGlobals): Promise<void> {
   const options = await resolveGlobals(given);
   const { mcpCommand } = await import('./mcp.js');
   await mcpCommand({ ...PLAIN_MCP_OPTIONS }, options);

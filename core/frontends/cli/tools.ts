@@ -1,5 +1,6 @@
 import { ApiClient } from '../../api/client.js';
-import type { Manifest } from '../../host/plugin-api.js';
+import type { TargetsManifest } from '../../api/target-views.js';
+import type { Manifest, ManifestTool } from '../../host/plugin-api.js';
 import type { GlobalOptions } from './options.js';
 
 /** Words whose period ends no sentence. */
@@ -30,15 +31,19 @@ export function firstSentence(text: string): string {
 export async function toolsCommand(opts: { json?: boolean }, global: GlobalOptions): Promise<void> {
   const client = await ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken, frontend: 'cli' });
   try {
-    const manifest = (await client.call('tools')) as Manifest;
+    const manifest = (await client.call('tools')) as Manifest & Partial<TargetsManifest>;
     if (opts.json) {
       process.stdout.write(JSON.stringify(manifest, null, 2) + '\n');
       return;
     }
     const lines = [`surface revision ${manifest.revision}, ${manifest.vantage} vantage, mod ${manifest.connected ? 'connected' : 'not connected'} (caps: ${manifest.capsSource})`];
+    const names = manifest.targets?.map((t) => t.name) ?? [];
+    // A daemon of several targets: say which serve a tool when not all of them do.
+    if (names.length > 1) lines[0] += `; targets ${manifest.targets!.map((t) => `${t.name}${t.default ? ' (default)' : ''}${t.connected ? '' : ' (not connected)'}`).join(', ')}`;
+    const servedBy = (tool: ManifestTool & { targets?: string[] }) => (names.length > 1 && tool.targets && tool.targets.length < names.length ? `  [only ${tool.targets.join(', ')}]` : '');
     const width = Math.max(...manifest.tools.map((t) => t.name.length));
     for (const tool of manifest.tools.filter((t) => t.available)) {
-      lines.push(`  available  ${tool.name.padEnd(width)}  ${firstSentence(tool.description)}`);
+      lines.push(`  available  ${tool.name.padEnd(width)}  ${firstSentence(tool.description)}${servedBy(tool)}`);
     }
     for (const tool of manifest.tools.filter((t) => !t.available)) {
       lines.push(`  hidden     ${tool.name.padEnd(width)}  ${tool.reason ?? 'unavailable'}`);

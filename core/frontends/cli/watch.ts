@@ -5,39 +5,45 @@ import { watchLine, type WatchFormat } from './watch-format.js';
 import { McbridgeError, toMcbridgeError } from '../../host/errors.js';
 import type { EventPage, RecordedEvent } from '../../host/events/event-log.js';
 import type { GlobalOptions } from './options.js';
+import { ALL_TARGETS } from '../../api/targets.js';
+import { targetSelection } from './target.js';
 
 /**
  * Follow a subscription on `client` until `until` settles or the connection closes, handing
- * each event to `emitEvent` once, in seq order. With `since`, the buffered events come first;
- * pushes that race a replay are held and de-duplicated by seq, and a `gap` (this watcher fell
- * behind) is filled from the buffer. Replays run one after another, and one that fails (the
- * daemon restarted, the connection dropped) ends the watch with its error.
+ * each event to `emitEvent` once, in seq order per target. With `since`, the buffered events
+ * come first (each target's from its own seq); pushes that race a replay are held and
+ * de-duplicated by target and seq, and a `gap` (this watcher fell behind) is filled from that
+ * target's buffer. Replays run one after another, and one that fails (the daemon restarted, the
+ * connection dropped) ends the watch with its error. `target`: one name, a list, or `*`; none
+ * means the daemon's default.
  */
 export async function followEvents(
   client: ApiClient,
-  opts: { events: string[]; since?: number; limit?: number; onWarning?: (warning: string) => void },
+  opts: { events: string[]; since?: number; limit?: number; target?: string | string[]; onWarning?: (warning: string) => void },
   emitEvent: (event: RecordedEvent) => void,
   until: Promise<void>,
 ): Promise<void> {
   const categories = opts.events.includes('*') ? null : new Set(opts.events);
-  let lastSeq = -1;
+  /** The last seq emitted per target ('' for a daemon whose events name none). */
+  const lastSeq = new Map<string, number>();
   let replaying = false;
   let queuedReplays = 0;
   let chain: Promise<void> = Promise.resolve();
   const held: RecordedEvent[] = [];
 
   const emit = (event: RecordedEvent) => {
-    if (event.seq <= lastSeq) return;
-    lastSeq = event.seq;
+    const key = event.target ?? '';
+    if (event.seq <= (lastSeq.get(key) ?? -1)) return;
+    lastSeq.set(key, event.seq);
     emitEvent(event);
   };
-  /** `newest`: of the replayed events, only the last this many (the predecessor's `--limit`). */
-  const replay = async (since: number, upTo: number, newest?: number) => {
+  /** One target's buffered events (`target` undefined: the daemon's default); `newest`: only the last this many (the predecessor's `--limit`). */
+  const replay = async (target: string | undefined, since: number, upTo: number, newest?: number) => {
     let cursor = since;
     const found: RecordedEvent[] = [];
     for (;;) {
-      const page = (await client.call('events', { since: cursor, limit: 1000 })) as EventPage;
-      if (page.streamReset) throw new McbridgeError('unavailable', 'the daemon restarted (new event stream); rerun watch');
+      const page = (await client.call('events', { since: cursor, limit: 1000, ...(target !== undefined ? { target } : {}) })) as EventPage;
+      if (page.streamReset) throw new McbridgeError('unavailable', `the daemon restarted (new event stream${target !== undefined ? ` on ${target}` : ''}); rerun watch`);
       const inRange = page.events.filter((event) => event.seq <= upTo);
       found.push(...inRange.filter((event) => !categories || categories.has(event.category)));
       if (newest === undefined) for (const event of found.splice(0)) emit(event);
@@ -47,11 +53,13 @@ export async function followEvents(
     if (newest !== undefined) for (const event of found.slice(-newest)) emit(event);
   };
   /** Replay a range after those already queued; pushes are held until the last one is done. */
-  const catchUp = (since: number, upTo = Infinity, newest?: number): Promise<void> => {
+  const catchUp = (targets: Array<string | undefined>, since: number, upTo = Infinity, newest?: number): Promise<void> => {
     queuedReplays += 1;
     replaying = true;
     const run = chain
-      .then(() => replay(since, upTo, newest))
+      .then(async () => {
+        for (const target of targets) await replay(target, since, upTo, newest);
+      })
       .then(() => {
         queuedReplays -= 1;
         if (queuedReplays > 0) return;
@@ -79,15 +87,31 @@ export async function followEvents(
     else emit(event);
   });
   client.on('gap', (gap: GapFrame) => {
-    catchUp(gap.fromSeq - 1, gap.toSeq).catch((err: unknown) => fail(toMcbridgeError(err)));
+    // A daemon of several targets names the gap's; one of one target names none.
+    catchUp([gap.target ?? singleSelected(opts.target)], gap.fromSeq - 1, gap.toSeq).catch((err: unknown) => fail(toMcbridgeError(err)));
   });
 
   if (opts.since !== undefined) replaying = true; // hold pushes from the moment we subscribe
   // A mistyped category is ignored by the daemon, which says so: pass that on.
-  const answer = (await client.call('subscribe', { events: opts.events })) as { warning?: unknown };
+  const answer = (await client.call('subscribe', { events: opts.events, ...(opts.target !== undefined ? { target: opts.target } : {}) })) as { warning?: unknown; targets?: Record<string, unknown> };
   if (typeof answer.warning === 'string') opts.onWarning?.(answer.warning);
-  if (opts.since !== undefined) await Promise.race([catchUp(opts.since, Infinity, opts.limit), failed, closed]);
+  if (opts.since !== undefined) await Promise.race([catchUp(replayTargets(opts.target, answer.targets), opts.since, Infinity, opts.limit), failed, closed]);
   await Promise.race([closed, until, failed]);
+}
+
+/** The one target named, when one is; undefined (the daemon's default) otherwise. */
+function singleSelected(target: string | string[] | undefined): string | undefined {
+  return typeof target === 'string' && target !== ALL_TARGETS ? target : undefined;
+}
+
+/**
+ * Whose buffers a `since` replays: those named, or for `*` those the subscription covers (a daemon
+ * of one target names none: its default); none named, the daemon's default.
+ */
+function replayTargets(target: string | string[] | undefined, subscribed: Record<string, unknown> | undefined): Array<string | undefined> {
+  if (Array.isArray(target)) return target;
+  if (target !== ALL_TARGETS) return [target];
+  return subscribed ? Object.keys(subscribed) : [undefined];
 }
 
 export interface WatchOptions {
@@ -121,7 +145,8 @@ export async function watchCommand(opts: WatchOptions, global: GlobalOptions): P
   });
   try {
     const onWarning = (warning: string) => process.stderr.write(`mcbridge watch: ${warning}\n`);
-    await followEvents(client, { ...opts, onWarning }, (event) => process.stdout.write(watchLine(event, opts) + '\n'), interrupted);
+    const target = targetSelection(global.target);
+    await followEvents(client, { ...opts, onWarning, ...(target !== undefined ? { target } : {}) }, (event) => process.stdout.write(watchLine(event, opts) + '\n'), interrupted);
   } finally {
     client.close();
   }

@@ -13,6 +13,7 @@ import { McpSession, type RequestExtra } from './protocol.js';
 import { GUIDE_PROMPT, guidePrompt, guideResult, INSTRUCTIONS } from './prompts.js';
 import { errorResult, mcpArguments, projectTools, registryToolName, successResult, toolListKey } from './projection.js';
 import { ResourceHub } from './resources.js';
+import { manifestTargets, TARGETS_ENTRY, TARGETS_METHOD } from './targets.js';
 import { DaemonUpstream, type UpstreamOptions } from './upstream.js';
 
 export const MCP_SERVER_NAME = 'mcbridge';
@@ -54,7 +55,7 @@ export class McpFrontend {
   private projection(): { tools: Tool[]; key: string } {
     const manifest = this.upstream.manifest;
     if (this.projected?.manifest !== manifest) {
-      const tools = projectTools(manifest);
+      const tools = projectTools(manifest, this.upstream.target);
       this.projected = { manifest, tools, key: toolListKey(tools) };
     }
     return this.projected;
@@ -108,6 +109,11 @@ export class McpFrontend {
     return this.upstream.manifest.tools.find((t) => t.name === name);
   }
 
+  /** `mc_targets`, on a daemon of several targets (targets.ts). */
+  private targetsEntry(name: string): ManifestTool | undefined {
+    return name === TARGETS_METHOD && manifestTargets(this.upstream.manifest) ? (TARGETS_ENTRY as ManifestTool) : undefined;
+  }
+
   private surfaceChanged(): void {
     const { key } = this.projection();
     if (key === this.listKey) return;
@@ -131,7 +137,7 @@ export class McpFrontend {
       await this.upstream.surfaceNow();
       // A plugin tool is known only once the daemon's manifest is in.
       if (name !== null && !this.find(name) && this.upstream.surfaceOrigin === 'default') await this.upstream.settled();
-      const entry = name === null ? undefined : this.find(name);
+      const entry = name === null ? undefined : (this.find(name) ?? this.targetsEntry(name));
       if (!entry || name === null) {
         throw new McbridgeError('unknown_method', `unknown tool '${mcpName}'. Call tools/list for the tools this server offers now (all named mc_<tool>).`, { method: mcpName });
       }

@@ -8,6 +8,7 @@ import { McbridgeError, toMcbridgeError } from '../../host/errors.js';
 import type { Manifest, ManifestTool, ToolAnnotations } from '../../host/plugin-api.js';
 import { isObject } from '../../kit/values.js';
 import { portableSchema } from './portable-schema.js';
+import { manifestTargets, TARGETS_METHOD, TARGETS_TOOL, withTargetArgument } from './targets.js';
 
 /** Every registry tool appears to MCP clients as mc_<name> (the predecessor's names). */
 export const MCP_TOOL_PREFIX = 'mc_';
@@ -65,12 +66,15 @@ export function mcpArguments(tool: Pick<ManifestTool, 'mcpDefaults'>, args: Reco
   return tool.mcpDefaults ? { ...tool.mcpDefaults, ...args } : args;
 }
 
-/** The MCP tool for one available manifest entry. */
-export function mcpTool(tool: ManifestTool, toolNames: ReadonlySet<string>): Tool {
+/**
+ * The MCP tool for one available manifest entry; `inputFor` adds what the front-end adds to
+ * every tool's input (the `target` argument on a daemon of several).
+ */
+export function mcpTool(tool: ManifestTool, toolNames: ReadonlySet<string>, inputFor: (schema: Record<string, unknown>) => Record<string, unknown> = (schema) => schema): Tool {
   const out: Tool = {
     name: mcpToolName(tool.name),
     description: mcpDescription(tool.description, toolNames),
-    inputSchema: portableSchema(mcpInputSchema(tool)) as Tool['inputSchema'],
+    inputSchema: portableSchema(inputFor(mcpInputSchema(tool))) as Tool['inputSchema'],
     annotations: mcpAnnotations(tool.annotations),
   };
   out.outputSchema = portableSchema(mcpOutputSchema(tool)) as Tool['outputSchema'];
@@ -91,10 +95,15 @@ export function mcpOutputSchema(tool: Pick<ManifestTool, 'outputSchema'>): Recor
   };
 }
 
-/** Exactly the tools the manifest says are available now: unsupported ones are absent. */
-export function projectTools(manifest: Manifest): Tool[] {
+/**
+ * Exactly the tools the manifest says are available now: unsupported ones are absent. On a
+ * daemon of several targets each takes `target`, and `mc_targets` lists them (targets.ts);
+ * `pinned` is this server's own target (`mcbridge mcp --target`).
+ */
+export function projectTools(manifest: Manifest, pinned?: string): Tool[] {
   const names = new Set(manifest.tools.map((t) => t.name));
-  return manifest.tools.filter((t) => t.available).map((t) => mcpTool(t, names));
+  const tools = manifest.tools.filter((t) => t.available).map((t) => mcpTool(t, names, (schema) => withTargetArgument(schema, t, manifest, pinned)));
+  return manifestTargets(manifest) && !names.has(TARGETS_METHOD) ? [...tools, TARGETS_TOOL] : tools;
 }
 
 /** A stable key of what a client sees; list_changed is sent only when it changes. */

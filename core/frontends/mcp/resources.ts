@@ -3,13 +3,17 @@
  * (`events`, `snapshots`), so they say exactly what those tools say. A client that subscribes
  * gets `notifications/resources/updated` when a new event is recorded (and, for snapshots, when
  * the mod reports a new one); the front-end receives events only while someone watches.
+ * On a daemon of several targets each target has its own, a path segment on the URI:
+ * `mcbridge://events/lab`; the bare URI is the target a call without one goes to.
  */
 import type { ReadResourceResult, Resource } from '@modelcontextprotocol/sdk/types.js';
 import type { EventFrame } from '../../api/frames.js';
+import { TARGET_NAME } from '../../api/targets.js';
 import type { Manifest } from '../../host/plugin-api.js';
 import { RPC, RpcError, stringParam } from './jsonrpc.js';
 import type { McpSession } from './protocol.js';
 import type { DaemonUpstream } from './upstream.js';
+import { manifestTargets } from './targets.js';
 
 interface ResourceSpec {
   resource: Resource;
@@ -48,9 +52,35 @@ const RESOURCES: ResourceSpec[] = [
   },
 ];
 
-function available(manifest: Manifest): ResourceSpec[] {
-  const tools = new Set(manifest.tools.filter((t) => t.available).map((t) => t.name));
-  return RESOURCES.filter((r) => tools.has(r.tool));
+/** The resources to list: the bare ones on a daemon of one target, one per target serving the tool on a daemon of several. */
+function available(manifest: Manifest): Resource[] {
+  const tools = new Map(manifest.tools.filter((t) => t.available).map((t) => [t.name, (t as { targets?: string[] }).targets]));
+  const specs = RESOURCES.filter((r) => tools.has(r.tool));
+  if (!manifestTargets(manifest)) return specs.map((r) => r.resource);
+  return specs.flatMap((spec) => (tools.get(spec.tool) ?? []).map((target) => targetResource(spec, target)));
+}
+
+function targetResource(spec: ResourceSpec, target: string): Resource {
+  const { uri, name, title, description, ...rest } = spec.resource;
+  return { ...rest, uri: `${uri}/${target}`, name: `${name}/${target}`, title: `${title} (${target})`, description: `${description} Target ${target}.` };
+}
+
+/** The URI templates of a daemon of several targets: the path segment names the target. */
+function templates(manifest: Manifest): Array<{ uriTemplate: string; name: string; title?: string; description?: string; mimeType?: string }> {
+  if (!manifestTargets(manifest)) return [];
+  return RESOURCES.map(({ resource: { uri, name, title, description, mimeType } }) => ({
+    uriTemplate: `${uri}/{target}`,
+    name: `${name}-per-target`,
+    ...(title !== undefined ? { title: `${title}, per target` } : {}),
+    description: `${description} The last path segment names the target (mc_targets lists them).`,
+    ...(mimeType !== undefined ? { mimeType } : {}),
+  }));
+}
+
+/** A resource URI taken apart: which resource, and which target (none: the one a call without `target` goes to). */
+interface ResourceAddress {
+  spec: ResourceSpec;
+  target: string | undefined;
 }
 
 /** Resource handlers for the sessions of one front-end, and who watches what. */
@@ -60,18 +90,19 @@ export class ResourceHub {
   private readonly pending = new Map<McpSession, Set<string>>();
 
   constructor(private readonly upstream: DaemonUpstream) {
-    upstream.on('game-event', (frame: EventFrame) => this.changed((spec) => spec.changedBy(frame)));
+    upstream.on('game-event', (frame: EventFrame) => this.changed((spec) => spec.changedBy(frame), eventTarget(frame)));
     // Events this front-end missed may include anything.
-    upstream.on('game-gap', () => this.changed(() => true));
+    upstream.on('game-gap', (gap: { target?: string }) => this.changed(() => true, gap.target));
   }
 
   /** Register the resource methods on one session's server. */
   serve(server: McpSession): void {
-    server.setRequestHandler('resources/list', async () => ({ resources: available(await this.upstream.surfaceNow()).map((r) => r.resource) }));
-    server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
+    server.setRequestHandler('resources/list', async () => ({ resources: available(await this.upstream.surfaceNow()) }));
+    server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: templates(await this.upstream.surfaceNow()) }));
     server.setRequestHandler('resources/read', (params) => this.read(stringParam(params, 'uri', 'resources/read')));
     server.setRequestHandler('resources/subscribe', async (params) => {
-      const uri = this.find(stringParam(params, 'uri', 'resources/subscribe')).resource.uri;
+      const uri = stringParam(params, 'uri', 'resources/subscribe');
+      this.find(uri);
       const uris = this.watchers.get(server) ?? new Set<string>();
       uris.add(uri);
       this.watchers.set(server, uris);
@@ -91,24 +122,46 @@ export class ResourceHub {
     if (this.watchers.size === 0) await this.upstream.followEvents(false);
   }
 
-  private find(uri: string): ResourceSpec {
-    const spec = RESOURCES.find((r) => r.resource.uri === uri);
-    if (!spec) {
-      throw new RpcError(RPC.resourceNotFound, `unknown resource '${uri}'; resources/list names the ones this server has (${RESOURCES.map((r) => r.resource.uri).join(', ')})`, { uri });
+  /** `mcbridge://events` or `mcbridge://events/<target>` (and the same for snapshots); the daemon says whether the target exists. */
+  private find(uri: string): ResourceAddress {
+    for (const spec of RESOURCES) {
+      const base = spec.resource.uri;
+      if (uri === base) return { spec, target: undefined };
+      const target = uri.startsWith(`${base}/`) ? uri.slice(base.length + 1) : null;
+      if (target !== null && TARGET_NAME.test(target)) return { spec, target };
     }
-    return spec;
+    throw new RpcError(
+      RPC.resourceNotFound,
+      `unknown resource '${uri}'; resources/list names the ones this server has (${RESOURCES.map((r) => r.resource.uri).join(', ')}, and on a daemon of several targets <uri>/<target>)`,
+      { uri },
+    );
   }
 
   private async read(uri: string): Promise<ReadResourceResult> {
-    const spec = this.find(uri);
-    const value = await this.upstream.call(spec.tool, {});
+    const { spec, target } = this.find(uri);
+    const value = await this.upstream.call(spec.tool, target === undefined ? {} : { target });
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value) }] };
   }
 
-  private changed(affects: (spec: ResourceSpec) => boolean): void {
-    const uris = RESOURCES.filter(affects).map((r) => r.resource.uri);
+  /**
+   * Whether an event of `target` (from the frame; undefined for a gap, which may hide any)
+   * concerns a resource address: its own target's, or for a bare URI the target calls go to
+   * without one (on a daemon of one target, every event).
+   */
+  private concerns(address: ResourceAddress, target: string | undefined): boolean {
+    if (target === undefined) return true;
+    if (address.target !== undefined) return address.target === target;
+    if (!manifestTargets(this.upstream.manifest)) return true;
+    const implicit = this.upstream.target ?? (this.upstream.manifest as { defaultTarget?: string | null }).defaultTarget;
+    return implicit === target;
+  }
+
+  private changed(affects: (spec: ResourceSpec) => boolean, target?: string): void {
     for (const [server, watched] of this.watchers) {
-      const due = uris.filter((uri) => watched.has(uri));
+      const due = [...watched].filter((uri) => {
+        const address = this.find(uri);
+        return affects(address.spec) && this.concerns(address, target);
+      });
       if (due.length === 0) continue;
       let pending = this.pending.get(server);
       if (!pending) {
@@ -126,4 +179,10 @@ export class ResourceHub {
     if (!uris || !this.watchers.has(server)) return;
     for (const uri of uris) void server.sendResourceUpdated({ uri }).catch(() => {});
   }
+}
+
+/** The target an event frame names (every recorded event does; an older daemon's none). */
+function eventTarget(frame: EventFrame): string | undefined {
+  const target = (frame.data as { target?: unknown } | null)?.target;
+  return typeof target === 'string' ? target : undefined;
 }

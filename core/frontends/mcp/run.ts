@@ -24,6 +24,8 @@ export interface RunMcpOptions {
   http?: Omit<HttpOptions, 'log' | 'token'> & { token?: string; tokenFile?: string };
   /** Host the daemon in this process when none answers. */
   embedded?: Omit<EmbeddedDaemonOptions, 'api' | 'log' | 'vantage'>;
+  /** The target a call that names none goes to (`--target`); without it, the daemon's default. */
+  target?: string;
   log: Logger;
 }
 
@@ -52,6 +54,7 @@ export async function runMcp(options: RunMcpOptions): Promise<void> {
     api: options.api,
     vantage: options.vantage,
     startupWaitMs: options.startupWaitMs,
+    ...(options.target !== undefined ? { target: options.target } : {}),
     log: log.child({ part: 'mcp' }),
     onUnreachable: embedded ? () => embedded.startIfNeeded() : undefined,
   });

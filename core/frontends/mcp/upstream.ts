@@ -14,6 +14,8 @@ import type { Vantage } from '../../host/link/discovery.js';
 import type { Logger } from '../../util/log.js';
 import type { Manifest } from '../../host/plugin-api.js';
 import { unreachableError, type DaemonAddress } from '../../daemon/unreachable.js';
+import { ALL_TARGETS } from '../../api/targets.js';
+import { withTarget } from '../target-param.js';
 
 export interface UpstreamOptions {
   api?: { host?: string; port?: number; token?: string };
@@ -30,6 +32,8 @@ export interface UpstreamOptions {
    * return its address, which is then tried at once.
    */
   onUnreachable?: () => Promise<DaemonAddress | null>;
+  /** The target a call that names none goes to (`mcbridge mcp --target`); without it, the daemon's default. */
+  target?: string;
 }
 
 /** Where the surface being served came from. */
@@ -158,7 +162,12 @@ export class DaemonUpstream extends EventEmitter {
     return this.wasSettled;
   }
 
-  /** One tool call through the daemon; fails with `unavailable` when no daemon answers. */
+  /** This server's own target (`mcbridge mcp --target`), if it has one. */
+  get target(): string | undefined {
+    return this.options.target;
+  }
+
+  /** One tool call through the daemon, on this server's target when the params name none; fails with `unavailable` when no daemon answers. */
   async call(method: string, params: Record<string, unknown>, options: ClientCallOptions = {}): Promise<unknown> {
     let client = this.liveClient();
     if (!client) {
@@ -170,7 +179,7 @@ export class DaemonUpstream extends EventEmitter {
     // A signal that fired while we waited for the daemon would never send `cancel`
     // (an aborted signal fires no more events): the daemon would run the call to its end.
     if (options.signal?.aborted) throw new McbridgeError('cancelled', `the call to '${method}' was cancelled`);
-    return client.call(method, params, options);
+    return client.call(method, withTarget(params, this.options.target), options);
   }
 
   /**
@@ -182,7 +191,7 @@ export class DaemonUpstream extends EventEmitter {
     if (this.eventsWanted === on) return;
     this.eventsWanted = on;
     const client = this.liveClient();
-    if (client) await client.call(on ? 'subscribe' : 'unsubscribe', { events: [...EVENT_CATEGORIES] }, { timeoutMs: ATTACH_TIMEOUT_MS }).catch(() => {});
+    if (client) await client.call(on ? 'subscribe' : 'unsubscribe', { events: [...EVENT_CATEGORIES], target: ALL_TARGETS }, { timeoutMs: ATTACH_TIMEOUT_MS }).catch(() => {});
   }
 
   async close(): Promise<void> {
@@ -277,7 +286,8 @@ export class DaemonUpstream extends EventEmitter {
     client.on('gap', (frame: GapFrame) => this.emit('game-gap', frame));
     try {
       // Bounded: something on the port that is not a daemon must not hold the front-end up.
-      await client.call('subscribe', { events: this.eventsWanted ? ['surface', ...EVENT_CATEGORIES] : ['surface'] }, { timeoutMs: ATTACH_TIMEOUT_MS });
+      // Every target's: the surface is the daemon's, and a resource may be any target's events.
+      await client.call('subscribe', { events: this.eventsWanted ? ['surface', ...EVENT_CATEGORIES] : ['surface'], target: ALL_TARGETS }, { timeoutMs: ATTACH_TIMEOUT_MS });
       const manifest = (await client.call('tools', {}, { timeoutMs: ATTACH_TIMEOUT_MS })) as Manifest;
       take(manifest);
       this.options.log.info({ daemon: this.address, revision: manifest.revision, capsSource: manifest.capsSource }, 'connected to the mcbridge daemon');

@@ -48,6 +48,9 @@ describe('exitCodeFor and describeError', () => {
     expect(exitCodeFor(new McbridgeError('unavailable', 'x', { reason: 'daemon_unreachable' }))).toBe(3);
     expect(exitCodeFor(new McbridgeError('unavailable', 'x', { reason: 'mod_unreachable' }))).toBe(1);
     expect(exitCodeFor(new McbridgeError('unavailable', 'x'))).toBe(1);
+    // The command line must name a target, or one that exists (docs/cli.md, "Several game servers").
+    expect(exitCodeFor(new McbridgeError('target_required', 'x'))).toBe(2);
+    expect(exitCodeFor(new McbridgeError('target_unknown', 'x'))).toBe(2);
     expect(exitCodeFor(new Error('x'))).toBe(1);
     expect(exitCodeFor({ details: { reason: 'daemon_unreachable' } })).toBe(1);
   });

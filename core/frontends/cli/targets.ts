@@ -1,0 +1,49 @@
+/** `mcbridge targets [--json]`: the game servers the daemon reaches, as its `targets` method lists them. */
+import { ApiClient } from '../../api/client.js';
+import type { TargetInfo } from '../../api/target-views.js';
+import type { GlobalOptions } from './options.js';
+
+interface TargetsAnswer {
+  targets: TargetInfo[];
+  default: string | null;
+  count: number;
+}
+
+/** Columns padded to their widest cell; the last one left ragged. */
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
+}
+
+/** Where a target's mod is: its address and where the port came from, and the game folder. */
+function where(t: TargetInfo): string {
+  const mod = t.mod.port === null ? `mod on ${t.mod.host}, port unknown` : `mod ${t.mod.host}:${t.mod.port}${t.mod.portSource ? ` (${t.mod.portSource})` : ''}`;
+  return t.serverDir ? `${mod}, dir ${t.serverDir}` : mod;
+}
+
+/** A line for a person per target, and under it the tools it hides and why. */
+export function targetsText(answer: TargetsAnswer): string {
+  const rows = [['TARGET', 'DEFAULT', 'CONNECTED', 'VANTAGE', 'CAPS', 'HIDDEN', 'WHERE']];
+  for (const t of answer.targets) {
+    const connected = t.connected ? 'yes' : `no (${t.lastError ?? t.state})`;
+    rows.push([t.name, t.default ? '*' : '', connected, t.vantage, String(t.capabilities?.length ?? 0), String(t.tools.hidden), where(t)]);
+  }
+  const lines = table(rows);
+  for (const t of answer.targets.filter((t) => t.hidden.length > 0)) {
+    lines.push('', `${t.name} hides:`);
+    const width = Math.max(...t.hidden.map((h) => h.name.length));
+    for (const h of t.hidden) lines.push(`  ${h.name.padEnd(width)}  ${h.reason}`);
+  }
+  if (answer.default === null && answer.count > 1) lines.push('', 'no target is the default: name one with --target (or MCBRIDGE_TARGET), or mark one `default: true` in the config');
+  return lines.join('\n') + '\n';
+}
+
+export async function targetsCommand(opts: { json?: boolean }, global: GlobalOptions): Promise<void> {
+  const client = await ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken, frontend: 'cli' });
+  try {
+    const answer = (await client.call('targets', {})) as TargetsAnswer;
+    process.stdout.write(opts.json ? JSON.stringify(answer, null, 2) + '\n' : targetsText(answer));
+  } finally {
+    client.close();
+  }
+}
