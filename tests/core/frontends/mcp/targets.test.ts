@@ -105,6 +105,8 @@ describe('MCP tools on a daemon of several targets', () => {
     const frontend = frontendFor(daemon.apiAddress.port);
     defer(() => frontend.close());
     const { client } = await connectInMemory(frontend);
+    // tools/list waits for the daemon's surface; resources/list answers with what is there (the default surface at first).
+    await client.listTools();
     const uris = (await client.listResources()).resources.map((r) => r.uri);
     expect(uris).toEqual(expect.arrayContaining(['mcbridge://events/live', 'mcbridge://events/lab']));
     expect(uris).not.toContain('mcbridge://events');
