@@ -23,6 +23,11 @@ export const DEFAULT_MCP_HTTP_PORT = 8766;
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** A session with no request for this long, and none open, is closed (clients that vanished without DELETE). */
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+/**
+ * After its last request a session stays in use this long: a client between two calls is not
+ * pushed out by a cap (a client holding its SSE stream open is in use throughout).
+ */
+export const DEFAULT_SESSION_GRACE_MS = 60_000;
 
 export interface HttpOptions {
   host?: string;
@@ -32,6 +37,8 @@ export interface HttpOptions {
   allowedOrigins?: string[];
   /** Close sessions idle this long (no request, no open stream). Default 30 minutes. */
   sessionIdleMs?: number;
+  /** How long after its last request a session cannot be closed to make room. Default 60 s (at most the idle time). */
+  sessionGraceMs?: number;
   log: Logger;
 }
 
@@ -89,7 +96,8 @@ export async function startHttp(frontend: McpFrontend, options: HttpOptions): Pr
     );
   }
   const guard = new HttpGuard({ bindHost: host, token: options.token, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins });
-  const table = new SessionTable();
+  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const table = new SessionTable(Math.min(options.sessionGraceMs ?? DEFAULT_SESSION_GRACE_MS, idleMs));
   const log = options.log;
   const counts = (client: ClientId) => ({ client: client.label, clientSessions: table.countOf(client), sessions: table.size });
 
@@ -125,10 +133,11 @@ export async function startHttp(frontend: McpFrontend, options: HttpOptions): Pr
     const admission = table.admit(client);
     if (!admission.admitted) {
       log.warn({ status: admission.status, ...counts(client) }, `refused a new MCP HTTP session: ${admission.message}`);
-      return sendError(res, admission.status, admission.message);
+      const retry: Record<string, string> = admission.retryAfterSeconds ? { 'retry-after': String(admission.retryAfterSeconds) } : {};
+      return sendError(res, admission.status, admission.message, retry);
     }
     for (const { session, reason } of admission.evicted) {
-      log.info({ session: shortId(session.id), reason, ...counts(session.client) }, 'closed the least recently used idle MCP HTTP session to make room');
+      log.info({ session: shortId(session.id), reason, ...counts(session.client) }, 'closed the least recently used MCP HTTP session not in use to make room');
       void session.server.close().catch(() => {});
     }
     await openSession(client, req, res, body);
@@ -171,7 +180,6 @@ export async function startHttp(frontend: McpFrontend, options: HttpOptions): Pr
     });
   });
   const port = (httpServer.address() as AddressInfo).port;
-  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const sweep = setInterval(
     () => {
       for (const session of table.takeIdle(idleMs)) {

@@ -1,7 +1,8 @@
 /**
- * The HTTP front-end's session table: which client opened each session, whether it is busy,
- * and which session gives way when a client or the server is at its cap. A client at its cap
- * loses its own least recently used idle session, never someone else's (docs/decisions.md).
+ * The HTTP front-end's session table: which client opened each session, whether it is in use,
+ * and which session gives way when a client or the server is at its cap. A session in use (a
+ * request or stream open, or a request within the grace period) never gives way: a new session
+ * is refused instead (docs/decisions.md).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
@@ -23,7 +24,9 @@ export interface Session {
   open: number;
 }
 
-export type Admission = { admitted: true; evicted: Array<{ session: Session; reason: 'client cap' | 'server cap' }> } | { admitted: false; status: 429 | 503; message: string };
+export type Admission =
+  | { admitted: true; evicted: Array<{ session: Session; reason: 'client cap' | 'server cap' }> }
+  | { admitted: false; status: 429 | 503; message: string; retryAfterSeconds?: number };
 
 /** Enough of a session id to follow it through the log, not enough to use it. */
 export function shortId(id: string): string {
@@ -38,6 +41,9 @@ export class SessionTable {
   /** In least recently used order: a session moves to the end whenever a request starts or ends. */
   private readonly sessions = new Map<string, Session>();
   private readonly perClient = new Map<string, number>();
+
+  /** `graceMs`: how long after its last request a session still counts as in use. */
+  constructor(private readonly graceMs: number) {}
 
   get size(): number {
     return this.sessions.size;
@@ -59,38 +65,39 @@ export class SessionTable {
   }
 
   /**
-   * Make room for a new session of `client`: first its own least recently used idle session
-   * when it is at its cap (429 when all of its sessions are busy), then the server's least
-   * recently used idle one when the server is full (503 when every session is busy). The
-   * evicted sessions are already out of the table; the caller closes them.
+   * Make room for a new session of `client`: first its own least recently used session not in
+   * use when it is at its cap (else 429), then the server's when the server is full (else 503).
+   * The evicted sessions are already out of the table; the caller closes them.
    */
-  admit(client: ClientId): Admission {
+  admit(client: ClientId, now = Date.now()): Admission {
     const evicted: Array<{ session: Session; reason: 'client cap' | 'server cap' }> = [];
+    const inUse = this.graceMs > 0 ? `(a request or SSE stream open, or a request in the last ${Math.ceil(this.graceMs / 1000)} s)` : '(a request or SSE stream open)';
     if (this.countOf(client) >= MAX_SESSIONS_PER_CLIENT) {
-      const own = this.leastRecentlyUsedIdle((s) => sameClient(s.client, client));
-      if (!own) {
-        return {
-          admitted: false,
-          status: 429,
-          message:
-            `this client already has ${MAX_SESSIONS_PER_CLIENT} MCP sessions and each has a request or an SSE stream open; ` +
-            'close one you no longer need (HTTP DELETE with its mcp-session-id) or reuse an open session, then retry',
-        };
+      const own = (s: Session) => sameClient(s.client, client);
+      const victim = this.leastRecentlyUsedFree(own, now);
+      if (!victim) {
+        return this.refusal(
+          429,
+          `this client already has ${MAX_SESSIONS_PER_CLIENT} MCP sessions in use ${inUse}; ` + 'close one you no longer need (HTTP DELETE with its mcp-session-id) or reuse an open session',
+          own,
+          now,
+        );
       }
-      this.remove(own.id);
-      evicted.push({ session: own, reason: 'client cap' });
+      this.remove(victim.id);
+      evicted.push({ session: victim, reason: 'client cap' });
     }
     if (this.sessions.size >= MAX_SESSIONS) {
-      const any = this.leastRecentlyUsedIdle(() => true);
-      if (!any) {
-        return {
-          admitted: false,
-          status: 503,
-          message: `the server holds its maximum of ${MAX_SESSIONS} MCP sessions and each has a request or an SSE stream open; retry later`,
-        };
+      const victim = this.leastRecentlyUsedFree(() => true, now);
+      if (!victim) {
+        return this.refusal(
+          503,
+          `the server holds its maximum of ${MAX_SESSIONS} MCP sessions and every one is in use ${inUse}; ` + 'close (HTTP DELETE) sessions you no longer need',
+          () => true,
+          now,
+        );
       }
-      this.remove(any.id);
-      evicted.push({ session: any, reason: 'server cap' });
+      this.remove(victim.id);
+      evicted.push({ session: victim, reason: 'server cap' });
     }
     return { admitted: true, evicted };
   }
@@ -151,8 +158,27 @@ export class SessionTable {
     this.sessions.set(session.id, session);
   }
 
-  private leastRecentlyUsedIdle(match: (s: Session) => boolean): Session | undefined {
-    for (const session of this.sessions.values()) if (session.open === 0 && match(session)) return session;
+  /** Not in use: nothing open, and no request for the grace period. */
+  private free(session: Session, now: number): boolean {
+    return session.open === 0 && now - session.lastSeen >= this.graceMs;
+  }
+
+  private leastRecentlyUsedFree(match: (s: Session) => boolean, now: number): Session | undefined {
+    for (const session of this.sessions.values()) if (match(session) && this.free(session, now)) return session;
     return undefined;
+  }
+
+  /**
+   * A refusal, with when the first matching session leaves its grace period (Retry-After);
+   * none when every matching session has something open, since that ends when its client says.
+   */
+  private refusal(status: 429 | 503, message: string, match: (s: Session) => boolean, now: number): Admission {
+    let soonest = Number.POSITIVE_INFINITY;
+    for (const session of this.sessions.values()) {
+      if (match(session) && session.open === 0) soonest = Math.min(soonest, session.lastSeen + this.graceMs - now);
+    }
+    if (!Number.isFinite(soonest)) return { admitted: false, status, message: `${message}, then retry once one is closed` };
+    const retryAfterSeconds = Math.max(1, Math.ceil(soonest / 1000));
+    return { admitted: false, status, message: `${message}, or retry in ${retryAfterSeconds} s (Retry-After)`, retryAfterSeconds };
   }
 }

@@ -121,7 +121,16 @@ function hover(fields: string[]): Map<string, { type: string; doc: string }> {
     getScriptVersion: () => '1',
     getScriptSnapshot: (f) => (f === file ? ts.ScriptSnapshot.fromString(text) : fs.existsSync(f) ? ts.ScriptSnapshot.fromString(fs.readFileSync(f, 'utf8')) : undefined),
     getCurrentDirectory: () => REPO,
-    getCompilationSettings: () => ({ strict: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true }),
+    // The repository's lib and types (tsconfig.json): without them the DOM lib and every @types package load too.
+    getCompilationSettings: () => ({
+      strict: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      lib: ['lib.es2023.d.ts'],
+      types: ['node'],
+      skipLibCheck: true,
+    }),
     getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
     fileExists: (f) => f === file || ts.sys.fileExists(f),
     readFile: (f) => (f === file ? text : ts.sys.readFile(f)),

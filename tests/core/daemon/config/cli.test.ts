@@ -3,6 +3,7 @@
  * working directory (and edits to it), `mcbridge plugins`, and flags winning over the file.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../../../core/api/client.js';
 import { CliProcesses, runCli } from '../../../support/cli-process.js';
 import { freePort, waitUntil } from '../../../support/helpers.js';
 import { pluginSource, project, removeProjects, type Project } from '../../../support/config-project.js';
@@ -26,6 +27,22 @@ async function daemon(p: Project, args: string[] = []) {
   if (child.exitCode !== null) throw new Error(`the daemon exited: ${out.stderr}`);
   const cli = (...more: string[]) => run([...more, '--api-port', String(apiPort)], p.dir);
   return { child, out, apiPort, cli };
+}
+
+/**
+ * Poll the daemon on `port` over the API until `ready` holds for the answer of `method`: a CLI
+ * spawn per poll made these waits most of the file's time. The CLI then checks the result once.
+ */
+async function pollApi(port: number, method: string, ready: (result: unknown) => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const api = await ApiClient.connect({ port }).catch(() => null);
+    const result = api ? await api.call(method).catch(() => null) : null;
+    api?.close();
+    if (result !== null && ready(result)) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 const CONFIG = `import { z } from 'zod';
@@ -95,13 +112,12 @@ describe('mcbridge config', () => {
   });
 
   it('says when there is no config, and exits 1 naming the file and path when the config is invalid', async () => {
-    const none = await run(['config'], project().dir);
+    const p = project();
+    p.write('mcbridge.config.ts', "export default { plugins: [['sky', { defaultWeatherSeconds: -1 }]] };\n");
+    const [none, bad] = await Promise.all([run(['config'], project().dir), run(['config'], p.dir)]);
     expect(none.code).toBe(0);
     expect(JSON.parse(none.stdout)).toMatchObject({ file: null, plugins: [], composites: [] });
 
-    const p = project();
-    p.write('mcbridge.config.ts', "export default { plugins: [['sky', { defaultWeatherSeconds: -1 }]] };\n");
-    const bad = await run(['config'], p.dir);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toBe('');
     expect(bad.stderr).toMatch(/^error: .*mcbridge\.config\.ts: plugins\[0\]\[1\]: options of plugin 'mcbridge-plugin-sky' are invalid: 'defaultWeatherSeconds'.*\[invalid_params\]/s);
@@ -140,7 +156,7 @@ describe('mcbridge run with a config', () => {
   it('a composite added to the config is callable from the CLI moments after saving', async () => {
     const p = project();
     p.write('mcbridge.config.ts', 'export default { composites: [] };\n');
-    const { cli } = await daemon(p);
+    const { cli, apiPort } = await daemon(p);
     expect((await cli('call', 'fresh_tool')).code).toBe(1);
 
     p.write(
@@ -149,9 +165,8 @@ describe('mcbridge run with a config', () => {
       { name: 'fresh_tool', description: 'Added while the daemon runs.', uses: ['state'], run: async ({ state }) => ({ fresh: true, tick: (await state()).tick }) },
     ] };\n`,
     );
-    let result = await cli('call', 'fresh_tool');
-    const deadline = Date.now() + 10_000;
-    while (result.code !== 0 && Date.now() < deadline) result = await cli('call', 'fresh_tool');
+    await pollApi(apiPort, 'tools', (m) => (m as { tools: Array<{ name: string }> }).tools.some((t) => t.name === 'fresh_tool'), 'the reloaded config');
+    const result = await cli('call', 'fresh_tool');
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ fresh: true });
   });
@@ -160,7 +175,9 @@ describe('mcbridge run with a config', () => {
     const p = project();
     const configPort = await freePort();
     p.write('mcbridge.config.json', JSON.stringify({ apiPort: configPort, deny: ['mark'], readOnly: false }));
+    // The three daemons start side by side: each start waits on its own sim and config load.
     const viaConfig = processes.start(['run', '--sim'], { cwd: p.dir });
+    const [flaggedDaemon, allowed] = await Promise.all([daemon(p, ['--read-only', '--deny', 'wait,entit*']), daemon(p, ['--allow', 'state,status'])]);
     // Under a full suite's load a daemon has once taken over 15 s here: a failure shows what it said.
     await waitUntil(() => /connected to server mod/.test(viaConfig.out.stderr), 30_000, "the daemon on the config's port").catch((err: Error) => {
       throw new Error(`${err.message}; its stderr:\n${viaConfig.out.stderr || '(empty)'}`);
@@ -171,8 +188,7 @@ describe('mcbridge run with a config', () => {
     expect(available).toContain('command');
     expect(available).not.toContain('mark');
 
-    const { cli } = await daemon(p, ['--read-only', '--deny', 'wait,entit*']);
-    const flagged = JSON.parse((await cli('tools', '--json')).stdout) as { tools: Array<{ name: string; available: boolean }> };
+    const flagged = JSON.parse((await flaggedDaemon.cli('tools', '--json')).stdout) as { tools: Array<{ name: string; available: boolean }> };
     const flaggedAvailable = flagged.tools.filter((t) => t.available).map((t) => t.name);
     expect(flaggedAvailable).toContain('state');
     expect(flaggedAvailable).toContain('events');
@@ -181,7 +197,6 @@ describe('mcbridge run with a config', () => {
     expect(flaggedAvailable).not.toContain('entities');
     expect(flagged.tools.find((t) => t.name === 'mark')?.available).toBe(false); // ...and mark is not read-only anyway
 
-    const allowed = await daemon(p, ['--allow', 'state,status']);
     const onlyTwo = JSON.parse((await allowed.cli('tools', '--json')).stdout) as { tools: Array<{ name: string; available: boolean }> };
     expect(
       onlyTwo.tools
@@ -194,11 +209,10 @@ describe('mcbridge run with a config', () => {
   it('refuses to start on an invalid config, and --no-config ignores it', async () => {
     const p = project();
     p.write('mcbridge.config.ts', "export default { plugins: ['mcbridge-plugin-nope'] };\n");
-    const refused = await run(['run', '--sim', '--api-port', String(await freePort())], p.dir);
+    const [refused, { cli }] = await Promise.all([run(['run', '--sim', '--api-port', String(await freePort())], p.dir), daemon(p, ['--no-config'])]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/error: .*mcbridge\.config\.ts: plugins\[0\]: cannot find the plugin package 'mcbridge-plugin-nope'/);
 
-    const { cli } = await daemon(p, ['--no-config']);
     expect((await cli('call', 'state')).code).toBe(0);
   });
 });
@@ -208,7 +222,9 @@ describe('the option table through the real CLI', () => {
   const sectionOf = (printed: Record<string, unknown>, spec: OptionSpec) => (spec.group === 'config' ? printed : printed[spec.group]) as Record<string, unknown>;
 
   it('`mcbridge config` prints every default, and every option a config sets (secrets redacted)', async () => {
-    const none = await run(['config', '--no-config'], project().dir);
+    const p = project();
+    p.write('mcbridge.config.json', JSON.stringify(VALID));
+    const [none, every] = await Promise.all([run(['config', '--no-config'], project().dir), run(['config'], p.dir)]);
     expect(none.code, none.stderr).toBe(0);
     const defaults = JSON.parse(none.stdout) as Record<string, unknown>;
     for (const key of OPTION_KEYS) {
@@ -216,9 +232,6 @@ describe('the option table through the real CLI', () => {
       if (spec.default !== undefined) expect(sectionOf(defaults, spec), `${key} missing`).toHaveProperty([key], spec.default);
     }
 
-    const p = project();
-    p.write('mcbridge.config.json', JSON.stringify(VALID));
-    const every = await run(['config'], p.dir);
     expect(every.code, every.stderr).toBe(0);
     const printed = JSON.parse(every.stdout) as Record<string, unknown>;
     for (const key of OPTION_KEYS) {
@@ -234,12 +247,8 @@ describe('the option table through the real CLI', () => {
     p.write('conf/mcbridge.config.json', JSON.stringify({ apiPort, buffer: 50, pushBuffer: 2, serverDir: 'game' }));
     // No --sim: the link keeps looking for the mod, and status says where it looked.
     processes.start(['run', '--config', 'conf/mcbridge.config.json', '--push-buffer', '3'], { cwd: p.dir });
-    let status = await run(['call', 'status', '--api-port', String(apiPort)], p.dir);
-    const deadline = Date.now() + 15_000;
-    while ((status.code !== 0 || !JSON.parse(status.stdout).discovery) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 200));
-      status = await run(['call', 'status', '--api-port', String(apiPort)], p.dir);
-    }
+    await pollApi(apiPort, 'status', (st) => Boolean((st as { discovery?: unknown }).discovery), 'the daemon to report where it looked');
+    const status = await run(['call', 'status', '--api-port', String(apiPort)], p.dir);
     expect(status.code, status.stderr).toBe(0);
     const report = JSON.parse(status.stdout);
     expect(report.events.capacity).toBe(50);

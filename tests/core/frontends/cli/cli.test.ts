@@ -1,29 +1,38 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CliProcesses, runCli as run } from '../../../support/cli-process.js';
 import { freePort, waitUntil } from '../../../support/helpers.js';
 
 const processes = new CliProcesses();
 afterEach(() => processes.stopAll());
+/** The daemon the tests share (one start instead of one per test: a start is most of a test's time). */
+const shared = new CliProcesses();
+afterAll(() => shared.stopAll());
 
 /** Start a long-running mcbridge process and collect its output as it comes. */
 function start(args: string[], cwd?: string) {
   return processes.start(args, { cwd });
 }
 
-async function startDaemon(args: string[], cwd?: string) {
+async function startDaemon(args: string[], cwd?: string, owner = processes) {
   const apiPort = await freePort();
-  const daemon = start(['run', '--api-port', String(apiPort), ...args], cwd);
+  const daemon = owner.start(['run', '--api-port', String(apiPort), ...args], { cwd });
   await waitUntil(() => /"msg":"connected to server mod/.test(daemon.out.stderr), 30_000, 'the daemon to connect');
   return { ...daemon, apiPort };
 }
 
 // Each test spawns several node processes; on two loaded cores that takes a while.
 describe('mcbridge CLI', { timeout: 90_000 }, () => {
+  /** `run --sim` for the tests that need a daemon, whatever it has seen before; the last test stops it. */
+  let daemon: Awaited<ReturnType<typeof startDaemon>>;
+  beforeAll(async () => {
+    daemon = await startDaemon(['--sim', '--push-buffer', '3'], undefined, shared);
+  }, 60_000);
+
   it('run --sim serves every host method through `call`, with logs on stderr only', async () => {
-    const { apiPort, out } = await startDaemon(['--sim', '--push-buffer', '3']);
+    const { apiPort, out } = daemon;
     const call = (method: string, params?: string) => run(['call', method, ...(params ? [params] : []), '--api-port', String(apiPort)]);
 
     const status = await call('status');
@@ -52,7 +61,7 @@ describe('mcbridge CLI', { timeout: 90_000 }, () => {
   });
 
   it('exit codes: 1 when the operation fails, 2 for usage errors, 3 when no daemon answers', async () => {
-    const { apiPort } = await startDaemon(['--sim']);
+    const { apiPort } = daemon;
     const unknown = await run(['call', 'frobnicate', '--api-port', String(apiPort)]);
     expect(unknown.code).toBe(1);
     expect(unknown.stdout).toBe('');
@@ -79,16 +88,18 @@ describe('mcbridge CLI', { timeout: 90_000 }, () => {
   });
 
   it('accepts --api-port before or after the subcommand', async () => {
-    const { apiPort } = await startDaemon(['--sim']);
+    const { apiPort } = daemon;
     const before = await run(['--api-port', String(apiPort), 'call', 'ping']);
     expect(before.code).toBe(0);
     expect(JSON.parse(before.stdout)).toMatchObject({ pong: true });
   });
 
   it('watch --frames prints one event frame per line, replaying with --since', async () => {
-    const { apiPort } = await startDaemon(['--sim']);
+    const { apiPort } = daemon;
+    // The shared daemon has seen other marks: replay from the last seq before this test's.
+    const before = JSON.parse((await run(['call', 'events', '{"limit": 1}', '--api-port', String(apiPort)])).stdout) as { next: number };
     await run(['call', 'mark', '{"text": "before watch"}', '--api-port', String(apiPort)]);
-    const watch = start(['watch', '--events', 'mark', '--since', '0', '--frames', '--api-port', String(apiPort)]);
+    const watch = start(['watch', '--events', 'mark', '--since', String(before.next), '--frames', '--api-port', String(apiPort)]);
     await waitUntil(() => watch.out.stdout.includes('before watch'), 5_000, 'the replayed mark');
     await run(['call', 'mark', '{"text": "during watch"}', '--api-port', String(apiPort)]);
     await waitUntil(() => watch.out.stdout.includes('during watch'), 5_000, 'the pushed mark');
@@ -101,7 +112,7 @@ describe('mcbridge CLI', { timeout: 90_000 }, () => {
   });
 
   it('watch says on stderr which categories the daemon ignored, and follows the rest', async () => {
-    const { apiPort } = await startDaemon(['--sim']);
+    const { apiPort } = daemon;
     const watch = start(['watch', '--events', 'mark,chatt', '--frames', '--api-port', String(apiPort)]);
     await waitUntil(() => watch.out.stderr.includes('chatt'), 10_000, 'the warning about the unknown category');
     expect(watch.out.stderr).toMatch(/^mcbridge watch: ignored unknown category 'chatt'; known: .*chat/m);
@@ -149,7 +160,7 @@ describe('mcbridge CLI', { timeout: 90_000 }, () => {
   });
 
   it('run stops cleanly on SIGTERM', async () => {
-    const { child } = await startDaemon(['--sim']);
+    const { child } = daemon;
     child.kill('SIGTERM');
     const code = await new Promise((r) => child.once('exit', r));
     expect(code).toBe(0);

@@ -15,13 +15,16 @@ const B = '127.0.0.2';
 const TOKEN = 'sessions-token-0123456789abcdef';
 const defer = cleanupsAfterEach();
 
-/** No daemon behind it: initialize and ping are answered by the front-end alone. */
+/**
+ * No daemon behind it: initialize and ping are answered by the front-end alone. No grace period
+ * unless a test asks: a session is in use only while something is open, so the caps' order shows.
+ */
 async function serve(options: Partial<HttpOptions> = {}): Promise<McpHttpServer> {
   const log = options.log ?? silentLogger();
   const frontend = new McpFrontend({ api: { port: await freePort() }, log, reconnectMinMs: 20, reconnectMaxMs: 200, startupWaitMs: 100 });
   frontend.start();
   defer(() => frontend.close());
-  const server = await startHttp(frontend, { port: 0, ...options, log });
+  const server = await startHttp(frontend, { port: 0, sessionGraceMs: 0, ...options, log });
   defer(() => server.close());
   return server;
 }
@@ -128,7 +131,8 @@ describe('MCP HTTP sessions: per-client caps and binding', { timeout: 60_000 }, 
     await hold(server, fifth, { from: '127.0.0.5' });
     const refused = await raw(server.port, { from: '127.0.0.6', body: INITIALIZE });
     expect(refused.status).toBe(503);
-    expect(rpcError(refused.body)).toMatch(/maximum of 64 MCP sessions.*retry later/);
+    expect(rpcError(refused.body)).toMatch(/maximum of 64 MCP sessions.*in use.*DELETE.*retry once one is closed/);
+    expect(refused.headers['retry-after']).toBeUndefined();
     expect(server.sessions()).toBe(MAX_SESSIONS);
   });
 
@@ -195,5 +199,68 @@ describe('MCP HTTP sessions: per-client caps and binding', { timeout: 60_000 }, 
       expect(line).not.toContain(TOKEN);
       for (const id of ids) expect(line).not.toContain(id);
     }
+  });
+});
+
+/**
+ * Without a token every local process reaches the server, and most come from 127.0.0.1: the caps
+ * must not let one of them push out a session another client is still using (issue 24, N16).
+ */
+describe('MCP HTTP sessions in use are never closed to make room', { timeout: 60_000 }, () => {
+  it('a session used within the grace period outlasts a process filling its address: 429 with Retry-After, and room once that has passed', async () => {
+    const server = await serve({ sessionGraceMs: 3_000 });
+    // A client between two calls: no request and no stream open.
+    const user = await open(server, { from: A });
+    expect(await ping(server, user, { from: A })).toBe(200);
+    const others: string[] = [];
+    for (let i = 1; i < MAX_SESSIONS_PER_CLIENT; i++) others.push(await open(server, { from: A }));
+
+    const refused = await raw(server.port, { from: A, body: INITIALIZE });
+    expect(refused.status).toBe(429);
+    expect(rpcError(refused.body)).toMatch(/16 MCP sessions in use .*in the last 3 s.*DELETE.*retry in \d s \(Retry-After\)/);
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(3);
+    expect(await ping(server, user, { from: A })).toBe(200);
+
+    // Retry-After is honest: then the least recently used session not in use gives way, not the user's.
+    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000 + 50));
+    expect(await open(server, { from: A })).toBeTruthy();
+    expect(await ping(server, others[0]!, { from: A })).toBe(404);
+    expect(await ping(server, user, { from: A })).toBe(200);
+  });
+
+  it('a full server refuses a new session with 503 and what to do, and closes none: the SDK client and a recently used session stay', async () => {
+    const server = await serve({ sessionGraceMs: 10_000 });
+    const sdk = await sdkClient(server, '127.0.0.9');
+    const recent = await open(server, { from: '127.0.0.8' });
+    const filler: Record<string, string[]> = {};
+    for (const [from, count] of [
+      ['127.0.0.1', 16],
+      ['127.0.0.2', 16],
+      ['127.0.0.3', 16],
+      ['127.0.0.4', 14],
+    ] as const) {
+      filler[from] = [];
+      for (let i = 0; i < count; i++) filler[from].push(await open(server, { from }));
+    }
+    expect(server.sessions()).toBe(MAX_SESSIONS);
+
+    const refused = await raw(server.port, { from: '127.0.0.6', body: INITIALIZE });
+    expect(refused.status).toBe(503);
+    expect(JSON.parse(refused.body)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } });
+    expect(rpcError(refused.body)).toMatch(/maximum of 64 MCP sessions and every one is in use .*in the last 10 s.*DELETE.*retry in \d+ s/);
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(10);
+    expect(server.sessions()).toBe(MAX_SESSIONS);
+    await sdk.client.ping();
+    expect(await ping(server, recent, { from: '127.0.0.8' })).toBe(200);
+
+    // Closing a session, as the message says, makes room at once.
+    const closed = filler['127.0.0.1']![0]!;
+    expect((await raw(server.port, { from: '127.0.0.1', method: 'DELETE', headers: { 'mcp-session-id': closed } })).status).toBe(200);
+    expect(await open(server, { from: '127.0.0.6' })).toBeTruthy();
+    expect(await ping(server, recent, { from: '127.0.0.8' })).toBe(200);
   });
 });

@@ -119,19 +119,8 @@ describe('mcbridge mcp over stdio (the real CLI)', { timeout: 60_000 }, () => {
     expect(errorOf(await client.callTool({ name: 'mc_state', arguments: {} }))).toMatchObject({ code: 'unavailable' });
   });
 
-  it('--embedded hosts a daemon (here on the simulated mod) when none answers, reachable over the API too', async () => {
-    const apiPort = await freePort();
-    const { client, stderr } = await connectStdio(['--embedded', '--sim', '--api-port', String(apiPort)]);
-    const names = (await client.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['mc_state', 'mc_command', 'mc_wait']));
-    expect(JSON.parse(text(await client.callTool({ name: 'mc_state', arguments: {} })))).toMatchObject({ type: 'state', instance: 'server' });
-    expect(stderr()).toMatch(/starting one in this process/);
-    const api = await ApiClient.connect({ port: apiPort });
-    expect(await api.call('ping')).toMatchObject({ pong: true, connected: true });
-    api.close();
-  });
-
-  it('--embedded loads the project config: its npm plugin and composite tools are served', async () => {
+  // One embedded process for both promises: its start (daemon, sim, config) is most of the test.
+  it('--embedded hosts a daemon on the simulated mod when none answers, with the project config, reachable over the API too', async () => {
     const p = project();
     defer(() => removeProjects());
     p.write(
@@ -143,10 +132,16 @@ export default defineConfig({
 });
 `,
     );
-    const { client } = await connectStdio(['--embedded', '--sim', '--api-port', String(await freePort())], p.dir);
+    const apiPort = await freePort();
+    const { client, stderr } = await connectStdio(['--embedded', '--sim', '--api-port', String(apiPort)], p.dir);
     const names = (await client.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['mc_tick_now', 'mc_sky_time', 'mc_state']));
+    expect(names).toEqual(expect.arrayContaining(['mc_state', 'mc_command', 'mc_wait', 'mc_tick_now', 'mc_sky_time']));
+    expect(JSON.parse(text(await client.callTool({ name: 'mc_state', arguments: {} })))).toMatchObject({ type: 'state', instance: 'server' });
     expect(typeof JSON.parse(text(await client.callTool({ name: 'mc_tick_now', arguments: {} })))).toBe('number');
+    expect(stderr()).toMatch(/starting one in this process/);
+    const api = await ApiClient.connect({ port: apiPort });
+    expect(await api.call('ping')).toMatchObject({ pong: true, connected: true });
+    api.close();
   });
 
   it('usage errors (exit 2): daemon options without --embedded, HTTP options on stdio', async () => {
