@@ -31,6 +31,7 @@ describe('fork under faults', () => {
     const err = await failure(stack.call('fork', { name: 'f1' }));
     expect(err.code).toBe('mod_error');
     expect(err.message).toMatch(/save-all flush failed .*Unable to save the game.*no fork was made \(the game was unfrozen again, as it was running before\)/);
+    expect(err.details).toMatchObject({ step: 'save-all flush', tickBefore: 'running', outcome: 'the game was unfrozen again, as it was running before' });
     expect(stack.sim.world.frozen).toBe(false);
     expect(stack.sim.received).not.toContain('SNAPSHOT 0 f1');
   });
@@ -138,7 +139,7 @@ describe('fork under faults', () => {
     const before = stack.sim.received.length;
     const err = await failure(stack.call('fork', { name: 'f9' }));
     expect(err.code).toBe('mod_error');
-    expect(err.message).toMatch(/cannot tell .* nothing was changed.*freeze: false/);
+    expect(err.message).toMatch(/cannot tell .* nothing was forked and nothing was changed.*freeze: false/);
     expect(sentSince(stack, before)).toEqual(['CMD tick query']);
   });
 

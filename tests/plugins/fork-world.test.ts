@@ -40,6 +40,11 @@ describe('fork: which folders it copies', () => {
     const err = await failure(stack.call('fork', { name: 'out', world_dir: outside }));
     expect(err.code).toBe('invalid_params');
     expect(err.message).toMatch(/outside the game's folder .*allowedWorldRoots/);
+    expect(err.message).toContain(`(the game's server folder is ${stack.sim.dir})`);
+    expect(err.details).toMatchObject({ worldDir: outside, serverDir: stack.sim.dir, allowedWorldRoots: [] });
+    expect(etc.details).toMatchObject({ worldDir: '/etc' });
+    const none = path.join(tmp(), 'none');
+    expect(await failure(stack.call('fork', { name: 'none', world_dir: none }))).toMatchObject({ code: 'invalid_params', details: { worldDir: none } });
     expect(stack.sim.world.frozen).toBe(false);
     for (const name of ['etc', 'out']) expect(fs.existsSync(path.join(stack.sim.modDir, 'snapshots', name, 'world'))).toBe(false);
   });
@@ -47,13 +52,37 @@ describe('fork: which folders it copies', () => {
   it("copies a world outside the game's folder when the config gives the fork plugin its parent in allowedWorldRoots", async () => {
     const root = tmp();
     const outside = world(root);
-    const stack = await live({ plugins: [['fork', { allowedWorldRoots: [root] }]] });
+    // A listed folder that does not exist (yet) is passed over, not an error.
+    const stack = await live({ plugins: [['fork', { allowedWorldRoots: [path.join(root, 'not-mounted'), root] }]] });
     const result = (await stack.call('fork', { name: 'ok', world_dir: outside })) as Record<string, any>;
     expect(result).toMatchObject({ worldDir: outside, manifest: { files: 2, bytes: 3 } });
     // A symlink into the allowed root does not open anything beyond it.
     const sneaky = path.join(root, 'sneaky');
     fs.symlinkSync('/', sneaky);
     expect((await failure(stack.call('fork', { name: 'up', world_dir: path.join(sneaky, 'etc') }))).code).toBe('invalid_params');
+  });
+});
+
+describe("fork: the game's own world", () => {
+  it("follows a link from the world into the game's server folder, without allowedWorldRoots", async () => {
+    const stack = await live();
+    const shared = path.join(stack.sim.dir, 'shared-data');
+    fs.mkdirSync(shared);
+    fs.writeFileSync(path.join(shared, 'extra.dat'), 'X');
+    fs.symlinkSync(shared, path.join(stack.sim.dir, 'world', 'shared'));
+    const result = (await stack.call('fork', { name: 'linked' })) as Record<string, any>;
+    expect(result.manifest.followed).toEqual(['shared']);
+    expect(fs.readFileSync(path.join(result.forkDir, 'shared', 'extra.dat'), 'utf8')).toBe('X');
+  });
+
+  it('copies the world STATE names even when its folder is a link to another disk', async () => {
+    const stack = await live();
+    const elsewhere = path.join(tmp(), 'big-disk-world');
+    fs.renameSync(path.join(stack.sim.dir, 'world'), elsewhere);
+    fs.symlinkSync(elsewhere, path.join(stack.sim.dir, 'world'));
+    const result = (await stack.call('fork', { name: 'moved' })) as Record<string, any>;
+    expect(result).toMatchObject({ worldDir: elsewhere, verified: { manifestWritten: true } });
+    expect(result.manifest.files).toBeGreaterThan(1);
   });
 });
 
@@ -67,7 +96,7 @@ describe('copyWorld: symlinks inside the world', () => {
     fs.renameSync(path.join(src, 'region'), path.join(server, 'old-region'));
     fs.symlinkSync(disk, path.join(src, 'region'));
     const dest = path.join(tmp(), 'copy');
-    const manifest = await copyWorld(src, dest, { linkRoots: [server] });
+    const manifest = await copyWorld(src, dest, { linkRoots: [path.join(server, 'unmounted'), server] });
     expect(manifest).toMatchObject({ files: 2, bytes: 5, followed: ['region'] });
     expect(fs.readFileSync(path.join(dest, 'region', 'r.1.0.mca'), 'utf8')).toBe('FAST');
     expect(fs.lstatSync(path.join(dest, 'region')).isSymbolicLink()).toBe(false);
@@ -87,6 +116,7 @@ describe('copyWorld: symlinks inside the world', () => {
       expect(err.code).toBe('invalid_params');
       expect(err.message).toMatch(message);
       expect(err.message).toMatch(/nothing was copied/);
+      expect(err.details?.path).toMatch(/^region\/(etc|r\.9\.9\.mca|up)$/);
       expect(fs.existsSync(dest)).toBe(false);
     }
   });

@@ -1,10 +1,12 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readSnapshot, tickStateOf } from '../../plugins/snapshot/kit.js';
-import { copyWorld } from '../../plugins/fork/copy-world.js';
+import { copyWorld, writeFailure } from '../../plugins/fork/copy-world.js';
 import { FORK_MANIFEST } from '../../plugins/fork/run.js';
+import type { McbridgeError } from '../../core/host/errors.js';
 import { failure, sentSince, useStacks } from '../support/plugins.js';
 
 const stacks = useStacks();
@@ -21,13 +23,15 @@ const tmp = () => {
 /** A live sim with a world folder of about `bytes` of region files. */
 const live = (bytes = 4e6, sim: Record<string, unknown> = {}) => stacks.start({ sim: { autoTick: false, dir: tmp(), worldDisk: { bytes }, ...sim } });
 
-function listFiles(root: string): string[] {
+function listFiles(root: string, dirs = false): string[] {
   const out: string[] = [];
   const walk = (rel: string) => {
     for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
       const child = path.posix.join(rel, e.name);
-      if (e.isDirectory()) walk(child);
-      else out.push(child);
+      if (e.isDirectory()) {
+        if (dirs) out.push(child);
+        walk(child);
+      } else if (!dirs) out.push(child);
     }
   };
   walk('');
@@ -86,14 +90,100 @@ describe('copyWorld', () => {
   });
 
   it('refuses a missing world and a copy into itself; an empty world gives zeros and the target exists', async () => {
-    await expect(copyWorld(path.join(tmp(), 'nope'), path.join(tmp(), 'x'))).rejects.toThrow(/does not exist/);
+    const nope = path.join(tmp(), 'nope');
+    const missing = await failure(copyWorld(nope, path.join(tmp(), 'x')));
+    expect(missing).toMatchObject({ code: 'invalid_params', details: { src: nope } });
+    expect(missing.message).toMatch(/does not exist/);
     const src = world();
+    expect(await failure(copyWorld(src, src))).toMatchObject({ code: 'invalid_params', details: { src, dest: src } });
     await expect(copyWorld(src, src)).rejects.toThrow(/into itself/);
     await expect(copyWorld(src, path.join(src, 'fork'))).rejects.toThrow(/into itself/);
     const empty = tmp();
     const dest = path.join(tmp(), 'copy');
     expect(await copyWorld(empty, dest)).toEqual({ files: 0, bytes: 0, skipped: [], stripped: [], followed: [] });
     expect(fs.statSync(dest).isDirectory()).toBe(true);
+  });
+});
+
+describe('copyWorld: the copy itself', () => {
+  it('makes the same folders (and only those) under a new parent, with progress from zero to the total', async () => {
+    const src = path.join(tmp(), 'world');
+    for (const [rel, body] of Object.entries({ 'level.dat': 'L', 'region/r.0.0.mca': 'RR', 'entities/notes.txt': 'NOTES', 'data/empty/.keep': '', 'logs/latest.log': 'x' })) {
+      fs.mkdirSync(path.dirname(path.join(src, rel)), { recursive: true });
+      fs.writeFileSync(path.join(src, rel), body);
+    }
+    const dest = path.join(tmp(), 'not', 'yet', 'copy');
+    const seen: Array<[unknown, unknown]> = [];
+    const manifest = await copyWorld(src, dest, { onProgress: (done, total) => seen.push([done, total]) });
+    // Only `.mca` files under entities/ are entity storage; other files there are copied.
+    expect(manifest).toEqual({ files: 4, bytes: 1 + 2 + 5, skipped: ['logs'], stripped: [], followed: [] });
+    expect(listFiles(dest, true)).toEqual(['data', 'data/empty', 'entities', 'region']);
+    expect(seen[0]).toEqual([
+      { files: 0, bytes: 0 },
+      { files: 4, bytes: 8 },
+    ]);
+    expect(seen.at(-1)).toEqual([
+      { files: 4, bytes: 8 },
+      { files: 4, bytes: 8 },
+    ]);
+    expect(seen).toHaveLength(5);
+  });
+
+  it('a socket in the world is listed as skipped, not copied', async () => {
+    const src = path.join(tmp(), 'w');
+    fs.mkdirSync(src);
+    fs.writeFileSync(path.join(src, 'level.dat'), 'L');
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(path.join(src, 'rcon.sock'), resolve));
+    try {
+      const dest = path.join(tmp(), 'copy');
+      expect(await copyWorld(src, dest)).toMatchObject({ files: 1, skipped: ['rcon.sock'] });
+      expect(fs.readdirSync(dest)).toEqual(['level.dat']);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('a file that vanishes mid-copy fails it with its own error: the other copies stop and the partial copy goes', async () => {
+    const src = path.join(tmp(), 'w');
+    fs.mkdirSync(path.join(src, 'region'), { recursive: true });
+    for (let i = 0; i < 40; i++) fs.writeFileSync(path.join(src, 'region', `r.${String(i).padStart(2, '0')}.mca`), 'R');
+    const dest = path.join(tmp(), 'copy');
+    let calls = 0;
+    const onProgress = () => {
+      if (calls++ === 0) fs.rmSync(path.join(src, 'region', 'r.02.mca'));
+    };
+    const err = (await copyWorld(src, dest, { onProgress }).catch((e: unknown) => e)) as NodeJS.ErrnoException;
+    expect(err.code).toBe('ENOENT');
+    expect(calls).toBeLessThan(20);
+    expect(fs.existsSync(dest)).toBe(false);
+  });
+
+  it('a world 64 folders deep is refused by name, 63 deep is copied', async () => {
+    const nested = (depth: number) => {
+      const src = path.join(tmp(), 'w');
+      const deepest = path.join(src, ...Array.from({ length: depth }, () => 'd'));
+      fs.mkdirSync(deepest, { recursive: true });
+      fs.writeFileSync(path.join(deepest, 'f'), 'F');
+      return src;
+    };
+    expect((await copyWorld(nested(63), path.join(tmp(), 'copy'))).files).toBe(1);
+    const err = await failure(copyWorld(nested(64), path.join(tmp(), 'copy')));
+    const rel = Array.from({ length: 64 }, () => 'd').join('/');
+    expect(err).toMatchObject({ code: 'invalid_params', details: { path: rel } });
+    expect(err.message).toBe(`${rel} is more than 64 folders deep; nothing was copied. Fix the world folder, or fork with regions: false`);
+  });
+
+  it('a write the disk refused says why and what to do; any other error is passed on as it is', () => {
+    const full = writeFailure(Object.assign(new Error('write failed'), { code: 'ENOSPC' }), 'copying the world') as McbridgeError;
+    expect(full).toMatchObject({ code: 'unavailable', details: { errno: 'ENOSPC' } });
+    expect(full.message).toBe(
+      'copying the world failed: no space left on the device (ENOSPC: write failed); the partial copy was removed. Free space (or fix the permissions) where the snapshots are written, then fork again',
+    );
+    const other = Object.assign(new Error('gone'), { code: 'ENOENT' });
+    expect(writeFailure(other, 'copying')).toBe(other);
+    const plain = new Error('no code');
+    expect(writeFailure(plain, 'copying')).toBe(plain);
   });
 });
 
@@ -113,7 +203,12 @@ describe('fork', () => {
     const stack = await live();
     const before = stack.sim.received.length;
     const progress: number[] = [];
-    const result = (await stack.call('fork', { name: 'before', radius: 64 }, { onProgress: (f) => progress.push(f.progress) })) as Record<string, any>;
+    const messages: string[] = [];
+    const onProgress = (f: { progress: number; message?: string }) => {
+      progress.push(f.progress);
+      messages.push(f.message ?? '');
+    };
+    const result = (await stack.call('fork', { name: 'before', radius: 64 }, { onProgress })) as Record<string, any>;
     expect(sentSince(stack, before)).toEqual(['CMD tick query', 'CMD tick freeze', 'CMD save-all flush', 'SNAPSHOT 64.0 before', 'STATE', 'CMD tick unfreeze']);
     expect(stack.sim.world.frozen).toBe(false);
     const snapshotDir = path.join(stack.sim.modDir, 'snapshots', 'before');
@@ -139,6 +234,7 @@ describe('fork', () => {
     const onDisk = JSON.parse(fs.readFileSync(path.join(snapshotDir, FORK_MANIFEST), 'utf8'));
     expect(onDisk).toMatchObject({ ...result.manifest, protocol: 1, source: result.worldDir, world: 'world', orderHash: result.orderHash });
     expect(progress.at(-1)).toBe(result.manifest.bytes);
+    expect(messages.at(-1)).toBe(`copied ${result.manifest.files}/${result.manifest.files} files`);
     expect((await readSnapshot(snapshotDir)).orderHash).toBe(result.orderHash);
   });
 
@@ -157,8 +253,28 @@ describe('fork', () => {
     const before = stack.sim.received.length;
     const result = (await stack.call('fork', { name: 'entities-only', regions: false, freeze: false })) as Record<string, any>;
     expect(sentSince(stack, before)).toEqual(['CMD save-all flush', 'SNAPSHOT 0 entities-only']);
-    expect(result).toMatchObject({ forkDir: null, worldDir: null, manifest: null, tickState: { before: null, after: null } });
+    expect(result).toMatchObject({ forkDir: null, worldDir: null, manifest: null, verified: { manifestWritten: false } });
+    expect(result.tickState).toEqual({ before: null, froze: false, after: null, restored: true, problem: null });
     expect(result.name).toBe('entities-only');
+  });
+
+  it('a failure without freeze says the tick state was not touched', async () => {
+    const stack = await live();
+    const err = await failure(stack.call('fork', { name: 'etc', world_dir: '/etc', freeze: false }));
+    expect(err.code).toBe('invalid_params');
+    expect(err.message).toMatch(/no level\.dat.* \(the tick state was not touched \(freeze: false\)\)$/);
+    expect(err.details).toMatchObject({ worldDir: '/etc', tickBefore: null, outcome: 'the tick state was not touched (freeze: false)' });
+  });
+
+  it('a second fork while one runs is refused with busy, naming the fork', async () => {
+    const stack = await live();
+    stack.sim.fault('SNAPSHOT', { delayMs: 400 }, { times: 1 });
+    const first = stack.call('fork', { name: 'one' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const second = await failure(stack.call('fork', { name: 'two' }));
+    expect(second.code).toBe('busy');
+    expect(second.message).toMatch(/^a fork is changing this game .*retry when the fork has ended$/);
+    expect(await first).toMatchObject({ name: 'one' });
   });
 
   it("takes world_dir, and the predecessor spelling dir, for a world inside the game's server folder", async () => {
