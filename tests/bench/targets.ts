@@ -224,8 +224,10 @@ export async function targetsPart(options: TargetsOptions): Promise<Record<strin
     ];
     await measureTargetCalls(conditions, calls, rate);
     const lat = new Map(conditions.map((c) => [c.label, summarize(c.sample)]));
+    // Every target's ring is full by now: what a target holds once it has had its events.
+    const usedRss = daemons.map((d) => readMemory(d.child.proc.pid).rss);
 
-    return report({ daemons, results, idleRss, peakRss, conditions, lat, load, options });
+    return report({ daemons, results, idleRss, usedRss, peakRss, conditions, lat, load, options });
   } finally {
     await Promise.all(daemons.map((d) => stopTargetsDaemon(d)));
   }
@@ -235,6 +237,7 @@ interface Measured {
   daemons: TargetsDaemon[];
   results: Map<TargetsDaemon, RoundResult[]>;
   idleRss: Array<number | null>;
+  usedRss: Array<number | null>;
   peakRss: Array<number | null>;
   conditions: Condition[];
   lat: Map<string, ReturnType<typeof summarize>>;
@@ -242,7 +245,7 @@ interface Measured {
   options: TargetsOptions;
 }
 
-function report({ daemons, results, idleRss, peakRss, conditions, lat, load, options }: Measured): Record<string, unknown> {
+function report({ daemons, results, idleRss, usedRss, peakRss, conditions, lat, load, options }: Measured): Record<string, unknown> {
   const [d1, d4, d16] = daemons as [TargetsDaemon, TargetsDaemon, TargetsDaemon];
   const relay = new Map(daemons.map((d) => [d.n, summarizeRounds(results.get(d)!)]));
   const failures = daemons.flatMap((d) =>
@@ -262,8 +265,9 @@ function report({ daemons, results, idleRss, peakRss, conditions, lat, load, opt
   const errors = [...lat.values()].reduce((n, l) => n + l.errors, 0);
   const p50Ratio = div(busy16.p50, idle1.p50);
   const [rss1, rss4, rss16] = idleRss;
-  const perAdded = (rssN: number | null | undefined, n: number) => (rssN == null || rss1 == null ? null : (rssN - rss1) / (n - 1));
+  const perAdded = (rssN: number | null | undefined, n: number, base = rss1) => (rssN == null || base == null ? null : (rssN - base) / (n - 1));
   const per16 = perAdded(rss16, 16);
+  const perUsed16 = perAdded(usedRss[2], 16, usedRss[0]);
   const mib = (v: number | null) => (v === null ? 'n/a' : `${fmtNum(v / MB, 2)} MiB`);
   const us = (v: number) => fmtNum(v, 0);
   const worst16 = worstTargetP50(conditions.find((c) => c.label === '16 busy')!);
@@ -289,6 +293,7 @@ function report({ daemons, results, idleRss, peakRss, conditions, lat, load, opt
     ['RSS after start, 4 targets', fmtMiB(rss4 ?? null), fmtMiB(rss1 ?? null), ratio(div(rss4, rss1)), 'info', ''],
     ['RSS per added target, (16 - 1) / 15', mib(per16), '', '', `<= ${TARGETS_RSS_TARGET_MB} MB`, atMost(per16 === null ? null : per16 / MB, TARGETS_RSS_TARGET_MB)],
     ['RSS per added target, (4 - 1) / 3', mib(perAdded(rss4, 4)), '', '', 'info', ''],
+    ['RSS per added target after relay and calls (rings full)', mib(perUsed16), '', '', 'info', ''],
     ['RSS peak over the relay, 16 targets', fmtMiB(peakRss[2] ?? null), fmtMiB(peakRss[0] ?? null), ratio(div(peakRss[2], peakRss[0])), 'info', ''],
   ];
   console.log('');
@@ -325,7 +330,9 @@ function report({ daemons, results, idleRss, peakRss, conditions, lat, load, opt
     p50Target: TARGETS_P50_TARGET,
     rssAfterStartBytes: Object.fromEntries(daemons.map((d, i) => [d.n, idleRss[i]])),
     rssPeakBytes: Object.fromEntries(daemons.map((d, i) => [d.n, peakRss[i]])),
+    rssAfterUseBytes: Object.fromEntries(daemons.map((d, i) => [d.n, usedRss[i]])),
     rssPerAddedTargetBytes: per16 === null ? null : Math.round(per16),
+    rssPerAddedTargetAfterUseBytes: perUsed16 === null ? null : Math.round(perUsed16),
     rssTargetMB: TARGETS_RSS_TARGET_MB,
     loadAvg: { start: round(load, 2), end: round(os.loadavg()[0]!, 2) },
   };
