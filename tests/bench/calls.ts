@@ -98,10 +98,14 @@ export async function stopServer(server: Server): Promise<void> {
   await server.mod.stop();
 }
 
-async function callLoop(server: Server, client: RpcClient, calls: number, sample: CallSample | null, nextId: { n: number }): Promise<void> {
+/** The request line of `state` call `id`: `{"id":N,"method":"state"}` unless told otherwise (a target, say). */
+export type StateLine = (id: number) => string;
+const plainState: StateLine = (id) => `{"id":${id},"method":"state"}`;
+
+export async function callLoop(server: { child: Child }, client: RpcClient, calls: number, sample: CallSample | null, nextId: { n: number }, line: StateLine = plainState): Promise<void> {
   for (let i = 0; i < calls; i += 1) {
     const id = nextId.n++;
-    const { reply, us } = await guard(server.child, withTimeout(client.roundTrip(`{"id":${id},"method":"state"}`), 15_000, `the reply to state call ${id}`));
+    const { reply, us } = await guard(server.child, withTimeout(client.roundTrip(line(id)), 15_000, `the reply to state call ${id}`));
     if (!sample) continue;
     sample.us.push(us);
     let good = false;

@@ -170,6 +170,11 @@ export class FloodMod {
     await Promise.all(targets.map((socket) => writeAll(socket, payload.chunks)));
   }
 
+  /** Write one chunk to every connection now, without waiting for a drain (a paced trickle, not a flood). */
+  send(chunk: Buffer): void {
+    for (const socket of this.sockets) if (!socket.destroyed) socket.write(chunk);
+  }
+
   async stop(): Promise<void> {
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));

@@ -2,15 +2,17 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildFloodPayload, type FloodMod, type FloodPayload } from './flood-mod.js';
-import { fmtInt, fmtMiB, fmtNum, markdownSummary, median, printTable, round } from './stats.js';
-import { Subscriber, type GapInfo, type RelayKind } from './subscriber.js';
-import { delay, guard, killAll, oneCall, readCpu, readMemory, repoRoot, stopChild, unexpectedExits, withTimeout, type Child } from './children.js';
+import { buildFloodPayload, type FloodMod } from './flood-mod.js';
+import { fmtInt, fmtMiB, fmtNum, markdownSummary, printTable, round } from './stats.js';
+import { Subscriber, type RelayKind } from './subscriber.js';
+import { delay, guard, killAll, oneCall, readMemory, repoRoot, stopChild, unexpectedExits, withTimeout, type Child } from './children.js';
+import { relayRound, summarizeRounds, type RoundResult, type RoundSummary } from './relay-round.js';
 import { bytesPerCall, measureCalls, startDaemon as startCallDaemon, startHop, startRawChild, stopServer, summarize, type Server } from './calls.js';
 import { forkCopyPart } from './fork-copy.js';
 import { webhookPart } from './webhook.js';
 import { cliColdPart } from './cli-cold.js';
 import { mcpPart } from './mcp-list.js';
+import { targetsPart } from './targets.js';
 
 /**
  * `npm run bench`: the daemon next to a raw-Node baseline, in one run.
@@ -28,12 +30,15 @@ import { mcpPart } from './mcp-list.js';
  *     over the flood and the calls.
  *  4. webhook throughput: a burst through the forwarder vs a minimal signed-POST loop (webhook.ts).
  *  5. the fork's world copy vs `cp -r` on a generated world of at least 1 GB (fork-copy.ts).
+ *  6. one daemon of 1, 4 and 16 targets: aggregate relay, `state` p50 with every target busy,
+ *     RSS per added target, each against the one-target daemon in the same run (targets.ts).
  *
  * A measurement, not a test: it exits 0 whether or not the targets are met, and non-zero
  * only when the benchmark itself broke. Knobs: BENCH_PARTS (relay,webhook,fork), BENCH_EVENTS,
  * BENCH_ROUNDS, BENCH_CALLS, BENCH_SUBSCRIBERS, BENCH_DAEMON_NODE_ARGS (e.g. "--cpu-prof
  * --cpu-prof-dir=/tmp/prof"), BENCH_WEBHOOK_EVENTS, BENCH_WEBHOOK_ROUNDS, BENCH_WORLD_BYTES,
- * BENCH_FORK_ROUNDS, BENCH_FORK_STREAM.
+ * BENCH_FORK_ROUNDS, BENCH_FORK_STREAM, BENCH_TARGETS_EVENTS (a multiple of 16), BENCH_TARGETS_ROUNDS,
+ * BENCH_TARGETS_SUBSCRIBERS, BENCH_TARGETS_CALLS, BENCH_TARGETS_RATE (events/s per busy target).
  */
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -51,8 +56,9 @@ const EVENTS = envInt('BENCH_EVENTS', 100_000);
 const ROUNDS = envInt('BENCH_ROUNDS', 5);
 const CALLS = envInt('BENCH_CALLS', 6_000);
 const SUBSCRIBERS = envInt('BENCH_SUBSCRIBERS', 10);
+/** Node flags for the daemon under test, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof". */
+const DAEMON_NODE_ARGS = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 const WARMUP_EVENTS = Math.min(EVENTS, 30_000);
-const ROUND_TIMEOUT_MS = 30_000;
 /** Past this much relay time the rounds stop early (at least MIN_ROUNDS), to bound the run. */
 const RELAY_BUDGET_MS = 60_000;
 const MIN_ROUNDS = Math.min(3, ROUNDS);
@@ -73,10 +79,9 @@ interface Relay {
 }
 
 async function startDaemon(): Promise<Relay> {
-  const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   // --push-buffer: the baseline buffers for a slow reader without bound; the daemon's
   // default (8 MiB, then a gap frame) can trip when the bench process itself falls behind.
-  const server = await startCallDaemon(nodeArgs, ['--buffer', '1000', '--push-buffer', '256']);
+  const server = await startCallDaemon(DAEMON_NODE_ARGS, ['--buffer', '1000', '--push-buffer', '256']);
   return { kind: 'daemon', child: server.child, mod: server.mod, apiPort: server.apiPort, subscribers: [] };
 }
 
@@ -92,95 +97,6 @@ async function attachSubscribers(relay: Relay): Promise<void> {
     if (ack.ok !== true) throw new Error(`subscribe failed on the ${relay.kind}: ${JSON.stringify(ack)}`);
     relay.subscribers.push(sub);
   }
-}
-
-// ---- 1. event relay ------------------------------------------------------------------
-
-interface RoundResult {
-  ms: number;
-  eventsPerSec: number;
-  /** CPU the relay process used during the round, and the bench process (flood mod + subscribers). */
-  relayCpuMs: number | null;
-  /** The part of relayCpuMs spent in the kernel (socket reads and writes, loopback TCP). */
-  relaySysMs: number | null;
-  benchCpuMs: number;
-  ok: boolean;
-  /** Why the round does not count: gap frames, a timeout. */
-  failure?: string;
-  gaps?: GapInfo[];
-}
-
-async function relayRound(relay: Relay, payload: FloodPayload): Promise<RoundResult> {
-  const subs = relay.subscribers;
-  let remaining = subs.length;
-  let finishedAt = 0;
-  let allDone!: () => void;
-  const done = new Promise<void>((resolve) => (allDone = resolve));
-  for (const sub of subs) {
-    sub.expect(payload.events, () => {
-      remaining -= 1;
-      if (remaining === 0) {
-        finishedAt = performance.now();
-        allDone();
-      }
-    });
-  }
-  const cpu0 = readCpu(relay.child.proc.pid);
-  const benchCpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const flooding = relay.mod.flood(payload);
-  let timedOut = false;
-  try {
-    await guard(relay.child, withTimeout(Promise.all([done, flooding]), ROUND_TIMEOUT_MS, 'the round'));
-  } catch (err) {
-    if (!(err instanceof Error) || !err.message.includes('did not happen within')) throw err;
-    timedOut = true;
-  }
-  const gaps = subs.flatMap((s) => s.gaps);
-  const ms = (timedOut ? performance.now() : finishedAt) - t0;
-  const cpu1 = readCpu(relay.child.proc.pid);
-  const benchCpu = process.cpuUsage(benchCpu0);
-  const result: RoundResult = {
-    ms,
-    eventsPerSec: payload.events / (ms / 1000),
-    relayCpuMs: cpu0 !== null && cpu1 !== null ? cpu1.total - cpu0.total : null,
-    relaySysMs: cpu0 !== null && cpu1 !== null ? cpu1.sys - cpu0.sys : null,
-    benchCpuMs: (benchCpu.user + benchCpu.system) / 1000,
-    ok: !timedOut && gaps.length === 0,
-  };
-  if (gaps.length > 0) {
-    const dropped = gaps.reduce((n, g) => n + g.dropped, 0);
-    result.failure = `${gaps.length} gap frame(s), ${dropped} events not pushed`;
-    result.gaps = gaps.slice(0, 5);
-  }
-  if (timedOut) {
-    const counts = subs.map((s) => s.accounted);
-    result.failure = `${result.failure ? result.failure + '; ' : ''}timed out after ${ROUND_TIMEOUT_MS} ms with ${Math.min(...counts)}..${Math.max(...counts)} of ${payload.events} events per subscriber`;
-    // Let the rest arrive so the next round starts clean.
-    await delay(2_000);
-  }
-  return result;
-}
-
-// ---- main ----------------------------------------------------------------------------
-
-interface RoundSummary {
-  eventsPerSec: number | null;
-  ms: number | null;
-  relayCpuMs: number | null;
-  benchCpuMs: number | null;
-}
-
-function summarizeRounds(rounds: RoundResult[]): RoundSummary {
-  const good = rounds.filter((r) => r.ok);
-  if (good.length === 0) return { eventsPerSec: null, ms: null, relayCpuMs: null, benchCpuMs: null };
-  const cpu = good.map((r) => r.relayCpuMs).filter((v): v is number => v !== null);
-  return {
-    eventsPerSec: median(good.map((r) => r.eventsPerSec)),
-    ms: median(good.map((r) => r.ms)),
-    relayCpuMs: cpu.length > 0 ? median(cpu) : null,
-    benchCpuMs: median(good.map((r) => r.benchCpuMs)),
-  };
 }
 
 /** Part 1-3: relay, round trip, memory. Prints its table; returns its part of the JSON summary. */
@@ -215,7 +131,7 @@ async function relayBench(): Promise<Record<string, unknown>> {
   // 1. relay rounds, alternating which relay goes first.
   const rounds: Record<RelayKind, RoundResult[]> = { daemon: [], baseline: [] };
   const relayStart = performance.now();
-  for (const relay of relays) await relayRound(relay, warmPayload);
+  for (const relay of relays) await relayRound(relay.child, relay.subscribers, warmPayload.events, () => relay.mod.flood(warmPayload));
   let roundsRun = 0;
   for (let r = 0; r < ROUNDS; r += 1) {
     if (r >= MIN_ROUNDS && performance.now() - relayStart > RELAY_BUDGET_MS) {
@@ -225,7 +141,7 @@ async function relayBench(): Promise<Record<string, unknown>> {
     roundsRun += 1;
     const order = r % 2 === 0 ? relays : [...relays].reverse();
     for (const relay of order) {
-      const result = await relayRound(relay, payload);
+      const result = await relayRound(relay.child, relay.subscribers, payload.events, () => relay.mod.flood(payload));
       rounds[relay.kind].push(result);
       process.stderr.write(
         `  round ${r + 1} ${relay.kind.padEnd(8)} ${fmtInt(result.eventsPerSec).padStart(10)} events/s  ${fmtNum(result.ms, 0).padStart(6)} ms  ` +
@@ -398,11 +314,11 @@ async function relayBench(): Promise<Record<string, unknown>> {
 }
 
 /**
- * Which parts run: BENCH_PARTS, a comma list of relay (1-3 above), webhook and fork (4, 5);
- * default all. 4. webhook throughput (tests/bench/webhook.ts); 5. the fork's world copy next to
- * `cp -r` (tests/bench/fork-copy.ts).
+ * Which parts run: BENCH_PARTS, a comma list of relay (1-3 above), webhook, fork, cli, mcp and
+ * targets; default all. 4. webhook throughput (tests/bench/webhook.ts); 5. the fork's world copy
+ * next to `cp -r` (tests/bench/fork-copy.ts); 6. targets (tests/bench/targets.ts).
  */
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'relay,webhook,fork,cli,mcp').split(',').map((p) => p.trim()));
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'relay,webhook,fork,cli,mcp,targets').split(',').map((p) => p.trim()));
 
 async function main(): Promise<void> {
   const started = performance.now();
@@ -412,6 +328,16 @@ async function main(): Promise<void> {
   if (PARTS.has('webhook')) summary.webhook = await webhookPart(envInt('BENCH_WEBHOOK_EVENTS', 10_000), envInt('BENCH_WEBHOOK_ROUNDS', 5));
   if (PARTS.has('cli')) summary.cli = await cliColdPart(envInt('BENCH_CLI_ROUNDS', 15));
   if (PARTS.has('mcp')) summary.mcp = await mcpPart(envInt('BENCH_MCP_ROUNDS', 7), envInt('BENCH_MCP_LISTS', 50));
+  if (PARTS.has('targets')) {
+    summary.targets = await targetsPart({
+      events: envInt('BENCH_TARGETS_EVENTS', 96_000),
+      rounds: envInt('BENCH_TARGETS_ROUNDS', 5),
+      subscribers: envInt('BENCH_TARGETS_SUBSCRIBERS', 4),
+      calls: envInt('BENCH_TARGETS_CALLS', 3_000),
+      rate: envInt('BENCH_TARGETS_RATE', 1_000),
+      nodeArgs: DAEMON_NODE_ARGS,
+    });
+  }
   if (PARTS.has('fork')) summary.forkCopy = await forkCopyPart(envInt('BENCH_WORLD_BYTES', 1.1e9), envInt('BENCH_FORK_ROUNDS', 5));
   const seconds = (performance.now() - started) / 1000;
   console.log(`finished in ${fmtNum(seconds, 1)} s, load average now ${os.loadavg()[0]!.toFixed(2)}`);

@@ -77,10 +77,11 @@ export class Subscriber {
     });
   }
 
-  /** Subscribe to every event category; resolves with the response frame. */
-  async subscribe(): Promise<Record<string, unknown>> {
+  /** Subscribe to every event category (of `target`, on a daemon of several); resolves with the response frame. */
+  async subscribe(target?: string): Promise<Record<string, unknown>> {
     const response = new Promise<Record<string, unknown>>((resolve) => this.responseWaiters.push(resolve));
-    this.socket.write(JSON.stringify({ id: 1, method: 'subscribe', params: { events: ['*'] } }) + '\n');
+    const params = target === undefined ? { events: ['*'] } : { events: ['*'], target };
+    this.socket.write(JSON.stringify({ id: 1, method: 'subscribe', params }) + '\n');
     return response;
   }
 
