@@ -43,12 +43,12 @@ export const forkToLab = defineComposite({
     const dir = fork.snapshotDir;
     const dry = (await call('restore', { dir, target: args.to, replace_existing: args.replace })) as { verdict: string; count: number };
     const applied = (await call('restore', { dir, target: args.to, dry_run: false, expect_world_dir: lab.worldDir, replace_existing: args.replace })) as { verdict: string; issued: number };
-    const verified = (await call('verify', { dir, target: args.to })) as { ok: boolean };
+    const verified = (await call('verify', { dir, target: args.to })) as { verdict: string };
     return {
       fork: { snapshotDir: dir, entities: fork.entities, orderHash: fork.orderHash },
       dryRun: { verdict: dry.verdict, count: dry.count },
       apply: { verdict: applied.verdict, issued: applied.issued },
-      verified: verified.ok,
+      verify: { verdict: verified.verdict },
     };
   },
 });

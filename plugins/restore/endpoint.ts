@@ -1,6 +1,7 @@
 /**
- * Which game a restore would write to, and the proof that it is the intended one. `target` is only a label: a daemon talks to one game, so the
- * destination is proven by what that game reports, never by the label.
+ * Which game a restore would write to, and the proof that it is the intended one. Whichever way the call was routed
+ * (a daemon of several targets routes by `target`; on one target it is only a label), the
+ * destination is proven by what that game reports, never by a name.
  */
 import path from 'node:path';
 import { McbridgeError, type ModReply, type ToolContext } from 'mcbridge';
@@ -108,7 +109,8 @@ export function endpointChecks(report: EndpointReport, expect: Expectations, all
   if (mismatches.length > 0) {
     throw new McbridgeError(
       'invalid_params',
-      `destination endpoint check failed: ${mismatches.join('; ')}. Nothing was sent to the game; the label \`target\` does not route - ` + 'point a separate bridge at the intended instance.',
+      `destination endpoint check failed: ${mismatches.join('; ')}. Nothing was sent to the game. Check which game this call went to (\`mcbridge targets\` lists each target's world); ` +
+        'call it with the target that holds the intended world, or point a bridge at that server.',
       { mismatches },
     );
   }

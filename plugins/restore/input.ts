@@ -7,7 +7,12 @@ const directory = (tool: string, what: string) =>
     .min(1, `${tool} needs a directory: ${what}`)
     .describe('the snapshot folder (snapshotDir of fork or snapshot); `dir` is accepted too');
 
-const label = z.string().max(200).nullable().optional().describe('a label for the destination: goes into snapshot names and the result. It does not route: this bridge talks to one game');
+const label = z
+  .string()
+  .max(200)
+  .nullable()
+  .optional()
+  .describe('a label for the destination: goes into snapshot names and the result. On a daemon of several targets the same param picks the game; on one target it is only a label');
 
 const tolerance = (name: string) =>
   z

@@ -72,6 +72,7 @@ export const verifyResult = z.object({
   actualIssues: z.array(issue),
   verification: compareReport,
   ok: z.boolean(),
+  verdict: z.enum(['ok', 'failed']).describe("restore's word for the same answer: ok when the destination matches the recording"),
 });
 
 export const orderResult = z.object({

@@ -40,5 +40,6 @@ export async function runVerify(args: VerifyArgs, ctx: ToolContext) {
     actualIssues: [...blockers, ...actualWarnings],
     verification,
     ok: verification.ok,
+    verdict: verification.ok ? ('ok' as const) : ('failed' as const),
   };
 }

@@ -223,8 +223,8 @@ describe('endpoint proofs', () => {
     expect(normalizePath(null)).toBe('');
   });
 
-  it('a mismatch or an unverifiable expectation refuses: the label does not route', () => {
-    expect(() => endpointChecks(report, { instance: 'client' }, false)).toThrow(/expect_instance=client but the mod is server.*does not route/);
+  it('a mismatch or an unverifiable expectation refuses: the name is never the proof', () => {
+    expect(() => endpointChecks(report, { instance: 'client' }, false)).toThrow(/expect_instance=client but the mod is server.*Nothing was sent.*the target that holds/);
     expect(() => endpointChecks(report, { worldDir: 'C:\\other' }, false)).toThrow(/expect_world_dir/);
     expect(() => endpointChecks({ ...report, worldDir: null }, { worldDir: '/x' }, false)).toThrow(/client-vantage mod cannot prove/);
     expect(() => endpointChecks({ ...report, levelName: null }, { level: 'world' }, false)).toThrow(/no levelName/);

@@ -32,11 +32,11 @@ describe('restore: dry run and refusals before anything is sent', () => {
     expect(uuidsIn(stack)).toEqual([]);
   });
 
-  it('a wrong expect_instance or expect_world_dir refuses, even in a dry run: the label does not route', async () => {
+  it('a wrong expect_instance or expect_world_dir refuses, even in a dry run: the name is never the proof', async () => {
     const { stack, dir } = await recordedCarts(stacks.start);
     const before = stack.sim.received.length;
     const wrongInstance = await failure(stack.call('restore', { dir, expect_instance: 'client' }));
-    expect(wrongInstance.message).toMatch(/expect_instance.*does not route/);
+    expect(wrongInstance.message).toMatch(/expect_instance.*Nothing was sent.*mcbridge targets/);
     const wrongDir = await failure(stack.call('restore', { dir, dry_run: false, expect_world_dir: '/srv/elsewhere/world' }));
     expect(wrongDir.message).toMatch(/expect_world_dir=\/srv\/elsewhere\/world but the destination's world is/);
     expect(sentSince(stack, before)).toEqual(['STATE', 'STATE']);

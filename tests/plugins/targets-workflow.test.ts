@@ -22,7 +22,7 @@ describe('examples/targets: fork on live, restore and verify on lab, from one da
       const result = (await client.call('fork_to_lab', { name: 'before' })) as Record<string, any>;
       expect(result.dryRun).toMatchObject({ verdict: 'dry-run', count: result.fork.entities });
       expect(result.apply).toMatchObject({ verdict: 'ok', issued: result.fork.entities });
-      expect(result.verified).toBe(true);
+      expect(result.verify).toEqual({ verdict: 'ok' });
       expect(result.fork.snapshotDir).toContain(path.join('mc-agent-server', 'snapshots', 'before'));
       const after = (await client.call('entities', { target: 'live' })) as { entities: unknown[] };
       const labAfter = (await client.call('entities', { target: 'lab' })) as { entities: unknown[] };

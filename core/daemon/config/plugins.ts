@@ -194,12 +194,15 @@ async function resolveOne(entry: unknown, index: number, file: string | null, di
  * makes, and again for each target (docs/plugins.md, "One instance per target").
  */
 function fromFactory(factory: object, what: string, fail: (message: string) => never): [unknown, () => Plugin] {
-  const create = factory as () => Plugin;
-  try {
-    return [create(), create];
-  } catch (err) {
-    return fail(`${what} threw instead of returning a plugin: ${(err as Error)?.message ?? String(err)}`);
-  }
+  // Every later call (one per target, again on reload) answers a throw the same way.
+  const create = (): Plugin => {
+    try {
+      return (factory as () => Plugin)();
+    } catch (err) {
+      return fail(`${what} threw instead of returning a plugin: ${(err as Error)?.message ?? String(err)}`);
+    }
+  };
+  return [create(), create];
 }
 
 /** Every entry of `plugins`, resolved and checked; throws the first problem as a ConfigError. */

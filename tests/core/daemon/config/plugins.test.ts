@@ -166,6 +166,16 @@ describe('refused plugins: each error names the file, the entry, the plugin and 
     );
   });
 
+  it('a factory that throws, at once or for a later target, is a config error naming the entry', async () => {
+    const first = await refusal(project(), "export default { plugins: [() => { throw new Error('no licence key'); }] };\n");
+    expect(first.message).toMatch(/plugins\[0\]: .*threw instead of returning a plugin: no licence key/);
+    const later = await refusal(
+      project(),
+      "let n = 0;\nexport default { plugins: [() => { if (n++ > 0) throw new Error('made once only'); return { name: 'once', version: '1.0.0', apiVersion: 1, tools: [] }; }] };\n",
+    );
+    expect(later.message).toMatch(/plugins\[0\]: .*threw instead of returning a plugin: made once only/);
+  });
+
   it('a plugin object with a bad tool names the plugin and the field', async () => {
     const error = await refusal(project(), "export default { plugins: [{ name: 'inline', version: '1.0.0', apiVersion: 1, tools: [{ name: 'Bad Name', description: 'x', input: {}, run: 1 }] }] };\n");
     expect(error.message).toMatch(/plugins\[0\]: plugin 'inline' \(config\) is invalid: tools\[0\]\.name \(tool 'Bad Name'\) must match/);

@@ -93,7 +93,7 @@ describe('fork on live, restore into lab, verify: one daemon, one MCP session', 
     const apply = await call(client, 'mc_restore', { dir: fork.snapshotDir, target: 'lab', dry_run: false, expect_world_dir: labWorld, replace_existing: true });
     expect(apply).toMatchObject({ verdict: 'ok', checks: { endpoint: { verified: true, proofs: ['world_dir'] } } });
     const verified = await call(client, 'mc_verify', { dir: fork.snapshotDir, target: 'lab' });
-    expect(verified.verification).toMatchObject({ ok: true });
+    expect(verified).toMatchObject({ verdict: 'ok', verification: { ok: true } });
     expect(verified.snapshotDir).toContain(path.dirname(labWorld.replace(/\/\.$/, '')));
 
     // The apply went to lab alone: the proof of live's world is refused there.
@@ -150,7 +150,7 @@ describe('fork on live, restore into lab, verify: one daemon, one MCP session', 
     ]);
     expect(apply.json.structuredContent, JSON.stringify(apply.json)).toMatchObject({ verdict: 'ok' });
     const verify = await inspector(['--method', 'tools/call', '--tool-name', 'mc_verify', '--tool-arg', `dir=${dir}`, '--tool-arg', 'target=lab']);
-    expect(verify.json.structuredContent.verification).toMatchObject({ ok: true });
+    expect(verify.json.structuredContent).toMatchObject({ verdict: 'ok', verification: { ok: true } });
 
     const resources = await inspector(['--method', 'resources/list']);
     expect(resources.json.resources.map((r: { uri: string }) => r.uri)).toEqual(expect.arrayContaining(['mcbridge://events/live', 'mcbridge://events/lab']));
