@@ -13,20 +13,24 @@ import { markPlugin } from '../../plugins/mark/index.js';
 import { playerPlugin } from '../../plugins/player/index.js';
 import { restorePlugin } from '../../plugins/restore/index.js';
 import { savePlugin } from '../../plugins/save/index.js';
-import { createSnapshotPlugin, snapshotPlugin } from '../../plugins/snapshot/index.js';
+import { createSnapshotPlugin } from '../../plugins/snapshot/index.js';
 import { statePlugin } from '../../plugins/state/index.js';
 import { statusPlugin } from '../../plugins/status/index.js';
 import { waitPlugin } from '../../plugins/wait/index.js';
 import { waitForPlugin } from '../../plugins/wait-for/index.js';
-import { createWebhookPlugin, webhookPlugin } from '../../plugins/webhook/index.js';
+import { createWebhookPlugin } from '../../plugins/webhook/index.js';
 
-/** The capabilities every daemon serves, each through the public plugin API. */
-export const builtinPlugins: Plugin[] = [
+/**
+ * The capabilities every daemon serves, each through the public plugin API. A factory stands for
+ * a built-in that keeps state of its own in its closures (a forwarder and its spool, recovery
+ * reports): every target's host gets a fresh one, as a config may give a factory for its own.
+ */
+const BUILTINS: ReadonlyArray<Plugin | (() => Plugin)> = [
   statusPlugin,
   capabilitiesPlugin,
   statePlugin,
   savePlugin,
-  snapshotPlugin,
+  createSnapshotPlugin,
   forkPlugin,
   restorePlugin,
   playerPlugin,
@@ -39,17 +43,13 @@ export const builtinPlugins: Plugin[] = [
   markPlugin,
   waitPlugin,
   clientPlugin,
-  webhookPlugin,
+  createWebhookPlugin,
 ];
 
-/**
- * Built-ins that keep state of their own in their closures (a forwarder and its spool, recovery
- * reports): every target's host gets a fresh one, as a config may give a factory for its own.
- */
-const PER_TARGET: ReadonlyMap<Plugin, () => Plugin> = new Map<Plugin, () => Plugin>([
-  [webhookPlugin, createWebhookPlugin],
-  [snapshotPlugin, createSnapshotPlugin],
-]);
+const make = (builtin: Plugin | (() => Plugin)): Plugin => (typeof builtin === 'function' ? builtin() : builtin);
+
+/** One instance of each built-in, for what describes them (names, options, the default surface). */
+export const builtinPlugins: Plugin[] = BUILTINS.map(make);
 
 /**
  * The built-ins as host entries, new instances where a plugin keeps state. A built-in the config gives options to (`plugins: [['webhook',
@@ -58,12 +58,15 @@ const PER_TARGET: ReadonlyMap<Plugin, () => Plugin> = new Map<Plugin, () => Plug
  */
 export function builtinEntries(config?: { config: McbridgeConfig; file: string | null; dir: string }): PluginEntry[] {
   const options = config ? builtinOptions(config.config as Record<string, unknown>, config.file, builtinPlugins) : new Map<string, unknown>();
-  return builtinPlugins.map((plugin) => ({
-    plugin: PER_TARGET.get(plugin)?.() ?? plugin,
-    source: 'built-in' as const,
-    ...(options.has(plugin.name) ? { options: options.get(plugin.name) } : {}),
-    ...(config ? { configDir: config.dir } : {}),
-  }));
+  return BUILTINS.map((builtin) => {
+    const plugin = make(builtin);
+    return {
+      plugin,
+      source: 'built-in' as const,
+      ...(options.has(plugin.name) ? { options: options.get(plugin.name) } : {}),
+      ...(config ? { configDir: config.dir } : {}),
+    };
+  });
 }
 
 /** Commands a built-in plugin runs outside the daemon: the CLI registers them, each loads when run. */
