@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { EventEmitter } from 'node:events';
-import { McbridgeError, isErrorCode } from '../host/errors.js';
+import { McbridgeError, isErrorCode, readOutcome } from '../host/errors.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../util/lines.js';
 import type { EventFrame, GapFrame, ProgressFrame, ResponseFrame } from './frames.js';
 import { DEFAULT_API_HOST, DEFAULT_API_PORT } from './address.js';
@@ -165,7 +165,7 @@ export class ApiClient extends EventEmitter {
         if (!pending) return;
         this.pending.delete(response.id);
         if (response.ok) pending.resolve(response.result);
-        else pending.reject(new McbridgeError(isErrorCode(response.code) ? response.code : 'internal', response.error, response.details));
+        else pending.reject(new McbridgeError(isErrorCode(response.code) ? response.code : 'internal', response.error, response.details, readOutcome(response)));
         return;
       }
       case 'progress': {

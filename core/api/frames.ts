@@ -34,6 +34,10 @@ export interface ResponseError {
   error: string;
   code: ErrorCode;
   details?: Record<string, unknown>;
+  /** A failed write: may it be sent again, may it have run, and its id for `request_status`. */
+  retryable?: boolean;
+  resultUnknown?: boolean;
+  requestId?: string;
 }
 
 export type ResponseFrame = ResponseOk | ResponseError;
@@ -92,6 +96,7 @@ export const cancelParams = z.object({
 export function errorFrame(id: unknown, error: McbridgeError): ResponseError {
   const frame: ResponseError = { type: 'response', id, ok: false, error: error.message, code: error.code };
   if (error.details) frame.details = error.details;
+  if (error.outcome) Object.assign(frame, error.outcome);
   return frame;
 }
 

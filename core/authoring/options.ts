@@ -111,6 +111,65 @@ export const DAEMON_OPTIONS = {
     commands: ['run'],
     group: 'daemon',
   },
+  /** How the mod is reached: `legacy` (the loopback JSON-lines socket, default) or `control` (control protocol 1 over TLS, docs/control.md). */
+  transport: {
+    flag: '--transport <transport>',
+    description: "legacy (the mod's loopback socket) or control (its TLS control protocol on the game port)",
+    value: { type: 'enum', values: ['legacy', 'control'], expected: 'legacy or control' },
+    default: 'legacy',
+    commands: ['run'],
+    group: 'daemon',
+  },
+  /** transport control: the game port, `host:port`. */
+  address: {
+    flag: '--address <host:port>',
+    description: 'transport control: the game port of the server (host:port)',
+    value: text('host:port'),
+    commands: ['run'],
+    group: 'daemon',
+  },
+  /** transport control: the SHA-256 fingerprint of the server's certificate (`sha256:<hex>`); or caFile; or serverDir (its control/fingerprint.txt is read). */
+  pin: {
+    flag: '--pin <sha256>',
+    description: "transport control: the server certificate's SHA-256 fingerprint",
+    value: text('sha256:<64 hex digits>'),
+    commands: ['run'],
+    group: 'daemon',
+  },
+  /** transport control: a PEM file trusted as the only root (the server's control/server.crt, or its CA). */
+  caFile: {
+    flag: '--ca-file <file>',
+    description: 'transport control: trust this PEM certificate as the only root',
+    value: text('a PEM file'),
+    path: true,
+    commands: ['run'],
+    group: 'daemon',
+  },
+  /** transport control with caFile: the name the certificate must carry (default: the address's host). */
+  serverName: {
+    flag: '--server-name <name>',
+    description: 'transport control with --ca-file: the name the certificate must carry',
+    value: text('a host name'),
+    commands: ['run'],
+    group: 'daemon',
+  },
+  /** transport control: a file holding the credential (`mca1.<id>.<secret>`); read at each connect. */
+  tokenFile: {
+    flag: '--token-file <file>',
+    description: 'transport control: file holding the control credential (mca1.…)',
+    value: text('a file'),
+    path: true,
+    commands: ['run'],
+    group: 'daemon',
+  },
+  /** transport control: the environment variable holding the credential. */
+  tokenEnv: {
+    flag: '--token-env <name>',
+    description: 'transport control: environment variable holding the control credential',
+    value: text('an environment variable name'),
+    commands: ['run'],
+    group: 'daemon',
+  },
   /** Seconds between attempts to reach the mod, fixed (the predecessor's flag); without it the pause grows from 0.25 s to 5 s. */
   reconnectDelay: {
     flag: '--reconnect-delay <seconds>',

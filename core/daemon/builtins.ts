@@ -9,8 +9,10 @@ import { contextPlugin } from '../../plugins/context/index.js';
 import { entitiesPlugin } from '../../plugins/entities/index.js';
 import { eventsPlugin } from '../../plugins/events/index.js';
 import { forkPlugin } from '../../plugins/fork/index.js';
+import { leasesPlugin } from '../../plugins/leases/index.js';
 import { markPlugin } from '../../plugins/mark/index.js';
 import { playerPlugin } from '../../plugins/player/index.js';
+import { requestStatusPlugin } from '../../plugins/request-status/index.js';
 import { restorePlugin } from '../../plugins/restore/index.js';
 import { savePlugin } from '../../plugins/save/index.js';
 import { createSnapshotPlugin } from '../../plugins/snapshot/index.js';
@@ -43,6 +45,8 @@ const BUILTINS: ReadonlyArray<Plugin | (() => Plugin)> = [
   markPlugin,
   waitPlugin,
   clientPlugin,
+  requestStatusPlugin,
+  leasesPlugin,
   createWebhookPlugin,
 ];
 

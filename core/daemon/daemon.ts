@@ -174,6 +174,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
  * between targets), its simulated mod if it asks for one, and calls whose args name another
  * target routed there.
  */
+function embeddedControl(sim: SimulatedMod): { address: string; pin: string; token: string; reconnectMinMs: number } {
+  const control = sim.control;
+  if (!control?.bootstrapToken) throw new McbridgeError('internal', 'the simulated mod serves no control listener with a credential');
+  return { address: `127.0.0.1:${control.port}`, pin: control.fingerprint, token: control.bootstrapToken, reconnectMinMs: 100 };
+}
+
 async function buildTarget(spec: TargetSpec & { simDir?: string }, targets: Targets, options: DaemonOptions): Promise<{ host: Host; sim: SimulatedMod | null }> {
   const vantage = spec.vantage ?? 'server';
   let link: LinkSettings = spec.link;
@@ -183,8 +189,11 @@ async function buildTarget(spec: TargetSpec & { simDir?: string }, targets: Targ
     // The sim, its driver and the config runtime load only when used (docs/decisions.md, "run loads what it uses").
     const [{ startSim }, { simDriverPlugin }] = await Promise.all([import('../sim/index.js'), import('./sim-driver.js')]);
     // A world folder, so fork works on --sim.
-    sim = await startSim({ vantage, port: 0, worldDisk: {}, ...spec.sim, ...(spec.simDir !== undefined ? { dir: spec.simDir } : {}) });
-    link = { ...link, modPort: sim.port };
+    const control = spec.sim.control === true || link.transport === 'control';
+    const { control: _asked, ...simOptions } = spec.sim;
+    sim = await startSim({ vantage, port: 0, worldDisk: {}, ...simOptions, ...(control ? { control: true } : {}), ...(spec.simDir !== undefined ? { dir: spec.simDir } : {}) });
+    // An embedded sim gives the link its address, its certificate's pin and its credential.
+    link = control ? { transport: 'control', ...embeddedControl(sim) } : { ...(link as Extract<LinkSettings, { modPort?: number }>), modPort: sim.port };
     simDriver = { plugin: simDriverPlugin(sim), source: 'built-in' };
     const named = spec.name === DEFAULT_TARGET ? '' : ` for target ${spec.name}`;
     options.log.info({ port: sim.port, dir: sim.dir, target: spec.name }, `simulated ${vantage}-vantage mod${named} listening on 127.0.0.1:${sim.port}`);

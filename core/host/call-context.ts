@@ -1,6 +1,7 @@
 import { signalOf, sleep, type Cancellation } from './cancel.js';
 import type { Vantage } from './link/discovery.js';
-import type { ModLink, ModReply, RequestOptions } from './link/mod-link.js';
+import type { Link } from './link/link.js';
+import type { ModReply, RequestOptions } from './link/mod-link.js';
 import type { Cursor, RecordedEvent } from './events/event-log.js';
 import type { DeferredCleanup, EventsView, HostView, ToolContext } from './plugin-api.js';
 import type { RegisteredTool, ToolRegistry } from './registry/registry.js';
@@ -9,7 +10,7 @@ import type { Logger } from '../util/log.js';
 
 /** What a call's context needs of its host. */
 export interface CallHost {
-  readonly link: ModLink;
+  readonly link: Link;
   readonly registry: ToolRegistry;
   readonly vantage: Vantage;
   readonly log: Logger;

@@ -63,6 +63,7 @@ export const toolScopeShape = z
     vantage: oneOrMany(z.enum(['server', 'client'])).optional(),
     instance: oneOrMany(z.string().min(1)).optional(),
     minecraft: oneOrMany(z.string().min(1)).optional(),
+    transport: oneOrMany(z.enum(['legacy', 'control'])).optional(),
   })
   .strict();
 
@@ -101,8 +102,21 @@ export const verbSpecShape = z
     blocking: z.boolean().optional(),
     immediate: z.boolean().optional(),
     requires: z.array(z.string().trim().min(1)).optional(),
+    write: z.boolean().optional(),
+    control: z
+      .object({
+        op: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a control op name, e.g. "state"'),
+        params: z.record(z.string(), z.unknown()).optional(),
+      })
+      .strict()
+      .optional(),
+    legacy: z.boolean().optional(),
   })
   .strict()
+  .refine((spec) => spec.legacy !== false || spec.control !== undefined, {
+    message: 'has no form on either transport: give `control: {op}` to a verb that is not sent over the legacy link',
+    path: ['legacy'],
+  })
   .refine((spec) => !(spec.blocking && spec.immediate), {
     message: 'cannot be both blocking (answered after ticks, on a connection of its own) and immediate (answered at once): keep one',
     path: ['immediate'],

@@ -15,6 +15,9 @@ export const ERROR_CODES = [
   'mod_error', // the mod answered with an error reply
   'unavailable', // the daemon cannot serve this now (e.g. shutting down)
   'busy', // another operation holds what this one needs (a fork running on this game); retry when it ends
+  'forbidden', // the game's control credential lacks the permission (a read-only credential and a write)
+  'conflict', // a lease is held by another credential; details name the holder
+  'not_found', // the game knows no such thing (a lease key, a request id)
   'target_required', // the daemon serves several targets (game servers) and the call named none, with no default
   'target_unknown', // the call named a target the daemon does not serve
   'internal', // a bug: a handler threw something unexpected
@@ -22,19 +25,38 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * What a failed write (a command, chat, mark, snapshot, and every tool built on them) leaves
+ * behind: whether it is safe to send again, whether it may have run, and the request id that
+ * `request_status` resolves (docs/control.md, "Writes whose result is unknown").
+ */
+export interface WriteOutcome {
+  retryable: boolean;
+  resultUnknown: boolean;
+  requestId: string;
+}
+
 export class McbridgeError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown> | undefined;
+  /** Set on the errors of writes only. */
+  readonly outcome: WriteOutcome | undefined;
 
-  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, outcome?: WriteOutcome) {
     super(message);
     this.name = 'McbridgeError';
     this.code = code;
     this.details = details;
+    this.outcome = outcome;
   }
 
-  toJSON(): { code: ErrorCode; error: string; details?: Record<string, unknown> } {
-    return this.details === undefined ? { code: this.code, error: this.message } : { code: this.code, error: this.message, details: this.details };
+  /** The same error, saying what became of the write it ended. */
+  withOutcome(outcome: WriteOutcome): McbridgeError {
+    return new McbridgeError(this.code, this.message, this.details, outcome);
+  }
+
+  toJSON(): { code: ErrorCode; error: string; details?: Record<string, unknown> } & Partial<WriteOutcome> {
+    return { code: this.code, error: this.message, ...(this.details === undefined ? {} : { details: this.details }), ...this.outcome };
   }
 }
 
@@ -47,15 +69,22 @@ export function toMcbridgeError(err: unknown): McbridgeError {
   if (err instanceof McbridgeError) return err;
   // A plugin package can load its own copy of mcbridge (its `mcbridge` peer resolved to another
   // path, or a test importing sources next to a built package): recognise the error by shape.
-  const foreign = err as { name?: unknown; code?: unknown; message?: unknown; details?: unknown } | null;
+  const foreign = err as { name?: unknown; code?: unknown; message?: unknown; details?: unknown; outcome?: unknown } | null;
   if (err instanceof Error && foreign?.name === 'McbridgeError' && isErrorCode(foreign.code)) {
     const details = foreign.details && typeof foreign.details === 'object' ? (foreign.details as Record<string, unknown>) : undefined;
-    return new McbridgeError(foreign.code, err.message, details);
+    return new McbridgeError(foreign.code, err.message, details, readOutcome(foreign.outcome));
   }
   if (err instanceof Error && err.name === 'AbortError') {
     return new McbridgeError('cancelled', 'the request was cancelled');
   }
   return new McbridgeError('internal', `internal error: ${describeThrown(err)}`);
+}
+
+/** A write outcome as a peer sent it (an error frame, a foreign copy of this class), or undefined. */
+export function readOutcome(raw: unknown): WriteOutcome | undefined {
+  const o = raw as Partial<WriteOutcome> | null | undefined;
+  if (!o || typeof o.retryable !== 'boolean' || typeof o.resultUnknown !== 'boolean' || typeof o.requestId !== 'string') return undefined;
+  return { retryable: o.retryable, resultUnknown: o.resultUnknown, requestId: o.requestId };
 }
 
 /** Longest wording of a thrown value that is no Error: enough to recognise it, never a payload. */

@@ -9,6 +9,8 @@ import { Cancellation, settleOnCancel } from './cancel.js';
 import { DEFAULT_CAPS, normalizeCaps } from './link/caps.js';
 import type { Vantage } from './link/discovery.js';
 import { ModLink, type ModLinkOptions } from './link/mod-link.js';
+import { ControlLink, type ControlLinkOptions } from './link/control/control-link.js';
+import type { Link } from './link/link.js';
 import { silentLogger, type Logger } from '../util/log.js';
 import { validatePlugin } from './define.js';
 import type { ToolPolicy } from './registry/policy.js';
@@ -28,7 +30,9 @@ export interface PluginEntry {
   configDir?: string;
 }
 
-export type LinkSettings = Omit<ModLinkOptions, 'vantage' | 'log' | 'onEvent'>;
+type Wired = 'vantage' | 'log' | 'onEvent' | 'verbs';
+/** The mod link: the legacy loopback socket (the default), or control protocol 1 over TLS. */
+export type LinkSettings = (Omit<ModLinkOptions, Wired> & { transport?: 'legacy' }) | (Omit<ControlLinkOptions, Wired> & { transport: 'control' });
 
 export interface HostOptions {
   /** The target (game server) this host serves, stamped on its events; a daemon's single one is `default`. */
@@ -88,7 +92,7 @@ export class Host extends EventEmitter {
   private readonly cancelGraceMs: number;
   readonly log: Logger;
   readonly events: EventLog;
-  readonly link: ModLink;
+  readonly link: Link;
   readonly registry: ToolRegistry;
   private readonly usable: UsableTools;
   /** What each call's context reaches of the host (call-context.ts). */
@@ -115,13 +119,14 @@ export class Host extends EventEmitter {
     this.cancelGraceMs = options.cancelGraceMs ?? DEFAULT_SETUP_TIMEOUT_MS;
     this.events = new EventLog({ capacity: options.buffer, maxBytes: options.bufferBytes, target: this.target });
     this.registry = new ToolRegistry(options.policy);
-    this.link = new ModLink({
-      ...options.link,
+    const wiring = {
       vantage: this.vantage,
-      verbs: (verb, arg) => this.registry.verbs.lookup(verb, arg),
+      verbs: (verb: string, arg: string) => this.registry.verbs.lookup(verb, arg),
       log: this.log.child({ part: 'link' }),
-      onEvent: (event, line) => this.events.record(event, line),
-    });
+      onEvent: (event: Record<string, unknown>, line?: string) => this.events.record(event, line),
+    };
+    const settings = options.link;
+    this.link = settings?.transport === 'control' ? new ControlLink({ ...settings, ...wiring }) : new ModLink({ ...settings, ...wiring });
     // CAPS and connection changes change what is available: a new surface revision.
     this.callHost = {
       link: this.link,
@@ -285,13 +290,14 @@ export class Host extends EventEmitter {
   capsView(): CapsView {
     const status = this.link.capsInfo();
     const { instance, minecraft } = status;
+    const link = { transport: this.link.transport, permissions: this.link.permissions };
     if (status.connected) {
-      return { caps: this.link.caps, source: this.link.caps ? 'mod' : 'unknown', vantage: this.vantage, instance, minecraft };
+      return { caps: this.link.caps, source: this.link.caps ? 'mod' : 'unknown', vantage: this.vantage, instance, minecraft, ...link };
     }
     if (status.capsSource !== null || this.link.caps !== null) {
-      return { caps: this.link.caps, source: 'last-known', vantage: this.vantage, instance, minecraft };
+      return { caps: this.link.caps, source: 'last-known', vantage: this.vantage, instance, minecraft, ...link };
     }
-    return { caps: normalizeCaps([...DEFAULT_CAPS[this.vantage]]), source: 'default', vantage: this.vantage, instance, minecraft };
+    return { caps: normalizeCaps([...DEFAULT_CAPS[this.vantage]]), source: 'default', vantage: this.vantage, instance, minecraft, ...link };
   }
 
   surface(): Surface {

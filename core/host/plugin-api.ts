@@ -34,6 +34,11 @@ export interface ToolScope {
   instance?: string | string[];
   /** Minecraft versions from the mod's hello; "1.21" matches "1.21.4". */
   minecraft?: string | string[];
+  /**
+   * The link's transport: `legacy` for tools that need the world's disk (fork, restore), which the
+   * control protocol never treats as local; `control` for the protocol's own (leases, request_status).
+   */
+  transport?: 'legacy' | 'control' | Array<'legacy' | 'control'>;
 }
 
 /** What a tool sees of the event log. */

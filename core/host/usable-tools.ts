@@ -1,4 +1,4 @@
-import type { ModLink } from './link/mod-link.js';
+import type { Link } from './link/link.js';
 import type { CapsView, RegisteredTool, ToolRegistry } from './registry/registry.js';
 
 /**
@@ -18,7 +18,7 @@ export class UsableTools {
 
   constructor(
     private readonly registry: ToolRegistry,
-    private readonly link: ModLink,
+    private readonly link: Link,
     private readonly view: () => CapsView,
   ) {}
 

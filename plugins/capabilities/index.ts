@@ -92,7 +92,7 @@ export const capabilitiesPlugin = definePlugin({
   apiVersion: 1,
   guide: 'Start with `capabilities`: it says whether the game is connected, which vantage it is, and for every tool whether the connected mod supports it and why not.',
   // The protocol's own verb: every mod answers it, whatever it advertises (docs/protocol.md#capabilities-caps).
-  verbs: { CAPS: { replies: ['capabilities'], immediate: true } },
+  verbs: { CAPS: { replies: ['capabilities'], immediate: true, control: { op: 'capabilities' } } },
   tools: [
     defineTool({
       name: 'capabilities',

@@ -40,7 +40,7 @@ export const clientPlugin = definePlugin({
   version: '1.0.0',
   apiVersion: 1,
   verbs: {
-    CHAT: { replies: ['chat_ack'], requires: ['chat'] },
+    CHAT: (text) => ({ replies: ['chat_ack'], requires: ['chat'], write: true, control: { op: 'chat', params: { text } } }),
     SCREEN: { replies: ['screen'], requires: ['screen'] },
     CONNECT: { replies: ['connect_ack'], requires: ['connect'] },
     WORLD: { replies: ['world_ack'], requires: ['world'] },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { definePlugin, defineTool } from 'mcbridge';
-import { CMD_VERB, commandRefusalFields, commandText, modReply, refusalOf } from 'mcbridge/kit';
+import { CMD_VERB, commandRefusalFields, commandText, modReply, refusalOf, requestIdParam } from 'mcbridge/kit';
 
 export const commandPlugin = definePlugin({
   name: 'command',
@@ -18,7 +18,7 @@ export const commandPlugin = definePlugin({
         "the mod's acknowledgement (on the server vantage it includes the feedback lines in `output`). A failing vanilla " +
         'command is not an error: read `output`; one the game refused to run (unknown, a syntax error) says `refused: true`. Commands can change or destroy anything in the world. ' +
         'Use command_output instead whenever the answer matters: it also collects the reply on the client vantage.',
-      input: z.object({ command: commandText }).strict(),
+      input: z.object({ command: commandText, request_id: requestIdParam }).strict(),
       output: modReply({
         detail: z.string().optional().describe('the command as run, without the slash'),
         output: z.array(z.string()).optional().describe('server vantage: the feedback lines the command printed'),
@@ -26,8 +26,9 @@ export const commandPlugin = definePlugin({
       }),
       annotations: { readOnly: false, destructive: true, openWorld: false },
       passthrough: true,
-      run: async ({ command }, ctx) => {
-        const ack = await ctx.request(`CMD ${command}`);
+      paramAliases: { requestId: 'request_id' },
+      run: async ({ command, request_id }, ctx) => {
+        const ack = await ctx.request(`CMD ${command}`, request_id === undefined ? {} : { requestId: request_id });
         return Array.isArray(ack.output) ? { ...ack, ...refusalOf(ack.output.map(String)) } : ack;
       },
     }),

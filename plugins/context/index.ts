@@ -8,7 +8,9 @@ import { contextBundleResult, normalizeContextReply } from './reply.js';
  * statistics at once on the reader thread (docs/protocol.md#replies-and-errors).
  */
 function contextVerb(arg: string): VerbSpec {
-  return arg ? { replies: ['context'], requires: ['context'] } : { replies: ['context_stats'], requires: ['context'], immediate: true };
+  return arg
+    ? { replies: ['context'], requires: ['context'], control: { op: 'context', params: { contextId: arg } } }
+    : { replies: ['context_stats'], requires: ['context'], immediate: true, control: { op: 'context' } };
 }
 
 export const contextPlugin = definePlugin({

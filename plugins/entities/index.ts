@@ -186,7 +186,14 @@ export const entitiesPlugin = definePlugin({
   version: '1.0.0',
   apiVersion: 1,
   requires: { caps: ['entities'] },
-  verbs: { ENTITIES: { replies: ['entities'], timeoutMs: ENTITIES_TIMEOUT_MS, requires: ['entities'] } },
+  verbs: {
+    ENTITIES: (arg) => ({
+      replies: ['entities'],
+      timeoutMs: ENTITIES_TIMEOUT_MS,
+      requires: ['entities'],
+      control: { op: 'entities', params: arg === '' ? {} : Number.isFinite(Number(arg)) ? { radius: Number(arg) } : { dimension: arg } },
+    }),
+  },
   tools: [
     defineTool({
       name: 'entities',

@@ -25,7 +25,7 @@ export const forkPlugin = definePlugin({
       output: forkResult,
       paramAliases: { dir: 'world_dir', worldDir: 'world_dir' },
       annotations: { readOnly: false, destructive: true, idempotent: false },
-      only: { vantage: 'server' },
+      only: { vantage: 'server', transport: 'legacy' },
       run: runFork,
     }),
   ],

@@ -8,7 +8,7 @@ export const playerPlugin = definePlugin({
   version: '1.0.0',
   apiVersion: 1,
   requires: { caps: ['player'] },
-  verbs: { PLAYER: { replies: ['player'], requires: ['player'] } },
+  verbs: { PLAYER: (player) => ({ replies: ['player'], requires: ['player'], control: { op: 'player', params: { player } } }) },
   tools: [
     defineTool({
       name: 'player',

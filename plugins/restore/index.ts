@@ -29,7 +29,7 @@ export const restorePlugin = definePlugin({
       requires: ['command', 'state', 'snapshot'],
       paramAliases: aliases,
       annotations: { readOnly: false, destructive: true, idempotent: false },
-      only: { vantage: 'server' },
+      only: { vantage: 'server', transport: 'legacy' },
       run: runRestore,
     }),
     defineTool({
@@ -44,7 +44,7 @@ export const restorePlugin = definePlugin({
       paramAliases: aliases,
       // Not read-only: SNAPSHOT writes a folder on the game host, and a read-only daemon writes nothing (issue 24, N11).
       annotations: { readOnly: false, destructive: false, idempotent: true },
-      only: { vantage: 'server' },
+      only: { vantage: 'server', transport: 'legacy' },
       run: runVerify,
     }),
     defineTool({
@@ -57,7 +57,7 @@ export const restorePlugin = definePlugin({
       output: orderResult,
       paramAliases: aliases,
       annotations: { readOnly: false, destructive: false, idempotent: true },
-      only: { vantage: 'server' },
+      only: { vantage: 'server', transport: 'legacy' },
       run: runOrder,
     }),
   ],

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { VerbSpec } from 'mcbridge';
 import { CMD_VERB, exceedsJsonDepth, MAX_MOD_LINE_DEPTH, STATE_VERB } from 'mcbridge/kit';
 
 /** The protocol this reader speaks; a meta.json declaring another is refused. */
@@ -15,9 +16,20 @@ export const SNAPSHOT_PROTOCOL = 1;
  * How SNAPSHOT and SNAPSHOTS are answered. One object, so every plugin that sends them declares
  * them identically (the host refuses two different declarations of one verb).
  */
+/** `SNAPSHOT [radius [name [dimension]]]` (snapshotLine): a write (the game writes a folder); over control protocol 1 the op `snapshot`. */
+function snapshotVerb(arg: string): VerbSpec {
+  const [radius, name, dimension] = arg.split(/\s+/).filter(Boolean);
+  const params = {
+    ...(radius === undefined || Number(radius) === 0 ? {} : { radius: Number(radius) }),
+    ...(name === undefined ? {} : { name }),
+    ...(dimension === undefined ? {} : { dimension }),
+  };
+  return { replies: ['snapshot_ack'], timeoutMs: 120_000, requires: ['snapshot'], write: true, control: { op: 'snapshot', params } };
+}
+
 export const SNAPSHOT_VERBS = {
-  SNAPSHOT: { replies: ['snapshot_ack'], timeoutMs: 120_000, requires: ['snapshot'] },
-  SNAPSHOTS: { replies: ['snapshots'], requires: ['snapshot'] },
+  SNAPSHOT: snapshotVerb,
+  SNAPSHOTS: { replies: ['snapshots'], requires: ['snapshot'], control: { op: 'snapshots' } },
 };
 
 /** The verbs of a tool that freezes, saves and snapshots (fork, restore): SNAPSHOT(S), CMD and STATE, declared alike. */

@@ -25,6 +25,8 @@ function waitVerb(arg: string): VerbSpec {
     timeoutMs: ticks * TICK_MS + WAIT_SLACK_MS,
     blocking: ticks > 0,
     requires: ['wait'],
+    // Over control protocol 1 replies carry ids: a long WAIT needs no connection of its own there.
+    control: { op: 'wait', params: { ticks } },
     ...(ticks === 0 && parsesAsInt ? { immediate: true } : {}),
   };
 }

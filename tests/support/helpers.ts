@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import net from 'node:net';
 import { ApiClient } from '../../core/api/client.js';
 import { startDaemon, type Daemon, type DaemonOptions } from '../../core/daemon/daemon.js';
+import type { LinkSettings } from '../../core/host/host.js';
 import { LineSplitter } from '../../core/util/lines.js';
 import { silentLogger } from '../../core/util/log.js';
 import { startSim, type SimOptions, type SimulatedMod } from '../../core/sim/index.js';
@@ -17,6 +18,8 @@ export interface Stack {
 }
 
 /** A simulated mod, a daemon connected to it and an API client, all on real loopback sockets. */
+type LegacySettings = Extract<LinkSettings, { modPort?: number }>;
+
 export async function startStack(options: { sim?: SimOptions; daemon?: Partial<DaemonOptions>; waitConnected?: boolean } = {}): Promise<Stack> {
   const sim = await startSim({ port: 0, ...options.sim });
   const daemon = await startDaemon({
@@ -24,7 +27,7 @@ export async function startStack(options: { sim?: SimOptions; daemon?: Partial<D
     configDir: sim.dir, // world journals (plugins/snapshot/journal.ts) go beside the sim, not into the repository
     ...options.daemon,
     vantage: options.sim?.vantage ?? options.daemon?.vantage ?? 'server',
-    link: { modPort: sim.port, reconnectMinMs: 20, reconnectMaxMs: 200, ...options.daemon?.link },
+    link: { modPort: sim.port, reconnectMinMs: 20, reconnectMaxMs: 200, ...(options.daemon?.link as LegacySettings | undefined) },
     api: { port: 0, ...options.daemon?.api },
   });
   if (options.waitConnected !== false) await waitUntil(() => daemon.host.link.connected, 5_000, 'the daemon to connect to the sim');

@@ -8,16 +8,71 @@ import { z } from 'zod';
 import { optionSchema } from '../../authoring/option-schema.js';
 import { DEFAULT_TARGET, TARGET_NAME } from '../../api/targets.js';
 import type { Vantage } from '../../host/link/discovery.js';
+import type { LinkSettings } from '../../host/host.js';
 
 /** The flat options a target takes for itself; the others (API, policy, logs) are the daemon's. */
-export const TARGET_KEYS = ['serverDir', 'portFile', 'modPort', 'modHost', 'vantage', 'reconnectDelay', 'buffer', 'bufferBytes'] as const;
+export const TARGET_KEYS = [
+  'serverDir',
+  'portFile',
+  'modPort',
+  'modHost',
+  'vantage',
+  'reconnectDelay',
+  'buffer',
+  'bufferBytes',
+  'transport',
+  'address',
+  'pin',
+  'caFile',
+  'serverName',
+  'tokenFile',
+  'tokenEnv',
+] as const;
 
 /** Flat options that pick one game: beside `targets` they would be ambiguous. */
-export const LINK_KEYS = ['serverDir', 'portFile', 'modPort', 'sim'] as const;
+export const LINK_KEYS = ['serverDir', 'portFile', 'modPort', 'sim', 'address'] as const;
 
-const simSchema = z.union([z.boolean(), z.object({ seed: z.number().int().optional() }).strict()], {
-  error: 'expected true, false or { seed }',
+const simSchema = z.union([z.boolean(), z.object({ seed: z.number().int().optional(), control: z.boolean().optional() }).strict()], {
+  error: 'expected true, false or { seed, control }',
 });
+
+/** What the link options of one game lack or hold in excess for its transport; empty when they fit. */
+export function linkProblems(t: {
+  transport?: string | undefined;
+  address?: string | undefined;
+  pin?: string | undefined;
+  caFile?: string | undefined;
+  serverDir?: string | undefined;
+  tokenFile?: string | undefined;
+  tokenEnv?: string | undefined;
+  sim?: unknown;
+}): string[] {
+  const control = ['address', 'pin', 'caFile', 'serverName', 'tokenFile', 'tokenEnv'] as const;
+  if (t.transport !== 'control') {
+    const given = control.filter((k) => (t as Record<string, unknown>)[k] !== undefined);
+    return given.length > 0 ? [`${given.join(', ')} ${given.length === 1 ? 'is' : 'are'} for transport: 'control'; add it, or leave ${given.length === 1 ? 'it' : 'them'} out`] : [];
+  }
+  if (t.sim) return []; // the embedded sim gives its own address, pin and credential
+  const problems: string[] = [];
+  if (t.address === undefined) problems.push("transport 'control' needs address: the game port as host:port");
+  if (t.pin === undefined && t.caFile === undefined && t.serverDir === undefined)
+    problems.push("transport 'control' needs the server verified: pin (sha256:…), caFile, or serverDir (its mc-agent-server/control/fingerprint.txt)");
+  if (t.pin !== undefined && t.caFile !== undefined) problems.push('give pin or caFile, not both');
+  if (t.tokenFile === undefined && t.tokenEnv === undefined) problems.push("transport 'control' needs a credential: tokenFile or tokenEnv");
+  if (t.tokenFile !== undefined && t.tokenEnv !== undefined) problems.push('give tokenFile or tokenEnv, not both');
+  return problems;
+}
+
+/** The host's link settings for one game, its paths already resolved. */
+export function linkSettings(t: Partial<Record<(typeof TARGET_KEYS)[number], unknown>>): LinkSettings {
+  const reconnect = typeof t.reconnectDelay === 'number' ? { reconnectMinMs: t.reconnectDelay * 1000, reconnectMaxMs: t.reconnectDelay * 1000 } : {};
+  const pick = <K extends string>(keys: readonly K[]) =>
+    Object.fromEntries(keys.filter((k) => t[k as keyof typeof t] !== undefined).map((k) => [k, t[k as keyof typeof t]])) as Partial<Record<K, never>>;
+  if (t.transport === 'control') {
+    return { transport: 'control', address: String(t.address ?? ''), ...pick(['pin', 'caFile', 'serverName', 'tokenFile', 'tokenEnv', 'serverDir']), ...reconnect };
+  }
+  return { ...pick(['serverDir', 'portFile', 'modPort', 'modHost']), ...reconnect };
+}
 
 export const targetSchema = z
   .object({
@@ -39,9 +94,10 @@ export const targetsSchema = z.record(z.string(), targetSchema).superRefine((tar
     }
     const t = targets[name]!;
     // Discovery's environment variables would send every such target to the same game.
-    if (t.serverDir === undefined && t.portFile === undefined && t.modPort === undefined && !t.sim) {
-      ctx.addIssue({ code: 'custom', path: [name], message: `says nowhere to find its game: give serverDir, portFile, modPort or sim: true` });
+    if (t.serverDir === undefined && t.portFile === undefined && t.modPort === undefined && t.address === undefined && !t.sim) {
+      ctx.addIssue({ code: 'custom', path: [name], message: `says nowhere to find its game: give serverDir, portFile, modPort, address (transport: 'control') or sim: true` });
     }
+    for (const message of linkProblems(t)) ctx.addIssue({ code: 'custom', path: [name], message });
   }
   const defaults = names.filter((name) => targets[name]?.default === true);
   if (defaults.length > 1) ctx.addIssue({ code: 'custom', message: `marks ${defaults.join(' and ')} as default; mark one` });
@@ -54,11 +110,11 @@ export interface TargetSpec {
   name: string;
   default: boolean;
   vantage?: Vantage | undefined;
-  link: { serverDir?: string; portFile?: string; modPort?: number; modHost?: string; reconnectMinMs?: number; reconnectMaxMs?: number };
+  link: LinkSettings;
   buffer?: number | undefined;
   /** In bytes. */
   bufferBytes?: number | undefined;
-  sim: false | { seed?: number };
+  sim: false | { seed?: number; control?: boolean };
 }
 
 const MiB = 1024 * 1024;
@@ -67,12 +123,8 @@ const MiB = 1024 * 1024;
 export function targetSpecs(targets: Record<string, TargetConfig>, dir: string, defaults: Partial<TargetConfig> = {}): TargetSpec[] {
   return Object.entries(targets).map(([name, own]) => {
     const t = { ...defaults, ...own };
-    const link: TargetSpec['link'] = {};
-    if (t.serverDir !== undefined) link.serverDir = path.resolve(dir, t.serverDir);
-    if (t.portFile !== undefined) link.portFile = path.resolve(dir, t.portFile);
-    if (t.modPort !== undefined) link.modPort = t.modPort;
-    if (t.modHost !== undefined) link.modHost = t.modHost;
-    if (t.reconnectDelay !== undefined) link.reconnectMinMs = link.reconnectMaxMs = t.reconnectDelay * 1000;
+    const at = (file: string | undefined) => (file === undefined ? undefined : path.resolve(dir, file));
+    const link = linkSettings({ ...t, serverDir: at(t.serverDir), portFile: at(t.portFile), caFile: at(t.caFile), tokenFile: at(t.tokenFile) });
     return {
       name,
       default: own.default === true,

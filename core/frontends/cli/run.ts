@@ -6,16 +6,11 @@ import { startDaemon } from '../../daemon/daemon.js';
 import { createLogger } from '../../util/log.js';
 import type { ToolPolicy } from '../../host/registry/policy.js';
 import { fromCommandLine, resolveOption } from './options.js';
-import { LINK_KEYS, targetSpecs, type TargetConfig } from '../../daemon/config/targets.js';
+import { LINK_KEYS, linkProblems, linkSettings, targetSpecs, type TargetConfig } from '../../daemon/config/targets.js';
 import { UsageError } from './exit.js';
 
 /** 1 MiB: `pushBuffer` is given in MiB, the API counts bytes. */
 const MiB = 1024 * 1024;
-
-/** A fixed pause between connection attempts, as the predecessor's --reconnect-delay gave. */
-function reconnect(seconds: number | undefined): { reconnectMinMs?: number; reconnectMaxMs?: number } {
-  return seconds === undefined ? {} : { reconnectMinMs: seconds * 1000, reconnectMaxMs: seconds * 1000 };
-}
 
 /**
  * `mcbridge run`: the config (found from the working directory, or --config) supplies daemon
@@ -52,6 +47,25 @@ export async function runCommand(cmd: Command, started: () => void = () => {}): 
       );
     }
   }
+  const flat = {
+    transport: option('transport'),
+    address: option('address'),
+    pin: option('pin'),
+    caFile: option('caFile'),
+    serverName: option('serverName'),
+    tokenFile: option('tokenFile'),
+    tokenEnv: option('tokenEnv'),
+    modHost: option('modHost'),
+    modPort: option('modPort'),
+    portFile: option('portFile'),
+    serverDir: option('serverDir'),
+    reconnectDelay: option('reconnectDelay'),
+  };
+  if (!targets) {
+    const problems = linkProblems({ ...flat, sim: option('sim') });
+    if (problems.length > 0) throw new UsageError(`${problems.join('; ')} (docs/control.md)`);
+  }
+  const flatLink = linkSettings(flat);
   const daemon = await startDaemon({
     ...(targets ? { targets: targetsOf(loaded!)!, targetsFrom: targetsOf } : {}),
     vantage: option('vantage'),
@@ -59,7 +73,7 @@ export async function runCommand(cmd: Command, started: () => void = () => {}): 
     buffer: option('buffer'),
     bufferBytes: option('bufferBytes') * MiB,
     policy,
-    link: { modHost: option('modHost'), modPort: option('modPort'), portFile: option('portFile'), serverDir: option('serverDir'), ...reconnect(option('reconnectDelay')) },
+    link: flatLink,
     api: {
       host: option('apiHost'),
       port: option('apiPort'),

@@ -9,12 +9,14 @@ import { resolvePort, type PortResolution, type Vantage } from './discovery.js';
 import { Backoff } from './backoff.js';
 import { openGreeted, untilReady } from './handshake.js';
 import { cancelledError, loggable, newLinkStats, type LinkStats, type ModReply } from './replies.js';
-import { RequestQueue, type QueueStatus } from './request-queue.js';
+import type { Link, LinkState, LinkStatus } from './link.js';
+import { RequestQueue } from './request-queue.js';
 import { SideRequests, type Deadline } from './side-requests.js';
 import { resolveVerb, type ResolvedVerb, type VerbLookup } from './verbs.js';
+import { checkRequestId, RequestIds, sendWrite, withWriteOutcome, WriteLedger } from './writes.js';
 
 export type { LinkStats, ModMessage, ModReply };
-export type LinkState = 'idle' | 'discovering' | 'connecting' | 'negotiating' | 'ready' | 'stopped';
+export type { LinkState, LinkStatus };
 
 export interface ModLinkOptions {
   vantage: Vantage;
@@ -59,21 +61,8 @@ export interface RequestOptions {
    * requests still out on the main connection: use it only when nothing out there must land first.
    */
   ownConnection?: boolean;
-}
-
-export interface LinkStatus extends QueueStatus {
-  state: LinkState;
-  connected: boolean;
-  vantage: Vantage;
-  instance: string | null;
-  mod: { host: string; port: number | null; portSource: string | null };
-  discovery: PortResolution | null;
-  hello: ModMessage | null;
-  capabilities: string[] | null;
-  capsSource: 'caps' | 'hello' | null;
-  lastError: string | null;
-  connectedAt: number | null;
-  stats: LinkStats;
+  /** A write's request id, the caller's (to resolve or resend it later); one is made when none is given. */
+  requestId?: string;
 }
 
 type OptionalSettings = 'modPort' | 'portFile' | 'serverDir' | 'cwd' | 'env' | 'verbs';
@@ -85,7 +74,10 @@ type OptionalSettings = 'modPort' | 'portFile' | 'serverDir' | 'cwd' | 'env' | '
  * verb is answered comes from the plugins that declared it (`verbs`), except for the protocol's
  * own CAPS and PING.
  */
-export class ModLink extends EventEmitter {
+export class ModLink extends EventEmitter implements Link {
+  readonly transport = 'legacy' as const;
+  /** The legacy socket has no credential: whatever reaches it may do everything. */
+  readonly permissions = null;
   private readonly opts: Required<Omit<ModLinkOptions, OptionalSettings>> & Pick<ModLinkOptions, OptionalSettings>;
   private state: LinkState = 'idle';
   private conn: ModConnection | null = null;
@@ -105,6 +97,8 @@ export class ModLink extends EventEmitter {
   readonly stats: LinkStats = newLinkStats();
   private readonly queue: RequestQueue;
   private readonly side: SideRequests;
+  private readonly ids = new RequestIds('lg-');
+  readonly writes = new WriteLedger();
 
   constructor(options: ModLinkOptions) {
     super();
@@ -188,6 +182,7 @@ export class ModLink extends EventEmitter {
 
   status(): LinkStatus {
     return {
+      transport: 'legacy',
       state: this.state,
       connected: this.state === 'ready',
       vantage: this.opts.vantage,
@@ -218,13 +213,37 @@ export class ModLink extends EventEmitter {
       if (/[\r\n]/.test(trimmed)) {
         throw new McbridgeError('invalid_params', 'a mod request must be a single line: remove the line breaks from its arguments');
       }
-      if (options.signal?.aborted) throw cancelledError(trimmed);
       const spec = resolveVerb(trimmed, this.opts.verbs);
+      if (spec.write) return this.write(trimmed, spec, options, arrivedAt);
+      if (options.signal?.aborted) throw cancelledError(trimmed);
+      if (!spec.legacy) throw this.controlOnly(trimmed);
       if (this.state === 'ready') return this.send(trimmed, spec, options, arrivedAt);
       return this.whenUsable(options.signal, trimmed).then(() => this.send(trimmed, spec, options, arrivedAt));
     } catch (err) {
       return Promise.reject(err);
     }
+  }
+
+  /** A write: admitted by its request id (the ledger answers an id it has seen); its errors say whether it was sent. */
+  private write(line: string, spec: ResolvedVerb, options: RequestOptions, arrivedAt: number): Promise<ModReply> {
+    const id = options.requestId === undefined ? this.ids.next() : checkRequestId(options.requestId);
+    if (options.signal?.aborted) return Promise.reject(withWriteOutcome(cancelledError(line), false, id));
+    if (!spec.legacy) return Promise.reject(withWriteOutcome(this.controlOnly(line), false, id));
+    // On a ready link it is enqueued now, in the order it was asked, as any other request.
+    const send = () => {
+      const go = () => this.send(line, spec, { ...options, requestId: id }, arrivedAt);
+      return this.state === 'ready' ? go() : this.whenUsable(options.signal, line).then(go);
+    };
+    return sendWrite(this.writes, id, line, send, { sentOnError: spec.blocking || options.ownConnection === true });
+  }
+
+  private controlOnly(line: string): McbridgeError {
+    return new McbridgeError(
+      'unsupported_capability',
+      `'${line}' exists only in the mod's control protocol, and this target reaches its mod over the legacy loopback link, so nothing was sent. ` +
+        'Configure the target with `transport: control` (docs/control.md) to use it.',
+      { request: line, transport: 'legacy' },
+    );
   }
 
   /** The request, on a link that is up (or negotiating its CAPS). */
@@ -238,7 +257,7 @@ export class ModLink extends EventEmitter {
       this.opts.log.debug({ request: line }, 'no plugin declares this verb; taking any reply as its answer');
     }
     if (spec.blocking || options.ownConnection) return this.sideRequest(line, replies, { timeoutMs, arrivedAt }, options.signal);
-    const pending = this.queue.enqueue(line, { replies, immediate: spec.immediate }, timeoutMs, arrivedAt, options.signal);
+    const pending = this.queue.enqueue(line, { replies, immediate: spec.immediate, requestId: spec.write ? options.requestId : undefined }, timeoutMs, arrivedAt, options.signal);
     // Whoever asks CAPS refreshes the link's view: the surface follows the mod. (No replies named: any may answer.)
     return replies.length === 0 || replies.includes('capabilities') ? pending.then((reply) => this.noteCaps(reply)) : pending;
   }

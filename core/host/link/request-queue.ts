@@ -1,4 +1,5 @@
 import { McbridgeError } from '../errors.js';
+import { withWriteOutcome } from './writes.js';
 import type { AbortLike } from '../cancel.js';
 import type { Logger } from '../../util/log.js';
 import type { ModConnection, ModMessage } from './connection.js';
@@ -32,12 +33,15 @@ interface Job {
   settled: boolean;
   /** Its place among the outstanding entries once sent. */
   entry: Entry<Job> | null;
+  /** A write's id: its errors then say whether it was sent (writes.ts). */
+  requestId?: string;
 }
 
 /** How the link expects a verb to be answered (verbs.ts). */
 export interface Expectation {
   replies: readonly string[];
   immediate: boolean;
+  requestId?: string | undefined;
 }
 
 export interface RequestQueueOptions {
@@ -135,6 +139,7 @@ export class RequestQueue {
         return;
       }
       const job: Job = { line, replies: expect.replies, immediate: expect.immediate, timeoutMs, arrivedAt, resolve, reject, settled: false, entry: null };
+      if (expect.requestId !== undefined) job.requestId = expect.requestId;
       if (signal) {
         job.signal = signal;
         job.onAbort = () => this.cancel(job);
@@ -389,7 +394,7 @@ export class RequestQueue {
     job.settled = true;
     if (job.timer) clearTimeout(job.timer);
     if (job.onAbort) job.signal!.removeEventListener('abort', job.onAbort);
-    if (error) job.reject(error);
+    if (error) job.reject(job.requestId === undefined ? error : withWriteOutcome(error, job.entry !== null, job.requestId));
     else job.resolve(reply as ModReply);
   }
 }

@@ -20,6 +20,25 @@ export interface VerbSpec {
   immediate?: boolean;
   /** CAPS tokens the verb needs (docs/protocol.md#capabilities-caps); a mod that advertises others is not sent it. */
   requires?: readonly string[];
+  /**
+   * It changes the game (CMD, CHAT, MARK, SNAPSHOT): it gets a request id, and every error of it
+   * says whether it is safe to send again and whether it may have run (docs/control.md).
+   */
+  write?: boolean;
+  /**
+   * How it goes over the mod's control protocol 1: the op and its params (a function rule
+   * builds them from the argument). Without it the verb is not sent over that transport, and a
+   * target that speaks it refuses the verb, saying so.
+   */
+  control?: ControlForm;
+  /** False: the verb exists over the control protocol only (leases, request_status); a legacy link refuses it. */
+  legacy?: boolean;
+}
+
+/** A verb as control protocol 1 sends it: `{type: "request", id, op, params}`. */
+export interface ControlForm {
+  op: string;
+  params?: Record<string, unknown>;
 }
 
 /** A verb's rule: fixed, or computed from the argument (`CONTEXT` vs `CONTEXT <id>`, `WAIT <ticks>`). */
@@ -35,6 +54,9 @@ export interface ResolvedVerb {
   blocking: boolean;
   immediate: boolean;
   requires: readonly string[];
+  write: boolean;
+  control: ControlForm | null;
+  legacy: boolean;
   /** False for a verb nobody declared: then any reply answers it. */
   declared: boolean;
 }
@@ -45,8 +67,8 @@ export const TICK_MS = 50;
 
 /** The protocol's own verbs, which the link uses itself: CAPS for negotiation, PING as the liveness probe (docs/protocol.md#server-vantage-verbs). */
 export const PROTOCOL_VERBS: Readonly<Record<string, VerbSpec>> = {
-  CAPS: { replies: ['capabilities'], immediate: true },
-  PING: { replies: ['pong'], immediate: true },
+  CAPS: { replies: ['capabilities'], immediate: true, control: { op: 'capabilities' } },
+  PING: { replies: ['pong'], immediate: true, control: { op: 'ping' } },
 };
 
 export function splitVerb(line: string): { verb: string; arg: string } {
@@ -66,6 +88,9 @@ export function resolveVerb(line: string, lookup: VerbLookup | undefined): Resol
     blocking: spec?.blocking ?? false,
     immediate: spec?.immediate ?? false,
     requires: spec?.requires ?? [],
+    write: spec?.write ?? false,
+    control: spec?.control ?? null,
+    legacy: spec?.legacy ?? true,
     declared: spec !== undefined,
   };
 }

@@ -28,6 +28,10 @@ export interface CapsView {
   instance: string | null;
   /** The game version the mod's hello named; null until a mod has said. */
   minecraft?: string | null;
+  /** The link's transport; legacy when not said. */
+  transport?: 'legacy' | 'control';
+  /** What the link's credential may do (control protocol 1: read, write); null or absent: everything. */
+  permissions?: readonly string[] | null;
 }
 
 export interface Availability extends ToolAvailability {
@@ -48,12 +52,32 @@ function scopeVerdict(only: ToolScope | undefined, view: CapsView): string | nul
   if (instances && view.instance !== null && !instances.includes(view.instance)) {
     return `only for instance ${instances.map((i) => `'${i}'`).join(' or ')}; the connected mod is instance '${view.instance}'`;
   }
+  const transports = list(only.transport);
+  const transport = view.transport ?? 'legacy';
+  if (transports && !transports.includes(transport)) {
+    return transport === 'control'
+      ? "needs the world's folder on this machine, which the mod's control protocol never exposes (a remote world path is not a local path); it works on a target reached over the legacy link"
+      : "exists only in the mod's control protocol; this target reaches its mod over the legacy link (docs/control.md)";
+  }
   const versions = list(only.minecraft);
   const game = view.minecraft ?? null;
   if (versions && game !== null && !versions.some((v) => game === v || game.startsWith(`${v}.`))) {
     return `only for Minecraft ${versions.join(' or ')}; the connected game is ${game}`;
   }
   return null;
+}
+
+/**
+ * A credential without write hides the tools that change the game (those not marked read-only);
+ * one without read hides the others. The link refuses the verbs too, before sending.
+ */
+function permissionVerdict(tool: RegisteredTool, view: CapsView): string | null {
+  const granted = view.permissions;
+  if (!granted) return null;
+  const need = tool.annotations.readOnly === true ? 'read' : 'write';
+  if (granted.includes(need)) return null;
+  const does = need === 'write' ? 'changes the game' : 'reads the game';
+  return `${does}, which needs the ${need} permission, and this target's control credential has ${granted.join('+') || 'none'}: mint one with ${need} (/mcagent control token add <label> read+write)`;
 }
 
 function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
@@ -207,7 +231,7 @@ export class ToolRegistry extends EventEmitter {
       const by = this.policy.readOnly && tool.annotations.readOnly !== true ? 'read-only' : 'policy';
       return { name: tool.name, available: false, disabled: true, reason: hiddenBy, hiddenBy: by };
     }
-    const outOfScope = scopeVerdict(tool.only, view);
+    const outOfScope = scopeVerdict(tool.only, view) ?? permissionVerdict(tool, view);
     if (outOfScope) return { name: tool.name, available: false, reason: outOfScope, hiddenBy: 'scope' };
     const missing = missingCaps(view.caps, tool.requires);
     const dependency = tool.requires.map((r) => CAPABILITY_ORIGINS[r]?.issue).find(Boolean);

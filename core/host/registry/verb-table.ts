@@ -13,19 +13,55 @@ interface Declared {
 /** The protocol's own verbs count as declared by the host; a plugin may repeat them, not change them. */
 const HOST = 'mcbridge (the protocol)';
 
-/** Two rules say the same thing; a function rule is the same only as itself. */
-function sameRule(a: VerbRule, b: VerbRule): boolean {
-  if (typeof a === 'function' || typeof b === 'function') return a === b;
-  return describeRule(a) === describeRule(b);
+/** A rule as it reads for the empty argument (a function rule run once), or null when it cannot say. */
+function probe(rule: VerbRule): VerbSpec | null {
+  if (typeof rule !== 'function') return rule;
+  try {
+    const spec = rule('');
+    return spec && typeof spec === 'object' && Array.isArray(spec.replies) ? spec : null;
+  } catch {
+    return null;
+  }
 }
 
-function describeRule(rule: VerbRule): string {
-  if (typeof rule === 'function') return 'a function of its argument';
+const hasTransportForm = (spec: VerbSpec) => spec.control !== undefined || spec.write !== undefined || spec.legacy !== undefined;
+
+/**
+ * Two rules say the same thing, or one says more: a plugin written before the control protocol
+ * declares `CMD: { replies: ['cmd_ack'], requires: ['command'] }`, which agrees with the built-in
+ * rule that also says how CMD goes over control. Two different functions cannot be compared.
+ */
+function sameRule(a: VerbRule, b: VerbRule): boolean {
+  if (a === b) return true;
+  if (typeof a === 'function' && typeof b === 'function') return false;
+  const pa = probe(a);
+  const pb = probe(b);
+  if (!pa || !pb || legacyKey(pa) !== legacyKey(pb)) return false;
+  if (!hasTransportForm(pa) || !hasTransportForm(pb)) return true;
+  return typeof a !== 'function' && typeof b !== 'function' && describeRule(a) === describeRule(b);
+}
+
+/** Of two agreeing rules, the one that also says how the verb goes over control protocol 1. */
+function richer(a: VerbRule, b: VerbRule): VerbRule {
+  const pb = probe(b);
+  return pb && hasTransportForm(pb) && !hasTransportForm(probe(a) ?? pb) ? b : a;
+}
+
+function legacyKey(rule: VerbSpec): string {
   const parts = [`replies [${[...new Set(rule.replies)].sort().join(', ')}]`];
   parts.push(`timeoutMs ${rule.timeoutMs ?? DEFAULT_TIMEOUT_MS}`);
   if (rule.blocking) parts.push('blocking');
   const requires = [...new Set((rule.requires ?? []).map(canonicalCap))].sort();
   if (requires.length > 0) parts.push(`requires [${requires.join(', ')}]`);
+  return parts.join(', ');
+}
+
+function describeRule(rule: VerbRule): string {
+  if (typeof rule === 'function') return 'a function of its argument';
+  const parts = [legacyKey(rule)];
+  if (rule.write) parts.push('write');
+  if (rule.control) parts.push(`control ${rule.control.op} ${JSON.stringify(rule.control.params ?? {})}`);
+  if (rule.legacy === false) parts.push('control only');
   return parts.join(', ');
 }
 
@@ -57,8 +93,10 @@ export class VerbTable {
     }
     for (const [verb, rule] of verbs) {
       const known = this.byVerb.get(verb);
-      if (known) known.plugins.push(plugin.name);
-      else this.byVerb.set(verb, { rule, plugins: [plugin.name] });
+      if (known) {
+        known.plugins.push(plugin.name);
+        known.rule = richer(known.rule, rule);
+      } else this.byVerb.set(verb, { rule, plugins: [plugin.name] });
     }
   }
 

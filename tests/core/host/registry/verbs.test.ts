@@ -5,6 +5,7 @@ import { Host } from '../../../../core/host/host.js';
 import { HOST_API_VERSION, type Plugin, type VerbRule } from '../../../../core/host/plugin-api.js';
 import { ToolRegistry } from '../../../../core/host/registry/registry.js';
 import { caught } from '../../../support/errors.js';
+import { CMD_VERB } from '../../../../core/kit/verbs.js';
 
 function plugin(name: string, verbs: Record<string, VerbRule>, extra: Partial<Plugin> = {}): Plugin {
   return { name, version: '1.0.0', apiVersion: HOST_API_VERSION, verbs, ...extra };
@@ -94,9 +95,29 @@ describe('ToolRegistry: declared verbs', () => {
     expect(registry.verbs.lookup('FOO', '')?.replies).toEqual(['foo_done']);
   });
 
+  it('a plugin written before the control protocol declares CMD as it did; the built-in form for control stays', () => {
+    const registry = new ToolRegistry();
+    registry.registerPlugin(plugin('command', CMD_VERB));
+    registry.registerPlugin(plugin('old-style', { CMD: { replies: ['cmd_ack'], requires: ['command'] } }));
+    expect(registry.verbs.lookup('CMD', 'say hi')).toMatchObject({ write: true, control: { op: 'command', params: { command: 'say hi' } } });
+    // And the other way round: the richer rule wins whichever loads first.
+    const other = new ToolRegistry();
+    other.registerPlugin(plugin('old-style', { CMD: { replies: ['cmd_ack'], requires: ['command'] } }));
+    other.registerPlugin(plugin('command', CMD_VERB));
+    expect(other.verbs.lookup('CMD', 'list')).toMatchObject({ control: { op: 'command', params: { command: 'list' } } });
+    // A different legacy rule is still refused.
+    const err = caught(() => other.registerPlugin(plugin('wrong', { CMD: { replies: ['command_ack'] } })));
+    expect(err.message).toMatch(/'CMD' is declared differently/);
+  });
+
+  it('refuses a verb with no form on either transport', () => {
+    const err = caught(() => validatePlugin(plugin('nowhere', { LEASE: { replies: ['x'], legacy: false } }), 'config'));
+    expect(err.message).toMatch(/verbs\.LEASE\.legacy has no form on either transport/);
+  });
+
   it('lets a plugin repeat the protocol verbs but not change them', () => {
     const registry = new ToolRegistry();
-    registry.registerPlugin(plugin('caps', { CAPS: { replies: ['capabilities'] } }));
+    registry.registerPlugin(plugin('caps', { CAPS: { replies: ['capabilities'], control: { op: 'capabilities' } } }));
     const err = caught(() => registry.registerPlugin(plugin('pinger', { PING: { replies: ['ping_ack'] } })));
     expect(err.message).toMatch(/'PING' is declared differently by mcbridge \(the protocol\).*and plugin 'pinger'/);
   });
