@@ -4,7 +4,7 @@
  * an id sent again never runs twice. Against the simulated mod, over the local API.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { McbridgeError } from '../../../../core/host/errors.js';
+import type { McbridgeError } from '../../../../core/host/errors.js';
 import { startStack } from '../../../support/helpers.js';
 import { waitUntil } from '../../../support/wait-until.js';
 
