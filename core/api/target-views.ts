@@ -59,7 +59,7 @@ export function targetsManifest(targets: Targets, revision: number): Manifest | 
 export interface TargetInfo {
   name: string;
   default: boolean;
-  transport: 'legacy';
+  transport: 'legacy' | 'control';
   connected: boolean;
   state: string;
   vantage: string;
@@ -72,6 +72,8 @@ export interface TargetInfo {
   mod: { host: string; port: number | null; portSource: string | null };
   lastError: string | null;
   tools: { available: number; hidden: number };
+  /** A control target: its address, how it is trusted, the credential's source (never the token) and permissions. */
+  control?: { address: unknown; trust: unknown; credential: unknown; permissions: unknown; runId: unknown };
   /** The tools this target cannot serve now, and why. */
   hidden: Array<{ name: string; reason: string; missing?: string[] }>;
 }
@@ -83,7 +85,7 @@ export function describeTarget(host: Host, isDefault: boolean): TargetInfo {
   return {
     name: host.target,
     default: isDefault,
-    transport: 'legacy',
+    transport: status.transport,
     connected: status.connected,
     state: status.state,
     vantage: host.vantage,
@@ -94,6 +96,9 @@ export function describeTarget(host: Host, isDefault: boolean): TargetInfo {
     mod: status.mod,
     lastError: status.lastError,
     tools: { available: surface.supported.length, hidden: surface.unsupported.length },
+    ...(status.control
+      ? { control: { address: status.control.address, trust: status.control.trust, credential: status.control.credential, permissions: status.control.permissions, runId: status.control.runId } }
+      : {}),
     hidden: surface.unsupported.map((u) => ({ name: u.name, reason: u.reason ?? 'not served by this target', ...(u.missing?.length ? { missing: u.missing } : {}) })),
   };
 }

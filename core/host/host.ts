@@ -362,6 +362,7 @@ export class Host extends EventEmitter {
       target: this.target,
       connected: link.connected,
       state: link.state,
+      transport: link.transport,
       vantage: this.vantage,
       instance: link.instance,
       mod: link.mod,
@@ -378,6 +379,7 @@ export class Host extends EventEmitter {
         owed: link.owed,
         stats: link.stats,
       },
+      ...(link.control ? { control: link.control } : {}),
       events: this.events.stats(),
       tools: { total: manifest.tools.length, available: manifest.tools.filter((t) => t.available).length, revision: manifest.revision },
       plugins: this.plugins().map((p) => ({

@@ -71,6 +71,8 @@ export interface HostStatus {
   target: string;
   connected: boolean;
   state: LinkState;
+  /** How the mod is reached: its legacy loopback socket, or control protocol 1 over TLS. */
+  transport: LinkStatus['transport'];
   vantage: Vantage;
   instance: string | null;
   mod: LinkStatus['mod'];
@@ -80,6 +82,8 @@ export interface HostStatus {
   hello: LinkStatus['hello'];
   lastError: string | null;
   link: Pick<LinkStatus, 'connectedAt' | 'inFlight' | 'queued' | 'oldestQueuedMs' | 'owed' | 'stats'>;
+  /** A control target's session: address, trust, credential source, permissions, run, limits, event counts. */
+  control?: Record<string, unknown>;
   events: EventStats;
   tools: { total: number; available: number; revision: number };
   plugins: Array<Omit<PluginInfo, 'tools' | 'description'>>;

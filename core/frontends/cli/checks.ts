@@ -57,6 +57,8 @@ export interface DaemonStatus {
   calls?: { inProgress: number; oldest: Array<{ tool: string; runningMs: number }> };
   /** On a daemon of several targets (or one marked default): every target's link. */
   targets?: Record<string, { connected: boolean; state: string; lastError: string | null }>;
+  /** A target reached over control protocol 1: its session (docs/control.md). */
+  control?: Record<string, unknown>;
 }
 
 /** Every target's link, on a daemon of several; null (no line) on a daemon of one. */
@@ -146,8 +148,17 @@ function modDescription(hello: ModMessage | null | undefined, instance: string |
   return parts.filter(Boolean).join(', ');
 }
 
+/** A control target's session (docs/control.md): where, how it is trusted, whose credential, what it may do. */
+export function controlCheck(control: Record<string, unknown>, connected: boolean): Check {
+  const permissions = Array.isArray(control.permissions) ? control.permissions.join('+') : 'unknown until connected';
+  const detail = `control protocol to ${String(control.address)}, ${String(control.trust)}, credential from ${String(control.credential)}, permissions ${permissions}`;
+  if (connected) return { name: 'control', ok: true, detail: `${detail}, run ${String(control.runId)}` };
+  return { name: 'control', ok: false, detail, advice: 'check the address (the game port of a server with mcagent.control=true), the pin or caFile, and the credential; docs/control.md, "Trust"' };
+}
+
 /** The daemon's link to the mod, as its status reports it. */
 export function modCheckFromDaemon(status: DaemonStatus): Check {
+  if (status.control && !status.connected) return { name: 'mod', ok: false, detail: `not connected: ${status.lastError ?? 'still connecting'}`, advice: 'see the control line above' };
   if (status.connected) {
     const about = modDescription(status.hello, status.instance);
     return { name: 'mod', ok: true, detail: `connected on ${status.mod.host}:${status.mod.port}${about ? ` (${about})` : ''}` };

@@ -39,7 +39,7 @@ async function configCheck(config: string | false | undefined): Promise<{ check:
 }
 
 async function diagnose(cmd: Command, opts: DiagnoseOptions, global: GlobalOptions): Promise<Check[]> {
-  const [{ callsCheck, capsCheck, daemonCheck, discoveryCheck, memoryCheck, modCheckFromDaemon, nodeCheck, pluginsCheck, probeMod, targetsCheck }, { resolvePort }] = await Promise.all([
+  const [{ callsCheck, capsCheck, controlCheck, daemonCheck, discoveryCheck, memoryCheck, modCheckFromDaemon, nodeCheck, pluginsCheck, probeMod, targetsCheck }, { resolvePort }] = await Promise.all([
     import('./checks.js'),
     import('../../host/link/discovery.js'),
   ]);
@@ -57,7 +57,8 @@ async function diagnose(cmd: Command, opts: DiagnoseOptions, global: GlobalOptio
     const { status, manifest } = daemon.view;
     const targets = targetsCheck(status.targets, global.target);
     if (targets) checks.push(targets);
-    checks.push(discoveryCheck(status.discovery), modCheckFromDaemon(status), capsCheck(status.connected ? status.capabilities : undefined, status.capsSource));
+    const where = status.control ? controlCheck(status.control, status.connected) : discoveryCheck(status.discovery);
+    checks.push(where, modCheckFromDaemon(status), capsCheck(status.connected ? status.capabilities : undefined, status.capsSource));
     checks.push(pluginsCheck(status.plugins, manifest), callsCheck(status.calls), memoryCheck(status.memory));
     return checks;
   }

@@ -19,8 +19,16 @@ export function exitCodeFor(err: unknown): number {
   return EXIT.failed;
 }
 
+/** What a failed write leaves a person to do (docs/control.md, "Writes whose result is unknown"). */
+function outcomeHint(o: NonNullable<McbridgeError['outcome']>): string {
+  if (o.resultUnknown) return `request ${o.requestId}: it may have run. Check with \`mcbridge request-status ${o.requestId}\` (control targets) or look at the game; do not send it again under a new id`;
+  if (o.retryable) return `request ${o.requestId}: it was not sent; sending it again is safe`;
+  return `request ${o.requestId}: the game refused it; it did not run`;
+}
+
 /** One line on stderr for a person; the code in brackets for a script. */
 export function describeError(err: unknown): string {
+  if (err instanceof McbridgeError && err.outcome) return `error: ${err.message} [${err.code}]\n${outcomeHint(err.outcome)}`;
   if (err instanceof McbridgeError) return `error: ${err.message} [${err.code}]`;
   if (err instanceof Error) return `error: ${err.message}`;
   return `error: ${String(err)}`;
