@@ -176,8 +176,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
  */
 function embeddedControl(sim: SimulatedMod): { address: string; pin: string; token: string; reconnectMinMs: number } {
   const control = sim.control;
-  if (!control?.bootstrapToken) throw new McbridgeError('internal', 'the simulated mod serves no control listener with a credential');
-  return { address: `127.0.0.1:${control.port}`, pin: control.fingerprint, token: control.bootstrapToken, reconnectMinMs: 100 };
+  if (!control) throw new McbridgeError('internal', 'the simulated mod serves no control listener');
+  // A sim reopened in a folder that already holds credentials issues no bootstrap one: mint the daemon's own.
+  const token = control.bootstrapToken ?? control.addToken('mcbridge', 'read+write').token;
+  return { address: `127.0.0.1:${control.port}`, pin: control.fingerprint, token, reconnectMinMs: 100 };
 }
 
 async function buildTarget(spec: TargetSpec & { simDir?: string }, targets: Targets, options: DaemonOptions): Promise<{ host: Host; sim: SimulatedMod | null }> {

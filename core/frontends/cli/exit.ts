@@ -21,7 +21,8 @@ export function exitCodeFor(err: unknown): number {
 
 /** What a failed write leaves a person to do (docs/control.md, "Writes whose result is unknown"). */
 function outcomeHint(o: NonNullable<McbridgeError['outcome']>): string {
-  if (o.resultUnknown) return `request ${o.requestId}: it may have run. Check with \`mcbridge request-status ${o.requestId}\` (control targets) or look at the game; do not send it again under a new id`;
+  if (o.resultUnknown)
+    return `request ${o.requestId}: it may have run. Check with \`mcbridge request-status ${o.requestId}\` (control targets) or look at the game; do not send it again under a new id`;
   if (o.retryable) return `request ${o.requestId}: it was not sent; sending it again is safe`;
   return `request ${o.requestId}: the game refused it; it did not run`;
 }

@@ -91,7 +91,7 @@ export function buildProgram(): Command {
 
   program
     .command('request-status <requestId>')
-    .description('did a write whose answer was lost run? Asks the game server\'s ledger (control targets): pending, completed, failed or unknown')
+    .description("did a write whose answer was lost run? Asks the game server's ledger (control targets): pending, completed, failed or unknown")
     .option('--json', 'print the answer as JSON')
     .action(async (requestId: string, opts) => (await import('./request-status.js')).requestStatusCommand(requestId, opts, await globals()));
 

@@ -23,7 +23,8 @@ export async function requestStatusCommand(requestId: string, opts: { json?: boo
       return;
     }
     const state = String(answer.state);
-    const detail = state === 'completed' && answer.result !== undefined ? `\n${JSON.stringify(answer.result)}` : state === 'failed' && answer.error !== undefined ? `\n${JSON.stringify(answer.error)}` : '';
+    const detail =
+      state === 'completed' && answer.result !== undefined ? `\n${JSON.stringify(answer.result)}` : state === 'failed' && answer.error !== undefined ? `\n${JSON.stringify(answer.error)}` : '';
     process.stdout.write(`${requestId}: ${state}: ${SAYS[state] ?? ''}${detail}\n`);
   } finally {
     client.close();

@@ -17,7 +17,8 @@ function table(rows: string[][]): string[] {
 
 /** Where a target's mod is: its address and where the port came from, and the game folder. */
 function where(t: TargetInfo): string {
-  if (t.control) return `control ${String(t.control.address)} (${String(t.control.trust)}, credential from ${String(t.control.credential)}${Array.isArray(t.control.permissions) ? `, ${t.control.permissions.join('+')}` : ''})`;
+  if (t.control)
+    return `control ${String(t.control.address)} (${String(t.control.trust)}, credential from ${String(t.control.credential)}${Array.isArray(t.control.permissions) ? `, ${t.control.permissions.join('+')}` : ''})`;
   const mod = t.mod.port === null ? `mod on ${t.mod.host}, port unknown` : `mod ${t.mod.host}:${t.mod.port}${t.mod.portSource ? ` (${t.mod.portSource})` : ''}`;
   return t.serverDir ? `${mod}, dir ${t.serverDir}` : mod;
 }
