@@ -5,6 +5,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import tls from 'node:tls';
+import { afterEach } from 'vitest';
+import { type SimOptions, type SimulatedMod, startSim } from '../../core/sim/index.js';
 import { waitUntil } from './wait-until.js';
 
 export type Frame = Record<string, any>;
@@ -106,4 +108,36 @@ export class ControlTestClient {
   close(): void {
     this.socket.destroy();
   }
+}
+
+/** Control-enabled sims (manual ticks) and their clients, all ended after each test of the calling file. */
+export function controlFixture() {
+  const sims: SimulatedMod[] = [];
+  const clients: ControlTestClient[] = [];
+  afterEach(async () => {
+    for (const client of clients.splice(0)) client.close();
+    for (const sim of sims.splice(0)) await sim.stop();
+  });
+  return {
+    async sim(options: SimOptions = {}): Promise<SimulatedMod> {
+      const started = await startSim({ autoTick: false, control: true, ...options });
+      sims.push(started);
+      return started;
+    },
+    /** Says hello with the sim's bootstrap token unless `fields` name another. */
+    async hello(sim: SimulatedMod, fields: Frame = {}): Promise<{ client: ControlTestClient; first: Frame }> {
+      const control = sim.control!;
+      const answer = await ControlTestClient.hello(control.port, control.certFile, { token: control.bootstrapToken, ...fields });
+      clients.push(answer.client);
+      return answer;
+    },
+    track(client: ControlTestClient): ControlTestClient {
+      clients.push(client);
+      return client;
+    },
+    /** Forgets the sims without stopping them (the test stopped them itself). */
+    forgetSims(): void {
+      sims.splice(0);
+    },
+  };
 }
