@@ -56,6 +56,8 @@ describe('replay', () => {
     expect(welcome.replay).toEqual({ requestedSince: 3, from: 7, to: 10, lost: true, bufferedEvents: 4, persistedAcrossRuns: false });
     await waitUntil(() => client.events().length === 4, 5000, 'four replayed events');
     expect(client.events().map((e) => e.seq)).toEqual([7, 8, 9, 10]);
+    const { welcome: justMissed } = await hello(s, { lastSeq: 5 });
+    expect(justMissed.replay).toMatchObject({ from: 7, lost: true });
     const { welcome: full } = await hello(s, { lastSeq: 6 });
     expect(full.replay).toMatchObject({ from: 7, lost: false, bufferedEvents: 4 });
   });
