@@ -62,7 +62,7 @@ export class ControlSession {
     const { limits } = host;
     this.reader = new FrameReader(
       limits.maxFrameBytes,
-      (frame) => this.onFrame(frame),
+      (frame) => this.guarded(frame),
       (err) => this.fatal(err.code, err.message),
     );
     this.deadline = setTimeout(() => this.fatal('timeout', `no hello within ${limits.handshakeSeconds} s`), limits.handshakeSeconds * 1000);
@@ -117,6 +117,15 @@ export class ControlSession {
   private stopTimers(): void {
     clearTimeout(this.deadline);
     if (this.idle) clearTimeout(this.idle);
+  }
+
+  /** Whatever a client sends, a throw ends its session only, never the sim's process. */
+  private guarded(frame: Frame): void {
+    try {
+      this.onFrame(frame);
+    } catch (err) {
+      this.fatal('internal', `the server could not handle that frame: ${(err as Error).message}`);
+    }
   }
 
   private onFrame(frame: Frame): void {

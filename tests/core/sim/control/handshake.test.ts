@@ -5,6 +5,7 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
@@ -205,6 +206,20 @@ describe('the handshake', () => {
     client.send({ type: 'request', id: 'r1', op: 'state', params: {} });
     expect(await client.next(() => true)).toMatchObject({ type: 'error', code: 'bad_request' });
     await client.waitClosed();
+  });
+
+  it('plain text on the control port is dropped at the TLS layer; a second hello is fatal; the sim serves on', async () => {
+    const s = await sim();
+    const plain = net.connect({ host: '127.0.0.1', port: s.control!.port });
+    plain.on('error', () => {});
+    plain.write('PING\n');
+    await new Promise((resolve) => plain.once('close', resolve));
+    const { client, first } = await hello(s);
+    expect(first.type).toBe('welcome');
+    client.send({ type: 'hello', protocol: 1, token: s.control!.bootstrapToken });
+    expect(await client.next((f) => f.type === 'error')).toMatchObject({ code: 'bad_request' });
+    await client.waitClosed();
+    expect((await hello(s)).first.type).toBe('welcome');
   });
 
   it('an expired credential is refused; a live one with a TTL works until then', async () => {
