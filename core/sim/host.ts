@@ -34,6 +34,10 @@ export interface VantageHost {
   appendSample(line: string): void;
   /** `save-all`: write the world folder now (`flush`) or on the next tick. Throws when it cannot. */
   saveWorld(flush: boolean): void;
+  /** A console command of the control transport (`mcagent control ...`): its feedback, or null when it is not one. */
+  consoleCommand(command: string): string[] | null;
+  /** STATE's `control` member. */
+  controlStatus(): Reply;
 }
 
 export function errorReply(millis: number, message: string): Reply {

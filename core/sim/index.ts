@@ -20,6 +20,7 @@ import { SeededRandom } from './random.js';
 import { SerialQueue } from './serial-queue.js';
 import { matchServerVerb, planServerVerb, SERVER_CAPABILITIES } from './server-vantage.js';
 import { checkSimOptions } from './options.js';
+import { ControlServer, type ControlOptions } from './control/server.js';
 import { parseSnbtCompound, type CompoundTag } from './snbt.js';
 import { summonEntity } from './summon.js';
 import { parseUuid } from './uuid.js';
@@ -41,6 +42,7 @@ export { defaultFaultAction } from './faults.js';
 export { SimOptionsError } from './options.js';
 export type { Fault, FaultAction, FaultSpec, RequestInfo } from './faults.js';
 export type { ChatVariant, PendingChat } from './chat-context.js';
+export type { ControlOptions, ControlServer } from './control/server.js';
 
 export type Vantage = 'server' | 'client';
 export type LineEnding = '\n' | '\r\n';
@@ -102,6 +104,8 @@ export interface SimOptions {
   motion?: boolean;
   /** Faults armed from the start (see faults.ts); `times` defaults to every matching request. */
   faults?: FaultSpec[];
+  /** Also serve control protocol 1 (TLS) on a listener of its own; see core/sim/README.md. */
+  control?: boolean | ControlOptions;
 }
 
 export interface ChatOptions {
@@ -112,8 +116,34 @@ export interface ChatOptions {
 
 const DEFAULT_VERSION = '0.8.0';
 
+/** Where a request's reply goes: a legacy socket, or one control-protocol request. */
+interface Requester {
+  open: boolean;
+  send(reply: Reply): void;
+}
+
+/** One control request carried out by the legacy verb handlers: the first reply answers it. */
+class VerbCall implements Requester {
+  open = true;
+
+  constructor(private readonly answer: (reply: Reply | null) => void) {}
+
+  send(reply: Reply): void {
+    if (!this.open) return;
+    this.open = false;
+    this.answer(reply);
+  }
+
+  /** A hang-up fault: no reply will come. */
+  hangUp(): void {
+    if (!this.open) return;
+    this.open = false;
+    this.answer(null);
+  }
+}
+
 /** One accepted socket. Writes never wait; a failed write drops the client, as in the mod. */
-class Connection {
+class Connection implements Requester {
   open = true;
 
   constructor(
@@ -140,7 +170,7 @@ class Connection {
 }
 
 interface PendingWait {
-  conn: Connection;
+  conn: Requester;
   remaining: number;
 }
 
@@ -192,7 +222,7 @@ export class SimulatedMod {
   private boundPort = 0;
   private readonly clients = new Set<Connection>();
   private readonly serverThread = new SerialQueue();
-  private clientQueue: { match: VerbMatch; plan: Extract<Plan, { kind: 'task' }>; conn: Connection; delivery: Delivery }[] = [];
+  private clientQueue: { match: VerbMatch; plan: Extract<Plan, { kind: 'task' }>; conn: Requester; delivery: Delivery }[] = [];
   private waits: PendingWait[] = [];
   private tickTimer: NodeJS.Timeout | null = null;
   private running = false;
@@ -201,6 +231,8 @@ export class SimulatedMod {
   private pendingSave = false;
   private readonly faultBook = new FaultBook();
   private readonly requestListeners = new Set<(request: RequestInfo) => void>();
+  /** The control protocol 1 listener (`control` option), or null. */
+  readonly control: ControlServer | null;
 
   constructor(private readonly options: SimOptions = {}) {
     checkSimOptions(options);
@@ -239,6 +271,7 @@ export class SimulatedMod {
     this.silentVerbs = [...(options.silentVerbs ?? [])];
     for (const spec of options.faults ?? []) this.faultBook.add(spec.target, specToAction(spec), spec.times);
     this.contexts = this.newChatContexts();
+    this.control = options.control ? new ControlServer(this.controlHost(), options.control === true ? {} : options.control) : null;
   }
 
   // ---- lifecycle -------------------------------------------------------------------------
@@ -270,6 +303,8 @@ export class SimulatedMod {
     if (!fs.existsSync(this.samplesFile)) fs.writeFileSync(this.samplesFile, '');
     this.boundPort = await this.bind(port);
     this.running = true;
+    // A new run before the startup event, so that event is seq 1 of it.
+    await this.control?.start();
     try {
       fs.writeFileSync(this.portFile, String(this.boundPort));
     } catch (err) {
@@ -369,6 +404,7 @@ export class SimulatedMod {
     this.clientQueue = [];
     this.waits = [];
     this.hangUp();
+    await this.control?.stop();
     const server = this.server;
     this.server = null;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -446,8 +482,9 @@ export class SimulatedMod {
     socket.on('close', () => this.drop(conn));
   }
 
-  private drop(conn: Connection): void {
-    if (!this.clients.delete(conn)) return;
+  private drop(conn: Requester): void {
+    if (conn instanceof VerbCall) return conn.hangUp();
+    if (!(conn instanceof Connection) || !this.clients.delete(conn)) return;
     conn.open = false;
     conn.socket.destroy();
     this.waits = this.waits.filter((w) => w.conn !== conn);
@@ -458,7 +495,7 @@ export class SimulatedMod {
     return capability === undefined || this.caps.includes(capability);
   }
 
-  private onLine(conn: Connection, raw: string): void {
+  private onLine(conn: Requester, raw: string): void {
     const line = javaTrim(raw);
     this.received.push(line);
     if (line === '') return;
@@ -508,7 +545,7 @@ export class SimulatedMod {
     return queued ? { kind: 'task', run: build } : { kind: 'now', reply: build() };
   }
 
-  private execute(conn: Connection, match: VerbMatch, plan: Plan, delivery: Delivery = {}): void {
+  private execute(conn: Requester, match: VerbMatch, plan: Plan, delivery: Delivery = {}): void {
     switch (plan.kind) {
       case 'now': {
         const deliver = () => {
@@ -532,7 +569,7 @@ export class SimulatedMod {
     }
   }
 
-  private runOnServerThread(conn: Connection, match: VerbMatch, plan: Extract<Plan, { kind: 'task' }>, delivery: Delivery = {}): void {
+  private runOnServerThread(conn: Requester, match: VerbMatch, plan: Extract<Plan, { kind: 'task' }>, delivery: Delivery = {}): void {
     this.serverThread.submit(this.delayFor(match.verb) + (delivery.extraDelayMs ?? 0), () => {
       if (!conn.open) return;
       try {
@@ -614,6 +651,7 @@ export class SimulatedMod {
       // The file is a side channel; a missing directory must not stop the broadcast.
     }
     for (const conn of this.clients) conn.sendLine(line);
+    this.control?.publish(line);
   }
 
   /** A player's chat message, receipt to broadcast, in one go. Returns the pushed event. */
@@ -729,6 +767,25 @@ export class SimulatedMod {
         if (flush) this.save();
         else this.pendingSave = true;
       },
+      consoleCommand: (command) => this.control?.console(command) ?? null,
+      controlStatus: () => this.control?.status() ?? { enabled: false, transport: 'same-port-tls' },
+    };
+  }
+
+  /** One request line carried out as on the legacy socket, for a control-protocol request. */
+  private runVerb(line: string): Promise<Reply | null> {
+    return new Promise((resolve) => this.onLine(new VerbCall(resolve), line));
+  }
+
+  private controlHost() {
+    return {
+      host: this.host,
+      modDir: this.modDir,
+      version: this.version,
+      vantage: this.vantage,
+      millis: () => this.millis(),
+      capabilities: () => this.caps,
+      runVerb: (line: string) => this.runVerb(line),
     };
   }
 }

@@ -84,6 +84,25 @@ const worldSpec = z
 
 const port = int.min(0).max(65535);
 
+const controlSpec = z
+  .object({
+    port: port.optional(),
+    maxFrameBytes: int
+      .min(64)
+      .max(64 * 1024 * 1024)
+      .optional(),
+    maxPendingRequests: int.min(1).max(4096).optional(),
+    requestTimeoutMillis: int.min(1).optional(),
+    eventBuffer: int.min(1).max(1_000_000).optional(),
+    maxDroppedEvents: int.min(0).optional(),
+    handshakeSeconds: finite.positive().max(3600).optional(),
+    idleSeconds: finite.positive().optional(),
+    certFile: z.string().min(1).optional(),
+    keyFile: z.string().min(1).optional(),
+  })
+  .strict()
+  .refine((c) => (c.certFile === undefined) === (c.keyFile === undefined), { message: 'certFile and keyFile come together (a PEM pair)', path: ['certFile'] });
+
 export const simOptionsSchema = z
   .object({
     vantage: z.enum(['server', 'client']).optional(),
@@ -116,6 +135,7 @@ export const simOptionsSchema = z
     deaths: z.enum(['instant', 'vanilla']).optional(),
     motion: z.boolean().optional(),
     faults: z.array(z.looseObject({ target: z.string().min(1), times: int.min(1).optional() })).optional(),
+    control: z.union([z.boolean(), controlSpec]).optional(),
   })
   .strict();
 
@@ -126,6 +146,7 @@ const EXAMPLES: Record<string, string> = {
   world: 'world: { dayTime: 13000, spawn: { x: 0, y: 64, z: 0 } } (see defaultWorld())',
   replyDelayMs: "replyDelayMs: 200 or { STATE: 500, '*': 0 }",
   worldDisk: 'worldDisk: false, or { bytes: 1048576, layout: "26.x", fresh: true }',
+  control: "control: true, or { port: 0, maxFrameBytes: 65536, certFile: 'server.crt', keyFile: 'server.key' }",
 };
 
 /** A refused sim option: `code` as in mcbridge's errors, a message that says what to write. */

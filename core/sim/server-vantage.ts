@@ -71,7 +71,7 @@ function stateReply(host: VantageHost): Reply {
     })),
     levels: world.dimensions.map((dimension) => ({ dimension, entities: world.entitiesIn(dimension).length })),
     samePortSpike: { enabled: false, transport: 'same-port-spike', allowRemote: false, sessions: 0, open: [] },
-    control: { enabled: false, transport: 'same-port-tls' },
+    control: host.controlStatus(),
   };
 }
 
@@ -114,6 +114,9 @@ function playerReply(host: VantageHost, query: string): Reply {
 
 function commandReply(host: VantageHost, raw: string): Reply {
   const command = raw.startsWith('/') ? raw.slice(1) : raw;
+  // Control administration answers its source only: a new secret must not reach the event stream.
+  const own = host.consoleCommand(command);
+  if (own) return { type: 'cmd_ack', millis: host.millis(), detail: command, output: own };
   const output = runCommand({ world: host.world, source: consoleSource(host.world), onSave: (flush) => host.saveWorld(flush) }, command);
   // Feedback goes through the event sink while the command runs, so it precedes the ack here.
   if (host.has('events:game')) for (const line of output) host.emit(textEvent('game', host.millis(), line));

@@ -19,7 +19,24 @@ function removePortFile(sim: SimulatedMod): void {
   }
 }
 
-async function runSim(opts: { vantage: 'server' | 'client'; dir: string; port?: number; seed?: number }, globals: GlobalOptions): Promise<void> {
+interface SimCliOptions {
+  vantage: 'server' | 'client';
+  dir: string;
+  port?: number;
+  seed?: number;
+  control?: boolean;
+  controlPort?: number;
+}
+
+/** The control listener's lines for whoever configures a target: where, which pin, and a token once. */
+function controlLines(sim: SimulatedMod): string {
+  const control = sim.control;
+  if (!control) return '';
+  const token = control.bootstrapToken ? `token: ${control.bootstrapToken}\n` : '';
+  return `control: ${sim.host}:${control.port} ${control.fingerprint}\n${token}`;
+}
+
+async function runSim(opts: SimCliOptions, globals: GlobalOptions): Promise<void> {
   const [{ startSim }, { createLogger }] = await Promise.all([import('../../sim/index.js'), import('../../util/log.js')]);
   const log = createLogger({ level: globals.logLevel, format: globals.logFormat });
   // Listening before the ready line is printed: whoever reads it may signal at once.
@@ -32,9 +49,12 @@ async function runSim(opts: { vantage: 'server' | 'client'; dir: string; port?: 
     dir: opts.dir,
     ...(opts.port !== undefined ? { port: opts.port } : { basePort: opts.vantage === 'client' ? 25580 : DEFAULT_SERVER_PORT }),
     ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+    ...(opts.control || opts.controlPort !== undefined ? { control: opts.controlPort !== undefined ? { port: opts.controlPort } : true } : {}),
   });
-  process.stdout.write(JSON.stringify({ vantage: opts.vantage, port: sim.port, dir: sim.dir, portFile: sim.portFile }) + '\n');
+  process.stdout.write(JSON.stringify({ vantage: opts.vantage, port: sim.port, dir: sim.dir, portFile: sim.portFile }) + '\n' + controlLines(sim));
   log.info({ port: sim.port, portFile: sim.portFile }, `simulated ${opts.vantage}-vantage mod listening on 127.0.0.1:${sim.port}`);
+  // The token is never logged: stdout above is its one appearance.
+  if (sim.control) log.info({ controlPort: sim.control.port, fingerprint: sim.control.fingerprint }, `control protocol 1 (TLS) on ${sim.host}:${sim.control.port}`);
   await signalled;
   await sim.stop();
   // Unlike the real mod, which leaves a stale port.txt behind, so that nothing discovers a dead sim.
@@ -63,6 +83,8 @@ export function addSimCommand(program: Command, globals: () => Promise<GlobalOpt
     .option('--dir <dir>', 'game directory to write mc-agent-server/port.txt into (removed again on exit)', '.')
     .option('--port <port>', `port to listen on (0 = any; default: ${DEFAULT_SERVER_PORT} or the next free one)`, (v) => parsePort(v))
     .option('--seed <n>', 'seed for the deterministic world', parseNonNegativeInt)
+    .option('--control', 'also serve control protocol 1 (TLS) and print its address, fingerprint and a first token')
+    .option('--control-port <port>', 'port of the control listener (implies --control; default: any free one)', (v) => parsePort(v))
     .action(async (opts) => runSim(opts, await globals()));
 
   sim

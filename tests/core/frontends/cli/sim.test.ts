@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliProcesses, runCli } from '../../../support/cli-process.js';
 import { REPO } from '../../../support/config-project.js';
+import { ControlTestClient } from '../../../support/control-client.js';
 import { waitUntil } from '../../../support/helpers.js';
 import { startDaemonProcess } from '../../../faults/support.js';
 
@@ -54,6 +55,35 @@ describe('mcbridge sim', () => {
     const run = await runCli(['sim', 'chat', 'Steve', 'hello', '--api-port', String(daemon.port)]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/does not run a simulated mod in its own process.*mcbridge run --sim.*\[unknown_method\]/);
+  }, 60_000);
+});
+
+describe('mcbridge sim --control', () => {
+  it('prints the control address with its pin and the bootstrap token once, logs neither token nor secret, and the token says hello', async () => {
+    const dir = tempDir();
+    const { child, out } = processes.start(['sim', '--dir', dir, '--port', '0', '--control']);
+    await waitUntil(() => out.stdout.includes('token: ') || child.exitCode !== null, 20_000, 'the control lines');
+    await waitUntil(() => out.stdout.endsWith('\n'), 5_000, 'the whole token line');
+    const [json, control, tokenLine, ...rest] = out.stdout.split('\n');
+    expect(JSON.parse(json)).toMatchObject({ vantage: 'server' });
+    expect(rest).toEqual(['']);
+    const [, address, fingerprint] = /^control: (127\.0\.0\.1:\d+) (sha256:[0-9a-f]{64})$/.exec(control)!;
+    const token = /^token: (mca1\.tk_[0-9a-f]{12}\.[A-Za-z0-9_-]{43})$/.exec(tokenLine)![1];
+    const certFile = path.join(dir, 'mc-agent-server', 'control', 'server.crt');
+    expect(fs.readFileSync(path.join(dir, 'mc-agent-server', 'control', 'fingerprint.txt'), 'utf8').trim()).toBe(fingerprint);
+    expect(out.stderr).not.toContain(token.split('.')[2]);
+    const { client, first } = await ControlTestClient.hello(Number(address.split(':')[1]), certFile, { token });
+    expect(first).toMatchObject({ type: 'welcome', permissions: ['read', 'write'] });
+    expect(client.leafFingerprint()).toBe(fingerprint);
+    client.close();
+
+    // A second start on the same dir reuses the identity and the stored credential: no new token.
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+    const again = processes.start(['sim', '--dir', dir, '--port', '0', '--control-port', '0']);
+    await waitUntil(() => again.out.stdout.includes('control: ') && again.out.stdout.endsWith('\n'), 20_000, 'the control line');
+    expect(again.out.stdout.split('\n').slice(1)).toEqual([expect.stringContaining(fingerprint), '']);
   }, 60_000);
 });
 
