@@ -79,7 +79,7 @@ export class EventStream {
     const replayed = frame.replay === true;
     if (replayed) this.stats.replayed += 1;
     const inner = event as ModMessage;
-    this.emit(replayed ? { ...inner, modSeq: seq, replayed: true } : { ...inner, modSeq: seq });
+    this.emit(replayed ? { ...inner, serverSeq: seq, replayed: true } : { ...inner, serverSeq: seq });
     return true;
   }
 

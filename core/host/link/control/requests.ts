@@ -52,7 +52,8 @@ export function replyError(job: Pick<ControlRequest, 'id' | 'line'>, raw: unknow
   const message = typeof e.message === 'string' ? e.message.slice(0, 2000) : 'the server gave no message';
   const details: Record<string, unknown> = { request: job.line, serverCode };
   if (e.details && typeof e.details === 'object') details.server = e.details;
-  const error = new McbridgeError(CODE_OF[serverCode] ?? 'mod_error', `${job.line}: ${message}`, details);
+  const line = job.line.length > 120 ? `${job.line.slice(0, 120)}…` : job.line;
+  const error = new McbridgeError(CODE_OF[serverCode] ?? 'mod_error', `${line}: ${message}`, details);
   if (!write) return error;
   const resultUnknown = e.resultUnknown === true;
   return error.withOutcome({ retryable: e.retryable === true && !resultUnknown, resultUnknown, requestId: job.id });

@@ -4,7 +4,7 @@
  * an id sent again never runs twice. Against the simulated mod, over the local API.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { McbridgeError } from '../../../../core/host/errors.js';
+import { failure } from '../../../support/errors.js';
 import { startStack } from '../../../support/helpers.js';
 import { waitUntil } from '../../../support/wait-until.js';
 
@@ -18,15 +18,6 @@ async function stack(): Promise<Stack> {
   const s = await startStack();
   stacks.push(s);
   return s;
-}
-
-async function failure(p: Promise<unknown>): Promise<McbridgeError> {
-  try {
-    await p;
-  } catch (err) {
-    return err as McbridgeError;
-  }
-  throw new Error('expected the call to fail');
 }
 
 const pigs = (s: Stack) => s.sim.world.entities.filter((e) => e.type === 'minecraft:pig').length;

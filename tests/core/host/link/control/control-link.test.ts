@@ -3,7 +3,7 @@
  * session and surface, many requests in flight, writes whose answer was lost, replay, restarts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { McbridgeError } from '../../../../../core/host/errors.js';
+import { failure } from '../../../../support/errors.js';
 import { startControlStack, type ControlStack } from '../../../../support/control.js';
 import { waitUntil } from '../../../../support/wait-until.js';
 
@@ -16,15 +16,6 @@ async function stack(options: Parameters<typeof startControlStack>[0] = {}): Pro
   const s = await startControlStack(options);
   stacks.push(s);
   return s;
-}
-
-async function failure(p: Promise<unknown>): Promise<McbridgeError> {
-  try {
-    await p;
-  } catch (err) {
-    return err as McbridgeError;
-  }
-  throw new Error('expected the call to fail');
 }
 
 const pigs = (s: ControlStack) => s.sim.world.entities.filter((e) => e.type === 'minecraft:pig').length;
@@ -112,18 +103,19 @@ describe('a target reached over control protocol 1', () => {
     const texts = events.filter((e) => e.type === 'chat' || e.type === 'mark').map((e) => String(e.text));
     expect(texts.filter((t) => t.startsWith('while down'))).toEqual(['while down 2', 'while down 3', 'while down 4', 'while down 5']);
     expect(texts.filter((t) => t === 'm1')).toHaveLength(1);
-    const modSeqs = events.map((e) => e.modSeq).filter((n): n is number => typeof n === 'number');
-    expect(new Set(modSeqs).size).toBe(modSeqs.length);
-    expect([...modSeqs].sort((a, b) => a - b)).toEqual(modSeqs);
+    const serverSeqs = events.map((e) => e.serverSeq).filter((n): n is number => typeof n === 'number');
+    expect(new Set(serverSeqs).size).toBe(serverSeqs.length);
+    expect([...serverSeqs].sort((a, b) => a - b)).toEqual(serverSeqs);
     expect(events.some((e) => e.replayed === true)).toBe(true);
   });
 
   it('a request over the frame limit is refused unsent, and one at the limit goes', async () => {
-    const s = await stack({ sim: { control: { maxFrameBytes: 4096 } } });
-    const err = await failure(s.client.call('mark', { text: 'x'.repeat(5000) }));
-    expect(err.message).toMatch(/over the server's 4096-byte frame limit; nothing was sent/);
+    const s = await stack({ sim: { control: { maxFrameBytes: 1024 } } });
+    const err = await failure(s.client.call('mark', { text: 'x'.repeat(1500) }));
+    expect(err.message).toMatch(/over the server's 1024-byte frame limit; nothing was sent/);
     expect(err.outcome).toMatchObject({ retryable: false, resultUnknown: false });
     expect(s.daemon.host.link.connected).toBe(true);
-    await s.client.call('mark', { text: 'x'.repeat(3800) });
+    // Well inside: the mark_ack echoes the text, and the reply must fit the limit too.
+    await s.client.call('mark', { text: 'x'.repeat(400) });
   });
 });
