@@ -52,12 +52,12 @@ describe('a target reached over control protocol 1', () => {
     expect(order).toEqual(['state', 'wait']);
   });
 
-  it('more requests than the server takes at once wait in the daemon, in order, and every one is answered', async () => {
-    const s = await stack({ sim: { control: { maxPendingRequests: 4 } } });
+  it('32 pending at the server (its limit), the rest wait in the daemon, and every one is answered', async () => {
+    const s = await stack();
     const held = s.sim.control!.holdOp('state');
-    const calls = Array.from({ length: 10 }, () => s.client.call('state', {}));
-    await waitUntil(() => s.daemon.host.link.status().queued === 6, 5_000, 'six requests to wait in the daemon');
-    expect(s.daemon.host.link.status().inFlight).toHaveLength(4);
+    const calls = Array.from({ length: 40 }, () => s.client.call('state', {}));
+    await waitUntil(() => s.daemon.host.link.status().queued === 8, 5_000, 'eight requests to wait in the daemon');
+    expect(s.daemon.host.link.status().inFlight).toHaveLength(32);
     held.release();
     const answers = await Promise.all(calls);
     expect(answers.every((a) => (a as Record<string, unknown>).type === 'state')).toBe(true);
@@ -107,6 +107,26 @@ describe('a target reached over control protocol 1', () => {
     expect(new Set(serverSeqs).size).toBe(serverSeqs.length);
     expect([...serverSeqs].sort((a, b) => a - b)).toEqual(serverSeqs);
     expect(events.some((e) => e.replayed === true)).toBe(true);
+  });
+
+  it('events the server no longer holds are said: a bridge_events_lost with the count, then the rest in order', async () => {
+    const s = await stack({ sim: { control: { eventBuffer: 4 } }, link: { reconnectMinMs: 600, reconnectMaxMs: 600 } });
+    await s.client.call('mark', { text: 'm0' });
+    s.sim.control!.dropReplyOf('mark', { close: true });
+    await failure(s.client.call('mark', { text: 'm1' }));
+    for (let i = 1; i <= 10; i++) s.sim.chat('Steve', `while down ${i}`);
+    await waitUntil(() => s.daemon.host.link.connected, 5_000, 'the link to come back');
+    await waitUntil(() => s.daemon.host.events.query({ limit: 100 }).events.some((e) => e.text === 'while down 10'), 5_000, 'the replay');
+    const events = s.daemon.host.events.query({ limit: 100 }).events;
+    const lost = events.find((e) => e.type === 'bridge_events_lost') as Record<string, unknown>;
+    const replayedChats = events.filter((e) => e.type === 'chat').map((e) => e.text);
+    expect(replayedChats).toEqual(['while down 7', 'while down 8', 'while down 9', 'while down 10']);
+    // Everything between the last seq seen and the first the server still held: six chats, and the m1
+    // events the session did not deliver before it closed (mark and write: 0 to 2 of them).
+    expect(lost).toMatchObject({ missed: (lost.toSeq as number) - (lost.fromSeq as number) + 1 });
+    expect(lost.missed).toBeGreaterThanOrEqual(6);
+    expect(lost.missed).toBeLessThanOrEqual(8);
+    expect(events.indexOf(lost as never)).toBeLessThan(events.findIndex((e) => e.text === 'while down 7'));
   });
 
   it('a request over the frame limit is refused unsent, and one at the limit goes', async () => {
