@@ -129,6 +129,14 @@ describe('a target reached over control protocol 1', () => {
     expect(events.indexOf(lost as never)).toBeLessThan(events.findIndex((e) => e.text === 'while down 7'));
   });
 
+  it("honours the server's idle limit: a quiet session is kept alive, not dropped", async () => {
+    const s = await stack({ sim: { control: { idleSeconds: 1 } } });
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(s.daemon.host.link.connected).toBe(true);
+    expect(s.daemon.host.link.stats.connections).toBe(1);
+    expect(s.sim.control!.sessions).toBe(1);
+  });
+
   it('a request over the frame limit is refused unsent, and one at the limit goes', async () => {
     const s = await stack({ sim: { control: { maxFrameBytes: 1024 } } });
     const err = await failure(s.client.call('mark', { text: 'x'.repeat(1500) }));
