@@ -26,7 +26,7 @@ export async function startDaemonProcess(processes: CliProcesses, args: string[]
     () => {
       if (child.exitCode !== null) throw new Error(`the daemon exited with ${child.exitCode}: ${out.stderr}`);
       port = Number(/mcbridge daemon listening on [^"]*:(\d+)"/.exec(out.stderr)?.[1] ?? 0);
-      return port > 0 && /"msg":"connected to (server|client) mod/.test(out.stderr);
+      return port > 0 && /"msg":"connected to ((server|client) mod|the control listener)/.test(out.stderr);
     },
     30_000,
     'the daemon to listen and connect to its mod',

@@ -39,7 +39,13 @@ async function hostile(behave: (socket: tls.TLSSocket, hello: Record<string, unk
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
-  return { address: `127.0.0.1:${(server.address() as { port: number }).port}`, pin: control.fingerprint, get hellos() { return state.hellos; } };
+  return {
+    address: `127.0.0.1:${(server.address() as { port: number }).port}`,
+    pin: control.fingerprint,
+    get hellos() {
+      return state.hellos;
+    },
+  };
 }
 
 const WELCOME = { type: 'welcome', protocol: 1, instanceId: 'inst_x', runId: 'run_x', permissions: ['read', 'write'], capabilities: ['state'], limits: { maxFrameBytes: 1024 } };
