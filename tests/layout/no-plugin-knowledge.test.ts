@@ -27,6 +27,7 @@ const KNOWN: ReadonlyArray<readonly [file: string, name: string]> = [
   ['core/daemon/port-taken.ts', 'status'], // asks the daemon holding a taken API port who it is
   ['core/frontends/cli/plugins.ts', 'status'],
   ['core/frontends/cli/watch.ts', 'events'],
+  ['core/frontends/cli/request-status.ts', 'request_status'], // the CLI command of the tool (docs/control.md)
   ...['wait', 'wait_for', 'fork', 'restore', 'snapshot', 'command', 'command_output'].map((name) => ['core/frontends/cli/spinner.ts', name] as const),
   ...['events', 'snapshots', 'snapshot'].map((name) => ['core/frontends/mcp/resources.ts', name] as const),
   ...['command', 'state', 'wait'].map((name) => ['core/daemon/config/composites.ts', name] as const),
@@ -47,6 +48,9 @@ const HOMONYMS: ReadonlyArray<readonly [file: string, name: string]> = [
   ['core/kit/verbs.ts', 'STATE'],
   ['core/kit/verbs.ts', 'command'],
   ['core/kit/verbs.ts', 'state'],
+  // The control protocol's ledger op, which the link asks itself after a reconnect (like PING): a
+  // fact of the protocol (docs/control.md), spelled like the tool that asks it for a caller.
+  ['core/host/link/control/control-link.ts', 'request_status'],
 ];
 
 const pluginVerbs = new Set(builtinPlugins.flatMap((p) => Object.keys(p.verbs ?? {})).filter((v) => !(v in PROTOCOL_VERBS)));

@@ -90,7 +90,7 @@ export function buildProgram(): Command {
     .action(async (opts) => (await import('./tools.js')).toolsCommand(opts, await globals()));
 
   program
-    .command('request-status <requestId>')
+    .command('request-status <id>')
     .description("did a write whose answer was lost run? Asks the game server's ledger (control targets): pending, completed, failed or unknown")
     .option('--json', 'print the answer as JSON')
     .action(async (requestId: string, opts) => (await import('./request-status.js')).requestStatusCommand(requestId, opts, await globals()));

@@ -52,8 +52,6 @@ export function parseAddress(address: string): { host: string; port: number } | 
   return { host: m[1] ?? m[2]!, port };
 }
 
-const LEASE_AND_LEDGER_OPS = new Set(['request_status', 'exclusive_status']);
-
 export class ControlLink extends EventEmitter implements Link {
   readonly transport = 'control' as const;
   readonly stats: LinkStats = newLinkStats();
@@ -167,7 +165,7 @@ export class ControlLink extends EventEmitter implements Link {
   private refuse(line: string, spec: ResolvedVerb): void {
     const need = spec.write ? 'write' : 'read';
     const permissions = this.permissions ?? [];
-    if (!permissions.includes(need) && !(need === 'read' && LEASE_AND_LEDGER_OPS.has(spec.control?.op ?? '') && permissions.length > 0)) {
+    if (!permissions.includes(need)) {
       throw new McbridgeError(
         'forbidden',
         `'${line}' needs the ${need} permission, and this target's credential (${credentialSource(this.opts)}) has ${permissions.join(', ') || 'none'}; nothing was sent. ` +

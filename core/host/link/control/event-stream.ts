@@ -90,7 +90,7 @@ export class EventStream {
     if (missed !== null) this.stats.lost += missed;
     this.emit({
       type: 'bridge_events_lost',
-      text: `${missed === null ? 'events' : `${missed} event${missed === 1 ? '' : 's'}`} of the game (seq ${from}${to === null ? ' on' : `..${to}`}) never reached the bridge: ${why}`,
+      text: `${missed === null ? 'an unknown number of' : missed} event${missed === 1 ? '' : 's'} of the game (seq ${from}${to === null ? ' on' : `..${to}`}) never reached the bridge: ${why}`,
       runId: this.runId,
       fromSeq: from,
       toSeq: to,
