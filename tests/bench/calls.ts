@@ -13,19 +13,24 @@ import { delay, freePort, guard, oneCall, readCpuMs, repoRoot, spawnChild, stopC
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const BIN = path.join(repoRoot, 'bin', 'mcbridge.js');
-const HOP_JS = path.join(here, 'hop.js');
+export const HOP_JS = path.join(here, 'hop.js');
 const PROBE_URL = pathToFileURL(path.join(here, 'heap-probe.js')).href;
 const CALL_BLOCK = 500;
 const WARMUP_CALLS = 3_000;
 
-export type Side = 'daemon' | 'hop';
+/** Which process serves the calls: 'daemon' and 'hop' here; the control part names four. */
+export type Side = string;
 
-/** A process that serves `state` calls on `apiPort`, with the mod it talks to. */
-export interface Server {
+/** A process that serves `state` calls on `apiPort`. */
+export interface CallServer {
   side: Side;
   child: Child;
-  mod: FloodMod;
   apiPort: number;
+}
+
+/** A call server with the flood mod it talks to. */
+export interface Server extends CallServer {
+  mod: FloodMod;
 }
 
 export interface CallSample {
@@ -40,27 +45,29 @@ export async function startDaemon(nodeArgs: string[], extra: string[] = []): Pro
   const mod = await FloodMod.start();
   const apiPort = await freePort();
   const child = spawnChild('daemon', [...nodeArgs, BIN, 'run', '--mod-port', String(mod.port), '--api-port', String(apiPort), '--log-level', 'warn', ...extra]);
-  // Ready when the API answers and the link to the flood mod is up.
+  await waitLinked(child, apiPort, 'the flood mod');
+  return { side: 'daemon', child, mod, apiPort };
+}
+
+/** Ready when the daemon's API answers and its link to `what` is up. */
+export async function waitLinked(child: Child, apiPort: number, what: string): Promise<void> {
   const deadline = Date.now() + 20_000;
   for (;;) {
     if (child.exitedYet) await guard(child, new Promise(() => {}));
     try {
       const frame = await oneCall(apiPort, 'ping');
-      if (frame.ok === true && (frame.result as { connected?: boolean } | undefined)?.connected === true) break;
+      if (frame.ok === true && (frame.result as { connected?: boolean } | undefined)?.connected === true) return;
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`the daemon did not connect to the flood mod within 20 s; its stderr:\n${child.stderr.trim() || '(empty)'}`);
+    if (Date.now() > deadline) throw new Error(`the ${child.name} did not connect to ${what} within 20 s; its stderr:\n${child.stderr.trim() || '(empty)'}`);
     await delay(100);
   }
-  return { side: 'daemon', child, mod, apiPort };
 }
 
-/** A raw-Node child (hop.js, baseline-relay.js) that prints {"port":N} once it listens. */
-export async function startRawChild(name: string, script: string, nodeArgs: string[] = []): Promise<{ child: Child; mod: FloodMod; apiPort: number }> {
-  const mod = await FloodMod.start();
-  const child = spawnChild(name, [...nodeArgs, script, String(mod.port)]);
-  const apiPort = await guard(
+/** The port a raw-Node child (hop.js, baseline-relay.js, tls-hop.js) prints as {"port":N} once it listens. */
+export function announcedPort(child: Child): Promise<number> {
+  return guard(
     child,
     withTimeout(
       new Promise<number>((resolve) => {
@@ -73,9 +80,16 @@ export async function startRawChild(name: string, script: string, nodeArgs: stri
         });
       }),
       10_000,
-      `the ${name} announcing its port`,
+      `the ${child.name} announcing its port`,
     ),
   );
+}
+
+/** A raw-Node child (hop.js, baseline-relay.js) on a flood mod of its own. */
+export async function startRawChild(name: string, script: string, nodeArgs: string[] = []): Promise<{ child: Child; mod: FloodMod; apiPort: number }> {
+  const mod = await FloodMod.start();
+  const child = spawnChild(name, [...nodeArgs, script, String(mod.port)]);
+  const apiPort = await announcedPort(child);
   await guard(
     child,
     withTimeout(
@@ -123,7 +137,7 @@ export async function callLoop(server: { child: Child }, client: RpcClient, call
 }
 
 /** `calls` sequential calls per side, in blocks that alternate which side goes first, after a warm-up. */
-export async function measureCalls(servers: Server[], calls: number): Promise<Map<Side, CallSample>> {
+export async function measureCalls(servers: CallServer[], calls: number): Promise<Map<Side, CallSample>> {
   const samples = new Map<Side, CallSample>();
   const clients = new Map<Side, RpcClient>();
   const ids = new Map<Side, { n: number }>();
@@ -152,6 +166,7 @@ export async function measureCalls(servers: Server[], calls: number): Promise<Ma
 export function summarize(sample: CallSample) {
   return {
     p50: percentile(sample.us, 50),
+    p90: percentile(sample.us, 90),
     p99: percentile(sample.us, 99),
     mean: mean(sample.us),
     errors: sample.errors,

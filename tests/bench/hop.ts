@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { serveAsChild } from './child-main.js';
+import { type Caller, hopServer, lines, serveAsChild } from './child-main.js';
 
 /**
  * The floor for a call through any daemon in the middle: a zero-work hop. It holds its own
@@ -19,22 +19,8 @@ if (!Number.isInteger(modPort) || modPort < 1) {
 }
 
 /** Replies go back in the order their requests went out: the mod answers one at a time. */
-const waiting: Array<{ socket: net.Socket; id: string }> = [];
+const waiting: Caller[] = [];
 let greeted = false;
-
-function lines(onLine: (line: string) => void): (chunk: string) => void {
-  let tail = '';
-  return (chunk) => {
-    let data = tail + chunk;
-    let nl = data.indexOf('\n');
-    while (nl !== -1) {
-      onLine(data.slice(0, nl));
-      data = data.slice(nl + 1);
-      nl = data.indexOf('\n');
-    }
-    tail = data;
-  };
-}
 
 const mod = net.connect({ host: '127.0.0.1', port: modPort });
 mod.setNoDelay(true);
@@ -57,19 +43,6 @@ mod.on(
   }),
 );
 
-const server = net.createServer((socket) => {
-  socket.setNoDelay(true);
-  socket.setEncoding('utf8');
-  socket.on('error', () => {});
-  socket.on(
-    'data',
-    lines((line) => {
-      const request = JSON.parse(line) as { id?: unknown; method?: unknown };
-      if (typeof request.method !== 'string') return;
-      waiting.push({ socket, id: JSON.stringify(request.id ?? null) });
-      mod.write(request.method.toUpperCase() + '\n');
-    }),
-  );
-});
+const server = hopServer(waiting, (method) => mod.write(method.toUpperCase() + '\n'));
 
 serveAsChild(server);

@@ -13,6 +13,7 @@ import { webhookPart } from './webhook.js';
 import { cliColdPart } from './cli-cold.js';
 import { mcpPart } from './mcp-list.js';
 import { targetsPart } from './targets.js';
+import { controlPart } from './control.js';
 
 /**
  * `npm run bench`: the daemon next to a raw-Node baseline, in one run.
@@ -32,13 +33,16 @@ import { targetsPart } from './targets.js';
  *  5. the fork's world copy vs `cp -r` on a generated world of at least 1 GB (fork-copy.ts).
  *  6. one daemon of 1, 4 and 16 targets: aggregate relay, `state` p50 with every target busy,
  *     RSS per added target, each against the one-target daemon in the same run (targets.ts).
+ *  7. `state` over the control protocol (TLS) against the legacy link and a zero-work TLS hop,
+ *     and 32 calls in flight at once (control.ts).
  *
  * A measurement, not a test: it exits 0 whether or not the targets are met, and non-zero
  * only when the benchmark itself broke. Knobs: BENCH_PARTS (relay,webhook,fork), BENCH_EVENTS,
  * BENCH_ROUNDS, BENCH_CALLS, BENCH_SUBSCRIBERS, BENCH_DAEMON_NODE_ARGS (e.g. "--cpu-prof
  * --cpu-prof-dir=/tmp/prof"), BENCH_WEBHOOK_EVENTS, BENCH_WEBHOOK_ROUNDS, BENCH_WORLD_BYTES,
  * BENCH_FORK_ROUNDS, BENCH_FORK_STREAM, BENCH_TARGETS_EVENTS (a multiple of 16), BENCH_TARGETS_ROUNDS,
- * BENCH_TARGETS_SUBSCRIBERS, BENCH_TARGETS_CALLS, BENCH_TARGETS_RATE (events/s per busy target).
+ * BENCH_TARGETS_SUBSCRIBERS, BENCH_TARGETS_CALLS, BENCH_TARGETS_RATE (events/s per busy target),
+ * BENCH_CONTROL_CALLS, BENCH_CONTROL_BURSTS, BENCH_CONTROL_CONCURRENCY.
  */
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -314,11 +318,12 @@ async function relayBench(): Promise<Record<string, unknown>> {
 }
 
 /**
- * Which parts run: BENCH_PARTS, a comma list of relay (1-3 above), webhook, fork, cli, mcp and
- * targets; default all. 4. webhook throughput (tests/bench/webhook.ts); 5. the fork's world copy
- * next to `cp -r` (tests/bench/fork-copy.ts); 6. targets (tests/bench/targets.ts).
+ * Which parts run: BENCH_PARTS, a comma list of relay (1-3 above), webhook, fork, cli, mcp,
+ * targets and control; default all. 4. webhook throughput (tests/bench/webhook.ts); 5. the fork's
+ * world copy next to `cp -r` (tests/bench/fork-copy.ts); 6. targets (tests/bench/targets.ts);
+ * 7. control (tests/bench/control.ts).
  */
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'relay,webhook,fork,cli,mcp,targets').split(',').map((p) => p.trim()));
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'relay,webhook,fork,cli,mcp,targets,control').split(',').map((p) => p.trim()));
 
 async function main(): Promise<void> {
   const started = performance.now();
@@ -335,6 +340,14 @@ async function main(): Promise<void> {
       subscribers: envInt('BENCH_TARGETS_SUBSCRIBERS', 4),
       calls: envInt('BENCH_TARGETS_CALLS', 3_000),
       rate: envInt('BENCH_TARGETS_RATE', 1_000),
+      nodeArgs: DAEMON_NODE_ARGS,
+    });
+  }
+  if (PARTS.has('control')) {
+    summary.control = await controlPart({
+      calls: envInt('BENCH_CONTROL_CALLS', 3_000),
+      bursts: envInt('BENCH_CONTROL_BURSTS', 300),
+      concurrency: envInt('BENCH_CONTROL_CONCURRENCY', 32),
       nodeArgs: DAEMON_NODE_ARGS,
     });
   }
