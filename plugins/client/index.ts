@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { definePlugin, defineTool } from 'mcbridge';
-import { javaDouble, lineText, modAck, modReply } from 'mcbridge/kit';
+import { javaDouble, lineText, modAck, modReply, requestIdParam } from 'mcbridge/kit';
 
 /** Vanilla refuses chat messages longer than this. */
 const MAX_CHAT_LENGTH = 256;
@@ -58,13 +58,15 @@ export const clientPlugin = definePlugin({
       input: z
         .object({
           message: lineText('message', '"hello"', MAX_CHAT_LENGTH, { fold: true }).refine((m) => !m.startsWith('/'), 'message must not start with "/": send commands with command_output or command'),
+          request_id: requestIdParam,
         })
         .strict(),
       output: modAck,
       requires: ['chat'],
       annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
       passthrough: true,
-      run: async ({ message }, ctx) => ctx.request(`CHAT ${message}`),
+      paramAliases: { requestId: 'request_id' },
+      run: async ({ message, request_id }, ctx) => ctx.request(`CHAT ${message}`, { requestId: request_id }),
     }),
     defineTool({
       name: 'screen',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { definePlugin, defineTool, McbridgeError, type RecordedEvent, type ToolContext } from 'mcbridge';
-import { CMD_VERB, commandRefusalFields, commandText, refusalOf } from 'mcbridge/kit';
+import { CMD_VERB, commandRefusalFields, commandText, refusalOf, requestIdParam } from 'mcbridge/kit';
 
 const DEFAULT_OUTPUT_WAIT_SECONDS = 2;
 const MIN_OUTPUT_WAIT_SECONDS = 0.1;
@@ -23,6 +23,7 @@ const commandOutputResult = z.object({
   note: z.string().optional(),
   /** The `wait` asked for was out of range: what was asked and what was used instead. */
   waitClamped: z.object({ requested: z.number(), used: z.number() }).optional(),
+  duplicate: z.literal(true).optional().describe('this request_id ran before: the stored answer, the command did not run again'),
 });
 type CommandOutput = z.infer<typeof commandOutputResult>;
 
@@ -87,19 +88,27 @@ export const commandOutputPlugin = definePlugin({
             .describe(
               `client vantage only: longest time in seconds to collect the answer (default 2; 0 or less means the default, otherwise clamped to ${MIN_OUTPUT_WAIT_SECONDS}-${MAX_OUTPUT_WAIT_SECONDS})`,
             ),
+          request_id: requestIdParam,
         })
         .strict(),
       output: commandOutputResult,
       annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
-      run: async ({ command, wait: asked }, ctx): Promise<CommandOutput> => {
+      paramAliases: { requestId: 'request_id' },
+      run: async ({ command, wait: asked, request_id }, ctx): Promise<CommandOutput> => {
         const wait = outputWait(asked);
         const clamped = wait === asked || asked === undefined ? {} : { waitClamped: { requested: asked, used: wait } };
         const cursor = ctx.events.lastSeq;
-        const ack = await ctx.request(`CMD ${command}`);
+        const ack = await ctx.request(`CMD ${command}`, { requestId: request_id });
         const detail = typeof ack.detail === 'string' ? ack.detail : command.replace(/^\//, '');
+        const duplicate = ack.duplicate === true ? { duplicate: true as const } : {};
         if (Array.isArray(ack.output)) {
           const output = ack.output.map(String);
-          return { type: 'command_output', command: detail, output, source: 'ack', cursor, truncated: false, ...refusalOf(output), ...clamped };
+          return { type: 'command_output', command: detail, output, source: 'ack', cursor, truncated: false, ...refusalOf(output), ...clamped, ...duplicate };
+        }
+        // Lines collected now would belong to whatever happens next, not to the command that ran before.
+        if (ack.duplicate === true) {
+          const note = 'this request_id ran before and was not run again; the lines it printed then were collected by that call';
+          return { type: 'command_output', command: detail, output: [], source: 'ack', cursor, truncated: false, ...refusalOf([]), note, duplicate: true };
         }
         const lines = await collectLines(ctx, cursor, wait * 1000);
         const truncated = lines.length > MAX_OUTPUT_LINES;

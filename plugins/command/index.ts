@@ -28,7 +28,7 @@ export const commandPlugin = definePlugin({
       passthrough: true,
       paramAliases: { requestId: 'request_id' },
       run: async ({ command, request_id }, ctx) => {
-        const ack = await ctx.request(`CMD ${command}`, request_id === undefined ? {} : { requestId: request_id });
+        const ack = await ctx.request(`CMD ${command}`, { requestId: request_id });
         return Array.isArray(ack.output) ? { ...ack, ...refusalOf(ack.output.map(String)) } : ack;
       },
     }),

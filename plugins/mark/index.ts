@@ -22,7 +22,7 @@ export const markPlugin = definePlugin({
       annotations: { readOnly: false, destructive: false, idempotent: false },
       passthrough: true,
       paramAliases: { requestId: 'request_id' },
-      run: async ({ text, request_id }, ctx) => ctx.request(`MARK ${text}`, request_id === undefined ? {} : { requestId: request_id }),
+      run: async ({ text, request_id }, ctx) => ctx.request(`MARK ${text}`, { requestId: request_id }),
     }),
   ],
 });

@@ -42,6 +42,7 @@ export const snapshotResult = z.object({
   bytes: z.number().nullable(),
   replaced: z.boolean().describe('a snapshot of this name existed and was overwritten'),
   files: snapshotFileCheck.describe('what was verified by reading the files back, apart from what the mod reported'),
+  duplicate: z.literal(true).optional().describe('this request_id ran before: the stored answer, no new snapshot was taken'),
 });
 export type SnapshotResult = z.infer<typeof snapshotResult>;
 
@@ -61,7 +62,14 @@ export function snapshotAck(ack: ModReply, requested?: string): Omit<SnapshotRes
     dimension: str(ack.dimension) ?? null,
     bytes: num(ack.bytes) ?? null,
     replaced: ack.replaced === true,
+    ...(ack.duplicate === true ? { duplicate: true as const } : {}),
   };
+}
+
+/** A control target's snapshot sits on another machine: nothing here can read it back, and the result says so. */
+export function remoteSnapshotFiles(target: string): SnapshotResult['files'] {
+  const problem = `target ${target} is reached over control protocol 1, so its snapshot folder is on the game host, not readable from here; the counts above are the mod's`;
+  return { read: false, entities: null, orderHashMatches: null, problem, issue: 'remote' };
 }
 
 /** Read the files back and compare: requested (the ack) is kept apart from verified (the files). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { definePlugin, defineTool } from 'mcbridge';
-import { isObject } from 'mcbridge/kit';
-import { checkSnapshotFiles, snapshotAck, snapshotDimension, snapshotName, snapshotRadius, snapshotResult } from './ack.js';
+import { definePlugin, defineTool, McbridgeError } from 'mcbridge';
+import { isObject, requestIdParam } from 'mcbridge/kit';
+import { checkSnapshotFiles, remoteSnapshotFiles, snapshotAck, snapshotDimension, snapshotName, snapshotRadius, snapshotResult } from './ack.js';
 import { SNAPSHOT_VERBS, snapshotLine } from './files.js';
 import { journalService } from './journal-service.js';
 
@@ -38,7 +38,8 @@ export function createSnapshotPlugin() {
         description:
           'Record every non-player entity of a dimension (or those within `radius` blocks of its first player) in tick ' +
           'order, with full NBT, into <server>/mc-agent-server/snapshots/<name>/ on the game host. Returns the count, the ' +
-          'orderHash (a fingerprint of the tick order) and, under `files`, whether the files read back here agree. ' +
+          'orderHash (a fingerprint of the tick order) and, under `files`, whether the files read back here agree (a ' +
+          'control target\'s files stay on its host: `issue: "remote"`). ' +
           'Overwrites an existing snapshot of the same name (`replaced`). To also copy the world folder, use `fork`; to ' +
           'list snapshots, `snapshots`.',
         input: z
@@ -46,14 +47,24 @@ export function createSnapshotPlugin() {
             radius: snapshotRadius.optional(),
             name: snapshotName.optional().describe('default: snap-<tick>'),
             dimension: snapshotDimension.optional().describe('default: the primary level'),
+            request_id: requestIdParam,
           })
           .strict(),
         output: snapshotToolResult,
         annotations: { readOnly: false, destructive: true, idempotent: false },
         only: { vantage: 'server' },
-        run: async (args, ctx) => {
-          const ack = snapshotAck(await ctx.request(snapshotLine(args)), args.name);
-          return { type: 'snapshot_ack' as const, id: ack.name, ...ack, files: await checkSnapshotFiles(ack) };
+        paramAliases: { requestId: 'request_id' },
+        run: async ({ request_id, ...args }, ctx) => {
+          const remote = ctx.host.status().transport === 'control';
+          // Over control protocol 1 the mod takes a name and a dimension only: a radius would be dropped without a word.
+          if (remote && args.radius !== undefined && args.radius !== 0) {
+            throw new McbridgeError('invalid_params', 'radius is not served over control protocol 1 (the mod records the whole dimension there): leave radius out, or use a legacy target', {
+              radius: args.radius,
+            });
+          }
+          const ack = snapshotAck(await ctx.request(snapshotLine(args), { requestId: request_id }), args.name);
+          const files = remote ? remoteSnapshotFiles(ctx.host.target) : await checkSnapshotFiles(ack);
+          return { type: 'snapshot_ack' as const, id: ack.name, ...ack, files };
         },
       }),
       defineTool({
