@@ -20,6 +20,7 @@ export default defineConfig({
       'tests/plugins/restore-verify.test.ts',
       'tests/plugins/restore-roundtrip.test.ts',
       'tests/plugins/restore-mcp.test.ts',
+      'tests/plugins/restore-guard.test.ts',
       'tests/faults/restore-faults.test.ts',
     ],
     exclude: kernel.test?.exclude ?? [],

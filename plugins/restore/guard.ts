@@ -202,11 +202,12 @@ export class RestoreGuard {
     const t = this.tick;
     const parts: string[] = [];
     if (!this.opts.freeze) parts.push('the tick state was not touched (freeze=false)');
-    else if (t.prior === 'unknown') parts.push('the tick state was not changed');
     else if (t.prior === 'frozen')
       parts.push(t.preserved === false ? `the game was left running: refreezing failed (${t.refreezeError}); run \`tick freeze\`` : 'the game stays frozen, as it was before');
     else if (t.restored) parts.push('the game was unfrozen again, as it was running before');
     else if (this.freezeSent) parts.push(`unfreezing failed, so the game is still frozen (${t.unfreezeError}); run \`tick unfreeze\``);
+    // Its state unread, or read as running and no freeze sent (the journal write before it failed).
+    else parts.push('the tick state was not changed');
     if (this.forceload?.released === true) parts.push('forceload released');
     if (this.forceload?.released === false) parts.push(`releasing the forceload failed (${this.forceload.releaseError})`);
     return parts.join('; ');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { waitUntil } from '../support/helpers.js';
 import { failure, sentSince, useStacks } from '../support/plugins.js';
-import { CART_A, CART_B, recordedCarts } from '../support/restore.js';
+import { CART_A, CART_B, journalNow, recordedCarts } from '../support/restore.js';
 
 /**
  * A fault at each step of an apply: the game must end in the tick state it had (a running game
@@ -41,6 +41,8 @@ describe('restore under faults', () => {
     const err = await failure(stack.call('restore', { dir, ...apply, ...proof }));
     expect(err.code).toBe('not_connected');
     expect(err.message).toMatch(/the game was unfrozen again, as it was running before; forceload released/);
+    // The add's answer was lost: only the game's word makes it added.
+    expect(err.details).toMatchObject({ forceload: { added: false, answer: null, output: [] } });
     expect(stack.sim.world.frozen).toBe(false);
     expect(stack.sim.world.forcedChunks.get('minecraft:overworld')?.size ?? 0).toBe(0);
   });
@@ -66,6 +68,8 @@ describe('restore under faults', () => {
       expect(err.message).toContain(prior === 'running' ? 'the game was unfrozen again' : 'the game stays frozen, as it was before');
       expect(stack.sim.world.frozen).toBe(prior === 'frozen');
       expect(stack.sim.received.filter(isSummon)).toEqual([]);
+      // Everything put back, the journal says so: nothing is left for a recovery.
+      await waitUntil(() => journalNow(stack) === null, 2_000, 'the journal to end');
     });
   }
 

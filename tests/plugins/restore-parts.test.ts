@@ -3,10 +3,12 @@ import type { McbridgeError } from 'mcbridge';
 import { orderHash, readSnapshot, tickStateOf } from '../../plugins/snapshot/kit.js';
 import { clearCommands, findCollisions, nearRecorded } from '../../plugins/restore/collisions.js';
 import { dimensionCheck, endpointChecks, normalizePath, type EndpointReport } from '../../plugins/restore/endpoint.js';
+import { forceloadAnswer } from '../../plugins/restore/guard.js';
 import { coordinateText, pythonFloat } from '../../plugins/restore/float-text.js';
 import { orderSnapshotName, restoreSnapshotName } from '../../plugins/restore/names.js';
 import { forceloadCommand, planSummons, recordedBox, summonCommand } from '../../plugins/restore/plan.js';
 import { describeBlockers, MAX_LISTED_ISSUES, validateRecording } from '../../plugins/restore/validate.js';
+import { caught } from '../support/errors.js';
 import { cart, useTemps, writeRecording } from '../support/restore.js';
 
 /** The restore building blocks (what the predecessor's restore and fork tests covered). */
@@ -217,9 +219,23 @@ describe('endpoint proofs', () => {
 
   it('matching expectations verify, proofs in order; Windows paths compare case- and separator-insensitively', () => {
     const ok = endpointChecks(report, { instance: 'SERVER', worldDir: 'c:/srv/world/', level: 'world' }, false);
-    expect(ok).toMatchObject({ verified: true, proofs: ['instance', 'world_dir', 'level'], overridden: false, expectInstance: 'SERVER' });
+    expect(ok).toEqual({
+      verified: true,
+      proofs: ['instance', 'world_dir', 'level'],
+      overridden: false,
+      instance: 'server',
+      worldDir: 'C:\\Srv\\World\\.',
+      levelName: 'world',
+      expectInstance: 'SERVER',
+      expectWorldDir: 'c:/srv/world/',
+      expectLevel: 'world',
+    });
+    // Only what was expected is checked and named.
+    expect(endpointChecks(report, { instance: 'server' }, false)).toMatchObject({ proofs: ['instance'], expectWorldDir: null, expectLevel: null });
     expect(normalizePath('C:\\A\\.\\b\\')).toBe('c:\\a\\b');
     expect(normalizePath('/srv/mc/world/.')).toBe('/srv/mc/world');
+    // A drive letter counts only at the start: a POSIX path with `x:/` in it keeps its case.
+    expect(normalizePath('/srv/Saves/A:/World')).toBe('/srv/Saves/A:/World');
     expect(normalizePath(null)).toBe('');
   });
 
@@ -228,6 +244,9 @@ describe('endpoint proofs', () => {
     expect(() => endpointChecks(report, { worldDir: 'C:\\other' }, false)).toThrow(/expect_world_dir/);
     expect(() => endpointChecks({ ...report, worldDir: null }, { worldDir: '/x' }, false)).toThrow(/client-vantage mod cannot prove/);
     expect(() => endpointChecks({ ...report, levelName: null }, { level: 'world' }, false)).toThrow(/no levelName/);
+    expect(() => endpointChecks({ ...report, instance: null }, { instance: 'server' }, false)).toThrow(/expect_instance=server but the mod reported no instance/);
+    // Every mismatch is named, one after the other.
+    expect(() => endpointChecks(report, { instance: 'client', level: 'other' }, false)).toThrow('but the mod is server; expect_level=other but');
   });
 
   it('several expectations: one mismatch refuses however many others match, and only it is named', () => {
@@ -252,17 +271,55 @@ describe('endpoint proofs', () => {
   it('no expectations: unverified with the reason; a failed STATE: unverified without, refused with one, overridden when allowed', () => {
     expect(endpointChecks(report, {}, false)).toMatchObject({ verified: false, overridden: false, reason: expect.stringMatching(/^no expect_instance/) });
     expect(endpointChecks(report, {}, true).overridden).toBe(true);
+    // An empty expectation is none; the answer carries what the game said about itself.
+    expect(endpointChecks(report, { instance: '', worldDir: '', level: '' }, false)).toEqual({
+      verified: false,
+      reason: expect.stringMatching(/^no expect_instance/),
+      proofs: [],
+      overridden: false,
+      instance: 'server',
+      worldDir: 'C:\\Srv\\World\\.',
+      levelName: 'world',
+    });
+    expect(endpointChecks({ instance: null, modPort: null }, {}, false)).toMatchObject({ instance: null, worldDir: null, levelName: null });
     const failed = { instance: 'server', modPort: 1, error: 'timeout' };
     expect(endpointChecks(failed, {}, false)).toEqual({ verified: false, reason: 'STATE failed: timeout', proofs: [], overridden: false });
     expect(() => endpointChecks(failed, { level: 'world' }, false)).toThrow(/cannot verify the destination endpoint: STATE failed \(timeout\)/);
+    expect(caught(() => endpointChecks(failed, { level: 'world' }, false)).code).toBe('mod_error');
     expect(endpointChecks(failed, { level: 'world' }, true)).toMatchObject({ verified: false, overridden: true });
   });
 
   it('dimension check: mismatch, match, override, a fork without one, a destination without one', () => {
-    expect(dimensionCheck('minecraft:the_nether', 'minecraft:overworld')).toMatchObject({ ok: false, reason: expect.stringContaining('the_nether') });
+    expect(dimensionCheck('minecraft:the_nether', 'minecraft:overworld')).toEqual({
+      ok: false,
+      verified: true,
+      expected: 'minecraft:the_nether',
+      actual: 'minecraft:overworld',
+      reason: 'recording is minecraft:the_nether, destination is minecraft:overworld',
+    });
     expect(dimensionCheck('minecraft:overworld', 'minecraft:overworld')).toMatchObject({ ok: true, verified: true });
     expect(dimensionCheck(undefined, 'minecraft:overworld')).toMatchObject({ ok: true, verified: false, reason: 'the fork records no dimension' });
-    expect(dimensionCheck('minecraft:overworld', null)).toMatchObject({ ok: false, actual: null });
+    expect(dimensionCheck('minecraft:overworld', null)).toEqual({
+      ok: false,
+      verified: false,
+      expected: 'minecraft:overworld',
+      actual: null,
+      reason: 'the destination snapshot reports no dimension',
+    });
+  });
+});
+
+describe("the game's answer to forceload add", () => {
+  it("vanilla's answers, on whichever line; anything else is unknown, never guessed", () => {
+    expect(forceloadAnswer(['Marked chunk [0, 0] in minecraft:overworld to be force loaded'])).toBe('added');
+    expect(forceloadAnswer(['(from the console)', 'Marked 12 chunks in minecraft:overworld from [-1, -2] to [1, 1] to be force loaded'])).toBe('added');
+    expect(forceloadAnswer(['No chunks were marked for force loading'])).toBe('already-forced');
+    expect(forceloadAnswer(['Too many chunks in the specified area (maximum 256, found 289)'])).toBe('refused');
+    // remove's answer, and a line only quoting the add's, are not the add's answer.
+    expect(forceloadAnswer(['Unmarked chunk [0, 0] in minecraft:overworld for force loading'])).toBe('unknown');
+    expect(forceloadAnswer(['Hint: No chunks were marked for force loading means they were forced already'])).toBe('unknown');
+    expect(forceloadAnswer(['Forceloading is switched off here'])).toBe('unknown');
+    expect(forceloadAnswer([])).toBe('unknown');
   });
 });
 

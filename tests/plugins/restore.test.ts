@@ -26,6 +26,18 @@ describe('restore: dry run and refusals before anything is sent', () => {
       verdict: 'dry-run',
       checks: { endpoint: { verified: true, proofs: ['world_dir'] } },
     });
+    // What the game said about itself, every field of STATE kept.
+    expect(dry.endpoint).toEqual({
+      instance: 'server',
+      modPort: stack.sim.port,
+      worldDir: stack.sim.worldDir,
+      levelName: expect.any(String),
+      serverVersion: expect.any(String),
+      tick: expect.any(Number),
+      players: expect.any(Number),
+      dimensions: [...stack.sim.world.dimensions],
+    });
+    expect(dry.endpoint.dimensions).toContain('minecraft:overworld');
     expect(dry.commands).toHaveLength(2);
     expect(dry.commands[0]).toMatch(/^\/summon minecraft:chest_minecart 10\.5 64\.0 -3\.5 \{/);
     expect(dry.commands[1]).toMatch(/^\/summon minecraft:chest_minecart 11\.0 64\.0 -4\.0 \{/);
@@ -90,6 +102,17 @@ describe('restore: dry run and refusals before anything is sent', () => {
     expect(applied.checks.endpoint).toMatchObject({ verified: false, overridden: true });
     expect(applied.endpoint.error).toMatch(/simulated fault \(STATE\)/);
     expect(applied.verdict).toBe('ok');
+  });
+
+  it('a cancel while STATE is out ends as cancelled, not as an unprovable endpoint', async () => {
+    const { stack, dir, proof } = await recordedCarts(stacks.start);
+    stack.sim.fault('STATE', { delayMs: 1_000 }, { times: 1 });
+    const abort = new AbortController();
+    stack.sim.onRequest(({ line }) => {
+      if (line === 'STATE') abort.abort();
+    });
+    const err = await failure(stack.call('restore', { dir, ...proof }, { signal: abort.signal }));
+    expect(err.code).toBe('cancelled');
   });
 
   it('parameter errors name the parameter and send nothing', async () => {
@@ -166,7 +189,7 @@ describe('restore: applying', () => {
     const result = await stack.call('restore', { dir, dry_run: false, ...proof });
     expect(sentSince(stack, before).filter((l) => /tick (freeze|unfreeze)/.test(l))).toEqual([]);
     expect(stack.sim.world.frozen).toBe(true);
-    expect(result.tick).toMatchObject({ prior: 'frozen', priorSource: 'query', frozenByBridge: false, preserved: true });
+    expect(result.tick).toMatchObject({ prior: 'frozen', priorSource: 'query', frozenByBridge: false, restored: null, preserved: true });
     expect(result.verdict).toBe('ok');
   });
 
@@ -192,6 +215,7 @@ describe('restore: applying', () => {
     const before = stack.sim.received.length;
     const err = await failure(stack.call('restore', { dir, dry_run: false, ...proof }));
     expect(err.message).toMatch(/cannot tell from `tick query` whether the game is frozen.*nothing was restored.*prior_tick_state='frozen' or 'running'/);
+    expect(err.message).toMatch(/\(the tick state was not changed\)$/);
     expect(sentSince(stack, before)).toEqual(['STATE', 'CMD tick query']);
     expect(uuidsIn(stack)).toEqual([]);
   });
@@ -262,7 +286,9 @@ describe('restore: applying', () => {
     fs.writeFileSync(path.join(dir, 'meta.json'), JSON.stringify({ ...meta, dimension: 'minecraft:the_nether' }));
     const before = stack.sim.received.length;
     const err = await failure(stack.call('restore', { dir, dry_run: false, ...proof }));
-    expect(err.message).toMatch(/destination dimension check failed: recording is minecraft:the_nether, destination is minecraft:overworld.*the game was unfrozen again/);
+    expect(err.message).toMatch(
+      /destination dimension check failed: recording is minecraft:the_nether, destination is minecraft:overworld.*\(the game was unfrozen again, as it was running before\)$/,
+    );
     const sent = sentSince(stack, before);
     expect(summons(sent)).toEqual([]);
     expect(sent.at(-1)).toBe('CMD tick unfreeze');

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
-import { orderHash } from '../../plugins/snapshot/kit.js';
+import { gameOf, journalFile, orderHash, type JournalRecord } from '../../plugins/snapshot/kit.js';
 import type { EntitySpec } from 'mcbridge/testing';
 import type { Stack, StackOptions } from './plugins.js';
 
@@ -81,3 +81,12 @@ export async function forkIntoLab(start: (options?: StackOptions) => Promise<Sta
 
 /** The lab's world folder as STATE reports it: the endpoint proof for an apply. */
 export const worldDirOf = (stack: Stack) => path.join(stack.sim.dir, 'world');
+
+/** The world journal file of the stack's game: where its restores record what to undo (the config folder is the sim's). */
+export const journalPathOf = (stack: Stack) => journalFile(stack.sim.dir, gameOf({ host: stack.host }));
+
+/** What the journal says now, null when there is none (written by rename: never half a file). */
+export function journalNow(stack: Stack): JournalRecord | null {
+  const file = journalPathOf(stack);
+  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as JournalRecord) : null;
+}
