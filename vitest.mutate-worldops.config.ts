@@ -21,6 +21,7 @@ export default defineConfig({
       'tests/plugins/restore-roundtrip.test.ts',
       'tests/plugins/restore-mcp.test.ts',
       'tests/plugins/restore-guard.test.ts',
+      'tests/plugins/restore-endpoint.test.ts',
       'tests/faults/restore-faults.test.ts',
     ],
     exclude: kernel.test?.exclude ?? [],
