@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { waitUntil } from '../support/helpers.js';
 import { failure, sentSince, useStacks } from '../support/plugins.js';
-import { CART_A, CART_B, journalNow, recordedCarts } from '../support/restore.js';
+import { CART_A, CART_B, endsWithoutRecovery, recordedCarts } from '../support/restore.js';
 
 /**
  * A fault at each step of an apply: the game must end in the tick state it had (a running game
@@ -68,8 +68,7 @@ describe('restore under faults', () => {
       expect(err.message).toContain(prior === 'running' ? 'the game was unfrozen again' : 'the game stays frozen, as it was before');
       expect(stack.sim.world.frozen).toBe(prior === 'frozen');
       expect(stack.sim.received.filter(isSummon)).toEqual([]);
-      // Everything put back, the journal says so: nothing is left for a recovery.
-      await waitUntil(() => journalNow(stack) === null, 2_000, 'the journal to end');
+      await endsWithoutRecovery(stack);
     });
   }
 

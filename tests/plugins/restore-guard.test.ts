@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { waitUntil } from '../support/helpers.js';
 import { failure, sentSince, useStacks, type Stack } from '../support/plugins.js';
-import { journalNow, journalPathOf, recordedCarts } from '../support/restore.js';
+import { endsWithoutRecovery, journalNow, journalPathOf, recordedCarts } from '../support/restore.js';
 
 /**
  * What an apply changes besides the summons (tick state, forceload) and how it is put back, seen
@@ -69,7 +69,7 @@ describe('the forceload, in the game and in the journal', () => {
     const { stack, dir, proof } = await recordedCarts(stacks.start);
     const result = await stack.call('restore', { dir, dry_run: false, release_forceload: true, ...proof });
     expect(result.forceload).toMatchObject({ released: true });
-    await waitUntil(() => journalNow(stack) === null, 2_000, 'the journal to end');
+    await endsWithoutRecovery(stack);
   });
 
   it('a release the game refuses: released false with its error, failed, and the journal keeps it for a recovery', async () => {

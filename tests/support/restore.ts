@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
+import { waitUntil } from 'mcbridge/testing';
 import { gameOf, journalFile, orderHash, type JournalRecord } from '../../plugins/snapshot/kit.js';
 import type { EntitySpec } from 'mcbridge/testing';
 import type { Stack, StackOptions } from './plugins.js';
@@ -89,4 +90,15 @@ export const journalPathOf = (stack: Stack) => journalFile(stack.sim.dir, gameOf
 export function journalNow(stack: Stack): JournalRecord | null {
   const file = journalPathOf(stack);
   return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as JournalRecord) : null;
+}
+
+/**
+ * The apply put everything back itself: its journal ends with no request after the call's answer.
+ * A journal left behind is undone by the journal service's recovery (it looks every second), which
+ * also removes the file, but sends its undo first.
+ */
+export async function endsWithoutRecovery(stack: Stack): Promise<void> {
+  const tail = stack.sim.received.length;
+  await waitUntil(() => journalNow(stack) === null, 3_000, 'the journal to end');
+  expect(stack.sim.received.slice(tail)).toEqual([]);
 }
