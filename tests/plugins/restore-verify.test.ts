@@ -5,7 +5,7 @@ import { Host } from '../../core/host/host.js';
 import { restorePlugin } from '../../plugins/restore/index.js';
 import { startTestHost } from 'mcbridge/testing';
 import { failure, useStacks } from '../support/plugins.js';
-import { CART_A, CART_B, onDisk, recordedCarts, useTemps, writeRecording } from '../support/restore.js';
+import { CART_A, CART_B, cart, onDisk, recordedCarts, useTemps, writeRecording } from '../support/restore.js';
 import { SERVER_HELLO, ScriptedMod } from '../support/scripted-mod.js';
 import { waitUntil } from '../support/wait-until.js';
 
@@ -30,11 +30,34 @@ describe('verify', () => {
       ok: true,
       targetIsLabel: true,
       target: 'lab',
-      expected: { count: 2 },
-      actual: { count: 2 },
+      verdict: 'ok',
+      actualIssues: [],
       verification: { ok: true, counts: { match: true }, nbtMismatches: { count: 0 }, missing: { count: 0 }, unexpected: { count: 0 } },
     });
-    expect(result.expected.orderHash).toBe(result.actual.orderHash);
+    const { orderHash } = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
+    for (const side of [result.expected, result.actual]) expect(side).toEqual({ orderHash, count: 2, dimension: 'minecraft:overworld' });
+    expect(fs.existsSync(path.join(result.snapshotDir, 'entities.jsonl'))).toBe(true);
+  });
+
+  it("the reader's refusals under the validation codes, with the line; nothing sent", async () => {
+    const stack = await stacks.start({ sim: { autoTick: false } });
+    const one = [cart(CART_A, [0, 64, 0])];
+    const cases: Array<[string, Record<string, unknown>, number | null]> = [
+      ['entity_count', { entities: 3 }, null],
+      ['meta_protocol', { protocol: 2 }, null],
+      ['meta_missing', { entities: 'one' }, null],
+    ];
+    const before = stack.sim.received.length;
+    for (const [code, meta, line] of cases) {
+      const err = await failure(stack.call('verify', { directory: writeRecording(tmp(), one, meta) }));
+      expect(err.code, code).toBe('invalid_params');
+      expect(err.message).toMatch(new RegExp(`cannot be verified: 1 blocking issue\\(s\\)\\. Nothing was sent to the game\\. \\[${code}\\]`));
+      expect(err.details).toMatchObject({ blockers: [{ code, line }] });
+    }
+    const broken = writeRecording(tmp(), [...one, cart(CART_B, [1, 64, 1])]);
+    fs.writeFileSync(path.join(broken, 'entities.jsonl'), `${fs.readFileSync(path.join(broken, 'entities.jsonl'), 'utf8').split('\n')[0]}\n{not json\n`);
+    expect((await failure(stack.call('verify', { directory: broken }))).details).toMatchObject({ blockers: [{ code: 'not_json', line: 2 }] });
+    expect(stack.sim.received.length).toBe(before);
   });
 
   it('reports an inventory change although the hash and uuid order match, with both inventories', async () => {
@@ -98,10 +121,20 @@ describe('verify', () => {
     expect(missing.message).toMatch(/verify needs a directory: the snapshot mc_fork returned/);
   });
 
-  it('a destination snapshot with malformed records cannot vouch for anything (actualMalformed, actualIssues)', async () => {
-    const recording = writeRecording(path.join(tmp(), 'rec'), [{ uuid: CART_A, type: 'minecraft:pig', pos: [0.5, 64, 0.5], vel: [0, 0, 0], nbt: '{"a":1}' }]);
-    const fresh = path.join(tmp(), 'fresh');
-    writeRecording(fresh, [{ uuid: CART_A, type: 'minecraft:pig', pos: 'here', vel: [0, 0], nbt: '{"a":1}' }]);
+  it('a recording over a MiB is read with progress: bytes of the whole, lines so far', async () => {
+    const stack = await stacks.start({ sim: { autoTick: false } });
+    const many = Array.from({ length: 6_000 }, (_, i) => cart(`00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, [i, 64, 0]));
+    const dir = writeRecording(tmp(), many);
+    const size = fs.statSync(path.join(dir, 'entities.jsonl')).size;
+    expect(size).toBeGreaterThan(1024 * 1024);
+    const progress: Array<{ progress: number; total?: number; message?: string }> = [];
+    await stack.call('verify', { directory: dir }, { onProgress: (f: any) => progress.push(f) });
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress[0]).toMatchObject({ progress: expect.any(Number), total: size, message: expect.stringMatching(/^read [1-9]\d* lines of the recording$/) });
+  });
+
+  /** verify on a host whose scripted mod acks every SNAPSHOT with the folder `fresh`. */
+  async function verifyAgainst(fresh: string, recording: string): Promise<Record<string, any>> {
     const caps = [...SERVER_HELLO.capabilities, 'snapshot'];
     const mod = await ScriptedMod.start({
       hello: { capabilities: caps },
@@ -119,11 +152,25 @@ describe('verify', () => {
       () => mod.stop(),
     );
     await waitUntil(() => host.link.connected && (host.link.status().capabilities ?? []).includes('snapshot'));
-    const result = (await host.call('verify', { directory: recording })) as Record<string, any>;
+    return (await host.call('verify', { directory: recording })) as Record<string, any>;
+  }
+
+  it('a destination snapshot with malformed records cannot vouch for anything (actualMalformed, actualIssues)', async () => {
+    const recording = writeRecording(path.join(tmp(), 'rec'), [{ uuid: CART_A, type: 'minecraft:pig', pos: [0.5, 64, 0.5], vel: [0, 0, 0], nbt: '{"a":1}' }]);
+    const fresh = path.join(tmp(), 'fresh');
+    writeRecording(fresh, [{ uuid: CART_A, type: 'minecraft:pig', pos: 'here', vel: [0, 0], nbt: '{"a":1}' }]);
+    const result = await verifyAgainst(fresh, recording);
     expect(result.ok).toBe(false);
     expect(result.verification.failures.actualMalformed).toBe(true);
     expect(result.verification.actualMalformed.sample[0]).toEqual({ index: 0, uuid: CART_A, problems: ['pos', 'vel'] });
     expect(result.actualIssues.map((i: { code: string }) => i.code)).toEqual(expect.arrayContaining(['bad_field']));
+  });
+
+  it('a destination snapshot this side cannot read: mod_error naming it and why', async () => {
+    const recording = writeRecording(path.join(tmp(), 'rec'), [cart(CART_A, [0, 64, 0])]);
+    const err = await failure(verifyAgainst(tmp(), recording));
+    expect(err.code).toBe('mod_error');
+    expect(err.message).toMatch(/^the destination snapshot restore-check cannot be read here: .* is not a snapshot: no meta\.json/);
   });
 });
 
