@@ -116,6 +116,7 @@ describe('verify', () => {
     const before = stack.sim.received.length;
     const err = await failure(stack.call('verify', { directory: dir }));
     expect(err.message).toMatch(/cannot be verified: 1 blocking issue\(s\)\. Nothing was sent to the game\. \[order_hash_format\]/);
+    expect(err.details).toMatchObject({ blockers: [{ code: 'order_hash_format' }], unlisted: 0 });
     expect(stack.sim.received.length).toBe(before);
     const missing = await failure(stack.call('verify', {}));
     expect(missing.message).toMatch(/verify needs a directory: the snapshot mc_fork returned/);
@@ -164,6 +165,22 @@ describe('verify', () => {
     expect(result.verification.failures.actualMalformed).toBe(true);
     expect(result.verification.actualMalformed.sample[0]).toEqual({ index: 0, uuid: CART_A, problems: ['pos', 'vel'] });
     expect(result.actualIssues.map((i: { code: string }) => i.code)).toEqual(expect.arrayContaining(['bad_field']));
+  });
+
+  it("a destination snapshot whose meta is wrong cannot vouch either; each side's orderHash and dimension as its meta says", async () => {
+    const entities = [cart(CART_A, [0, 64, 0])];
+    const recording = writeRecording(path.join(tmp(), 'rec'), entities);
+    const fresh = writeRecording(path.join(tmp(), 'fresh'), entities, { orderHash: 'ffffffffffffffff' });
+    const wrong = await verifyAgainst(fresh, recording);
+    // The entities match: only validating the fresh meta refuses them.
+    expect(wrong).toMatchObject({ ok: false, verdict: 'failed', verification: { failures: { actualMalformed: true } } });
+    expect(wrong.actualIssues.map((i: { code: string }) => i.code)).toContain('order_hash');
+    const { orderHash } = JSON.parse(fs.readFileSync(path.join(recording, 'meta.json'), 'utf8'));
+    expect(wrong.expected.orderHash).toBe(orderHash);
+    expect(wrong.actual.orderHash).toBe('ffffffffffffffff');
+    // A meta without them: the hash of the lines read, and no dimension.
+    const bare = writeRecording(path.join(tmp(), 'bare'), entities, { orderHash: undefined, dimension: undefined });
+    expect((await verifyAgainst(bare, recording)).actual).toEqual({ orderHash, count: 1, dimension: null });
   });
 
   it('a destination snapshot this side cannot read: mod_error naming it and why', async () => {
