@@ -19,6 +19,7 @@ export default defineConfig({
       'tests/plugins/webhook/service.test.ts',
       'tests/plugins/webhook/spool.test.ts',
       'tests/plugins/webhook/standalone.test.ts',
+      'tests/plugins/webhook/forward.test.ts',
       // The receiver kit (receiver.ts, verify) against the example receiver users copy.
       'tests/plugins/webhook/example-receiver.test.ts',
     ],
