@@ -15,6 +15,7 @@ export default defineConfig({
     testTimeout: 30_000,
     include: [
       'tests/plugins/webhook/engine.test.ts',
+      'tests/plugins/webhook/body.test.ts',
       'tests/plugins/webhook/config.test.ts',
       'tests/plugins/webhook/service.test.ts',
       'tests/plugins/webhook/spool.test.ts',
