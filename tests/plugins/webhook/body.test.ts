@@ -15,6 +15,8 @@ describe('webhook body', () => {
     expect(body({ sender: { name: '', id: 'i' } }).sender).toBe('i');
     expect(body({ sender: '', player: { name: 'Alex' } }).sender).toBe('Alex');
     expect(body({ sender: { other: 1 }, name: 7 }).sender).toBeNull();
+    expect(body({ sender: null, from: 'F' }).sender).toBe('F');
+    expect(body({ sender: { id: 5 } }).sender).toBeNull();
   });
 
   it('finds the context id at the top or inside a context object, else the context itself', () => {
@@ -22,6 +24,8 @@ describe('webhook body', () => {
     expect(body({ contextId: null, context: { context_id: 'c3' } }).context_id).toBe('c3');
     expect(body({ context: { contextId: 0 } }).context_id).toBe(0);
     expect(body({ context: { unrelated: true } }).context_id).toBeNull();
+    expect(body({ context: { id: null, context_id: 'c4' } }).context_id).toBe('c4');
+    expect(body({ context_id: null, context: { id: 'c5' } }).context_id).toBe('c5');
     expect(body({ context: 'plain' }).context_id).toBe('plain');
     expect(body({}).context_id).toBeNull();
   });
@@ -67,6 +71,8 @@ describe('webhook redaction', () => {
     expect(clean('from http://u%40x:p@h.example')).toBe(`from http://${REDACTED}:p@h.example`);
     // The path `/` is too short to be a secret; a query is one.
     expect(sanitizer('http://h.example/?t=1', '')('GET /?t=1')).toBe(`GET /${REDACTED}`);
+    // The URL as given and as normalised (a trailing slash added): the longer goes first, whole.
+    expect(sanitizer('http://u:pw@h.example', '')('at http://u:pw@h.example/ x')).toBe('at http://h.example x');
     // Not a URL: only the text itself goes.
     expect(sanitizer('not a url', 'k')('not a url, k')).toBe(', [redacted]');
   });
@@ -91,6 +97,7 @@ describe('webhook status classes', () => {
 
   it('says a redirect was not followed, and quotes a reason phrase only when it is not the standard one, cleaned and bounded', () => {
     expect(classify(302)).toEqual({ kind: 'permanent', status: 302, error: 'HTTP 302 redirect was not followed' });
+    expect([300, 399, 400, 299].map((s) => (classify(s) as { error?: string }).error)).toEqual(['HTTP 300 redirect was not followed', 'HTTP 399 redirect was not followed', 'HTTP 400', undefined]);
     expect(classify(404, 'Not Found')).toEqual({ kind: 'permanent', status: 404, error: 'HTTP 404' });
     expect(classify(503, ' busy\u0007now ')).toEqual({ kind: 'retry', status: 503, error: 'HTTP 503 (the receiver said: busy now)' });
     expect(classify(500, 'x'.repeat(300)).kind === 'retry' && (classify(500, 'x'.repeat(300)) as { error: string }).error).toBe(`HTTP 500 (the receiver said: ${'x'.repeat(200)})`);

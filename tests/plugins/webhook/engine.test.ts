@@ -1,4 +1,10 @@
+import { mkdtempSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadIdentity } from '../../../core/sim/control/identity.js';
 import { buildDelivery } from '../../../plugins/webhook/body.js';
 import { Forwarder } from '../../../plugins/webhook/forwarder.js';
 import { WebhookReceiver, retryDelay, type ReceiverConfig } from '../../../plugins/webhook/receiver.js';
@@ -198,8 +204,46 @@ describe('webhook delivery engine', () => {
     expect(server.hits.map((h) => (h.json.data as { text: string }).text)).toEqual(['first', 'c', 'd']);
   });
 
+  it('sends every delivery to a receiver over one kept-alive connection', async () => {
+    const { server, receiver } = await setup([]);
+    for (const t of ['a', 'b', 'c']) receiver.offer(chat(t));
+    await receiver.settled(3);
+    expect(server.hits).toHaveLength(3);
+    expect(server.connections()).toBe(1);
+  });
+
+  it('a delivery that throws is counted failed and the worker goes on with the next', async () => {
+    const { server, receiver, lines } = await setup([]);
+    // What a bug would hand it: a body that is not text makes the POST throw.
+    receiver.restore([{ eventId: 'broken:1', type: 'chat', body: 42 as never }]);
+    receiver.offer(chat('after the bug'));
+    await receiver.settled(2);
+    expect(receiver.status()).toMatchObject({ delivered: 1, failed: 1, lastEventId: expect.stringMatching(/^abc123:/) });
+    expect(receiver.status().lastError).toMatch(/^The "data" argument must be of type string/);
+    expect(lines.some((l) => l.startsWith(`error webhook delivery of broken:1 failed: ${receiver.status().lastError}`) && l.includes('"eventId":"broken:1"'))).toBe(true);
+    expect(server.hits.map((h) => (h.json.data as { text: string }).text)).toEqual(['after the bug']);
+  });
+
+  it('checks an https receiver’s certificate: a self-signed one is a network error, retried', async () => {
+    const { cert, key } = await loadIdentity(mkdtempSync(join(tmpdir(), 'mcbridge-webhook-tls-')), {});
+    const tls = createHttpsServer({ cert, key }, (_req, res) => res.writeHead(200).end());
+    await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
+    open.push({ close: () => new Promise<void>((resolve) => tls.close(() => resolve())) });
+    const { log } = captureLog();
+    const url = `https://127.0.0.1:${(tls.address() as AddressInfo).port}/hook`;
+    const receiver = new WebhookReceiver({ url, secret: SECRET, events: ['*'], queueSize: 4, maxAttempts: 2, backoff: 0.001, maxBackoff: 0.001, timeout: 5 }, log);
+    open.push(receiver);
+    receiver.start();
+    expect(receiver.wants('chat') && receiver.wants('anything')).toBe(true);
+    receiver.offer(chat('tls'));
+    await receiver.settled(1);
+    expect(receiver.status()).toMatchObject({ delivered: 0, retries: 1, failed: 1 });
+    expect(receiver.status().lastError).toMatch(/^network error: .*self[- ]signed certificate/);
+  });
+
   it('forwards only the configured categories', async () => {
     const { server, receiver } = await setup([], { events: ['chat'] });
+    expect([receiver.wants('chat'), receiver.wants('mark')]).toEqual([true, false]);
     receiver.offer({ ...chat('x'), type: 'mark', category: 'mark' });
     receiver.offer(chat('y'));
     await receiver.settled(1);

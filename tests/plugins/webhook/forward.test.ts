@@ -1,5 +1,5 @@
 /** `mcbridge forward`'s decisions in process (the CLI suites run dist/): its flags, --status, a run with a spool. */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { ApiClient } from '../../../core/api/client.js';
 import { followEvents } from '../../../core/frontends/cli/watch.js';
 import { startTestHost } from '../../../core/testing/index.js';
 import { OFF_MESSAGE } from '../../../plugins/webhook/config.js';
-import { parseSpool } from '../../../plugins/webhook/spool.js';
+import { parseSpool, Spool } from '../../../plugins/webhook/spool.js';
 import { forward, type ForwardOptions } from '../../../plugins/webhook/standalone.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { captureLog, startReceiver } from './test-receiver.js';
@@ -77,7 +77,7 @@ describe('mcbridge forward, in process', () => {
     for (const leak of [SECRET, 's3cr3t-path']) expect(down.printed.join('') + up.printed.join('')).not.toContain(leak);
   });
 
-  it('forwards from a daemon with --spool and the flags, and leaves the cursor in the spool', async () => {
+  it("forwards from a daemon with --spool and the flags, counts a gap for an old run's stream, and leaves the cursor in the spool", async () => {
     const t = await startTestHost({ sim: { autoTick: false } });
     open.push(t);
     const server = await startReceiver(SECRET);
@@ -87,14 +87,18 @@ describe('mcbridge forward, in process', () => {
     io.connect = () => ApiClient.connect({ port: t.daemon.apiAddress.port }) as never;
     let stop!: () => void;
     const until = new Promise<void>((resolve) => (stop = resolve));
-    const running = forward({ spool, spoolMaxBytes: '65536', events: 'chat', reconnectDelay: '0.01' }, io, until);
+    // A spool from a daemon run that is gone: its stream is not this one's.
+    writeFileSync(spool, Spool.render({ streamId: 'a-gone-stream', lastSeq: 5, queues: {} }));
+    const running = forward({ spool, spoolMaxBytes: '65536', events: '*', reconnectDelay: '0.01' }, io, until);
     await waitUntil(() => lines.some((l) => l.includes('webhook forwarder connected to the daemon')));
+    expect(lines.find((l) => l.includes('webhook forwarder connected'))).toContain('{"categories":["*"]}');
+    expect(lines.some((l) => l.startsWith('warn webhook: events may have been lost before they could be queued (stream-reset)'))).toBe(true);
     t.sim.chat('Steve', 'via forward');
+    await waitUntil(() => server.hits.some((h) => (h.json.data as { text?: string }).text === 'via forward'));
     await waitUntil(() => lines.some((l) => l.includes('webhook delivered')));
     stop();
     await running;
-    expect((server.hits[0]!.json.data as { text: string }).text).toBe('via forward');
-    expect(JSON.parse(printed.join(''))).toMatchObject({ spool, spoolStatus: { maxBytes: 65536 }, receivers: [{ delivered: 1, events: ['chat'] }] });
+    expect(JSON.parse(printed.join(''))).toMatchObject({ spool, spoolStatus: { maxBytes: 65536 }, receivers: [{ gaps: 1, events: ['*'] }] });
     expect(parseSpool(readFileSync(spool, 'utf8')).state).toMatchObject({ lastSeq: expect.any(Number), streamId: expect.any(String) });
   });
 });

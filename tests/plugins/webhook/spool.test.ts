@@ -70,4 +70,8 @@ it('load: a missing file is a fresh start, a damaged one is moved aside and name
   const folder = spoolFile();
   fs.mkdirSync(folder);
   expect(() => new Spool(folder, 4096).load()).toThrow(/webhook spool .* cannot be read \(EISDIR\): check it is a file/);
+  const plain = spoolFile();
+  fs.writeFileSync(plain, '');
+  const underAFile = path.join(plain, 'spool');
+  expect(() => new Spool(underAFile, 4096).load()).toThrow(`webhook spool ${underAFile} cannot be read (ENOTDIR): check its permissions`);
 });

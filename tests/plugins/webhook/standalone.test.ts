@@ -137,6 +137,24 @@ describe('mcbridge forward', () => {
     expect(status.queued + status.dropped).toBeGreaterThanOrEqual(19);
   });
 
+  it('over the bound, drops from the receiver that owes the most, not the first', async () => {
+    const server = await startReceiver(SECRET, [], 'hang');
+    open.push(server);
+    const file = join(mkdtempSync(join(tmpdir(), 'mcbridge-spool-')), 'two.spool');
+    const receiver = (events: string[]) => ({ url: server.url(), secret: SECRET, events, queueSize: 100, maxAttempts: 1, backoff: 1, maxBackoff: 1, timeout: 60 });
+    const forwarder = new Forwarder({ receivers: [receiver(['mark']), receiver(['chat'])] }, silentLogger());
+    forwarder.useSpool(new Spool(file, 4_096));
+    open.push({ close: () => forwarder.stop() });
+    const event = (seq: number, category: 'mark' | 'chat') => ({ type: category, category, seq, streamId: 's', eventId: `s:${seq}`, receivedAt: 1, text: `m${seq}` });
+    forwarder.handle({ kind: 'event', event: event(1, 'mark') });
+    for (let seq = 2; seq <= 40; seq += 1) forwarder.handle({ kind: 'event', event: event(seq, 'chat') });
+    await forwarder.flush();
+    const [marks, chats] = forwarder.status().receivers;
+    expect(marks).toMatchObject({ queued: 1, dropped: 0 });
+    expect(chats!.dropped).toBeGreaterThan(0);
+    expect(readFileSync(file).length).toBeLessThanOrEqual(4_096);
+  });
+
   it('--status prints the redacted receiver and whether the daemon answers; no secret, no path', async () => {
     const run = await runCli(['forward', '--status', '--api-port', '1'], {
       env: { MC_AGENT_WEBHOOK_URL: 'https://user:pw@hooks.example.com:8443/h/abc?token=q', MC_AGENT_WEBHOOK_SECRET: SECRET },

@@ -60,11 +60,15 @@ export async function startReceiver(secret: string, script: Behaviour[] = [], in
       for (const w of waiters.filter((x) => hits.length >= x.n)) w.resolve();
     });
   });
+  let connections = 0;
+  server.on('connection', () => void (connections += 1));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     port,
     hits,
+    /** TCP connections accepted so far (kept-alive deliveries share one). */
+    connections: () => connections,
     /** How requests are answered from now on, once the script is used up. */
     answer: (behaviour: Behaviour) => void (fallback = behaviour),
     /** Event ids answered with a 2xx, in arrival order (a repeat shows twice). */
