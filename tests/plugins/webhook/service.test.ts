@@ -103,6 +103,8 @@ describe('the webhook service in the daemon', () => {
     expect(info).toMatchObject({ state: 'failed' });
     expect(info!.error).toContain('MC_AGENT_WEBHOOK_SECRET is not set');
     expect(info!.error).not.toContain('abc');
+    // Its status says it is not running, not that forwarding is merely off.
+    expect(((await t.client.call('status')) as Record<string, unknown>)['webhook:forwarder']).toEqual({ enabled: false, off: 'the webhook service is not running', connected: false, receivers: [] });
     expect(await t.call('state')).toBeTruthy();
   });
 });

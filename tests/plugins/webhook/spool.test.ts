@@ -1,10 +1,13 @@
 /** The spool file: what reads is kept, whatever else the file holds (N20), in both formats. */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { buildDelivery } from '../../../plugins/webhook/body.js';
+import { Forwarder } from '../../../plugins/webhook/forwarder.js';
 import { parseSpool, receiverKey, recordBytes, Spool } from '../../../plugins/webhook/spool.js';
+import { captureLog } from './test-receiver.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -74,4 +77,37 @@ it('load: a missing file is a fresh start, a damaged one is moved aside and name
   fs.writeFileSync(plain, '');
   const underAFile = path.join(plain, 'spool');
   expect(() => new Spool(underAFile, 4096).load()).toThrow(`webhook spool ${underAFile} cannot be read (ENOTDIR): check its permissions`);
+});
+
+/** A tmpfs remounted read-only once `fill` has written it; null where mounting is not allowed (root with CAP_SYS_ADMIN is needed). */
+function readOnlyDir(fill: (dir: string) => void): string | null {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbridge-spool-ro-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'ignore' });
+  } catch {
+    fs.rmSync(dir, { recursive: true });
+    return null;
+  }
+  fill(dir);
+  execFileSync('mount', ['-o', 'remount,ro', dir]);
+  return dir;
+}
+
+it('a damaged spool that cannot be moved aside is still read, and the forwarder says it will be overwritten', async (t) => {
+  const file = (dir: string) => path.join(dir, 'w.spool');
+  const dir = readOnlyDir((d) => fs.writeFileSync(file(d), `${Spool.render({ streamId: 's', lastSeq: 2, queues: { [KEY]: [delivery(1)] } })}{"torn":\n`));
+  if (dir === null) return t.skip();
+  try {
+    const { lines, log } = captureLog();
+    const forwarder = new Forwarder({ receivers: [{ url: 'http://127.0.0.1:1/x', secret: 's', events: ['*'], queueSize: 4, maxAttempts: 1, backoff: 0, maxBackoff: 0, timeout: 1 }] }, log);
+    expect(forwarder.takeSpool(new Spool(file(dir), 4096)).resume).toEqual({ streamId: 's', lastSeq: 2 });
+    expect(forwarder.status().spoolStatus?.damaged).toEqual({ skipped: 1, moveError: 'EROFS' });
+    expect(forwarder.status().receivers[0]).toMatchObject({ queued: 1, gaps: 1 });
+    const said = `webhook spool ${file(dir)} was damaged: 1 part(s) could not be read and are lost, the rest is delivered; the file was could not be moved aside (EROFS); it is overwritten`;
+    expect(lines.some((l) => l.includes(said))).toBe(true);
+    await forwarder.stop();
+  } finally {
+    execFileSync('umount', ['-l', dir]);
+    fs.rmSync(dir, { recursive: true });
+  }
 });
