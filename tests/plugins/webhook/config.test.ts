@@ -132,6 +132,9 @@ describe('webhook config: every source and every refusal', () => {
       maxBackoff: 6,
       timeout: 7,
     });
+    // Only text is a value: a number or true in the file is refused or taken for none.
+    expect(refusal(() => resolveReceivers({}, {}, file('bool.json', { url: URL_, secret: 's', queue_size: true })))).toBe('config file: queue_size must be a non-negative number; got "true"');
+    expect(refusal(() => resolveReceivers({}, {}, file('num-url.json', { url: 5, secret: 's' })))).toMatch(/^MC_AGENT_WEBHOOK_URL is not set/);
     // An empty string in the file is no value: the secret then comes from nowhere.
     expect(refusal(() => resolveReceivers({}, {}, file('empty.json', { url: URL_, secret: '' })))).toMatch(/^MC_AGENT_WEBHOOK_SECRET is not set/);
   });
@@ -241,18 +244,18 @@ describe('webhook config: paths', () => {
       spoolMaxBytes: 8192,
       receivers: [
         { urlFile: 'u', secretFile: '/abs/s', events: '*' },
-        { urlEnv: 'U', secretEnv: 'S' },
+        { urlEnv: 'U', secretFile: 's' },
       ],
     };
-    expect(resolvePaths(options, '/cfg')).toEqual({
+    expect(resolvePaths(options, '/cfg')).toStrictEqual({
       spool: '/cfg/state/w.spool',
       spoolMaxBytes: 8192,
       receivers: [
         { urlFile: '/cfg/u', secretFile: '/abs/s', events: '*' },
-        { urlEnv: 'U', secretEnv: 'S' },
+        { urlEnv: 'U', secretFile: '/cfg/s' },
       ],
     });
-    expect(resolvePaths({}, '/cfg')).toEqual({});
+    expect(resolvePaths({}, '/cfg')).toStrictEqual({});
   });
 
   it("names a target's spool after it, beside the default one", () => {

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -8,7 +9,9 @@ import { loadIdentity } from '../../../core/sim/control/identity.js';
 import { buildDelivery } from '../../../plugins/webhook/body.js';
 import { Forwarder } from '../../../plugins/webhook/forwarder.js';
 import { WebhookReceiver, retryDelay, type ReceiverConfig } from '../../../plugins/webhook/receiver.js';
+import { post } from '../../../plugins/webhook/post.js';
 import { redactUrl, sanitizer } from '../../../plugins/webhook/redact.js';
+import { waitUntil } from '../../support/wait-until.js';
 import { captureLog, startReceiver, type TestReceiver } from './test-receiver.js';
 
 const SECRET = 'whsec-very-secret-value';
@@ -210,6 +213,23 @@ describe('webhook delivery engine', () => {
     await receiver.settled(3);
     expect(server.hits).toHaveLength(3);
     expect(server.connections()).toBe(1);
+    // The connection is the receiver's own: stopping it closes it (the server would keep it 5 s).
+    await receiver.stop();
+    await waitUntil(() => server.openConnections() === 0, 1_000, 'the kept-alive connection to close');
+  });
+
+  it('post on its own: no signal or agent needed; a stop answers "stopped" and leaves no listener behind', async () => {
+    const server = await startReceiver(SECRET, ['hang']);
+    open.push(server);
+    const signal = new AbortController();
+    const hanging = post(new URL(server.url()), '{}', {}, 5_000, signal.signal);
+    await server.hitsReached(1);
+    signal.abort();
+    expect(await hanging).toEqual({ kind: 'retry', error: 'stopped' });
+    const kept = new AbortController();
+    expect(await post(new URL(server.url()), '{}', {}, 5_000, kept.signal)).toEqual({ kind: 'delivered', status: 200 });
+    expect(getEventListeners(kept.signal, 'abort')).toHaveLength(0);
+    expect(await post(new URL(server.url()), '{}', {}, 5_000)).toEqual({ kind: 'delivered', status: 200 });
   });
 
   it('a delivery that throws is counted failed and the worker goes on with the next', async () => {

@@ -61,7 +61,12 @@ export async function startReceiver(secret: string, script: Behaviour[] = [], in
     });
   });
   let connections = 0;
-  server.on('connection', () => void (connections += 1));
+  let openConnections = 0;
+  server.on('connection', (socket) => {
+    connections += 1;
+    openConnections += 1;
+    socket.on('close', () => void (openConnections -= 1));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
@@ -69,6 +74,8 @@ export async function startReceiver(secret: string, script: Behaviour[] = [], in
     hits,
     /** TCP connections accepted so far (kept-alive deliveries share one). */
     connections: () => connections,
+    /** TCP connections still open. */
+    openConnections: () => openConnections,
     /** How requests are answered from now on, once the script is used up. */
     answer: (behaviour: Behaviour) => void (fallback = behaviour),
     /** Event ids answered with a 2xx, in arrival order (a repeat shows twice). */
