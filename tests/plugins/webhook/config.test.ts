@@ -229,6 +229,8 @@ describe('webhook config: the forward flags', () => {
   it('refuses a bad flag by its name', () => {
     expect(refusal(() => resolveReceivers({}, env, undefined, { queue: '2.5' }))).toBe('--queue must be a whole number >= 1; got "2.5"');
     expect(refusal(() => resolveReceivers({}, env, undefined, { maxAttempts: 0 }))).toBe('--max-attempts must be a whole number >= 1; got 0');
+    expect(refusal(() => resolveReceivers({}, env, undefined, { queue: `0.${'5'.repeat(50)}` }))).toBe(`--queue must be a whole number >= 1; got "0.${'5'.repeat(37)}`);
+    expect(resolveReceivers({}, env, undefined, { queue: '1', maxAttempts: '1' }).receivers[0]).toMatchObject({ queueSize: 1, maxAttempts: 1 });
     expect(refusal(() => resolveReceivers({}, env, undefined, { deliveryTimeout: '0' }))).toBe('--delivery-timeout must be more than 0 seconds');
     expect(refusal(() => resolveReceivers({}, env, undefined, { backoff: 'soon' }))).toBe('--backoff must be a non-negative number; got "soon"');
     expect(refusal(() => resolveReceivers({}, env, undefined, { events: 'nope' }))).toContain("--events: unknown event category 'nope'");
