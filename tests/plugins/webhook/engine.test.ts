@@ -219,11 +219,14 @@ describe('webhook delivery engine', () => {
   });
 
   it('post on its own: no signal or agent needed; a stop answers "stopped" and leaves no listener behind', async () => {
-    const server = await startReceiver(SECRET, ['hang']);
+    const server = await startReceiver(SECRET, ['truncate', 'endless-200', 'hang']);
     open.push(server);
+    expect(await post(new URL(server.url()), '{}', {}, 5_000)).toEqual({ kind: 'retry', status: 200, error: 'truncated response (HTTP 200)' });
+    // Past 64 KiB the body is not read on: the status decides, without waiting for an end.
+    expect(await post(new URL(server.url()), '{}', {}, 2_000)).toEqual({ kind: 'delivered', status: 200 });
     const signal = new AbortController();
     const hanging = post(new URL(server.url()), '{}', {}, 5_000, signal.signal);
-    await server.hitsReached(1);
+    await server.hitsReached(3);
     signal.abort();
     expect(await hanging).toEqual({ kind: 'retry', error: 'stopped' });
     const kept = new AbortController();
