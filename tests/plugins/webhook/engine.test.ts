@@ -312,6 +312,8 @@ describe('webhook secrets', () => {
       },
       log,
     );
+    // Not connected until a stream is followed.
+    expect([f.status().connected, ...f.status().receivers.map((r) => r.connected)]).toEqual([false, false, false]);
     f.handle({ kind: 'gap', reason: 'evicted', dropped: 5, from: 3, to: 7 });
     expect(f.status().receivers.map((r) => r.gaps)).toEqual([1, 1]);
     expect(f.categories()).toBeUndefined();

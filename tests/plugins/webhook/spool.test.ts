@@ -99,12 +99,19 @@ it('a damaged spool that cannot be moved aside is still read, and the forwarder 
   if (dir === null) return t.skip();
   try {
     const { lines, log } = captureLog();
-    const forwarder = new Forwarder({ receivers: [{ url: 'http://127.0.0.1:1/x', secret: 's', events: ['*'], queueSize: 4, maxAttempts: 1, backoff: 0, maxBackoff: 0, timeout: 1 }] }, log);
+    const forwarder = new Forwarder({ receivers: [{ url: 'http://127.0.0.1:1/x', secret: 'whsec-ro-test', events: ['*'], queueSize: 4, maxAttempts: 1, backoff: 0, maxBackoff: 0, timeout: 1 }] }, log);
     expect(forwarder.takeSpool(new Spool(file(dir), 4096)).resume).toEqual({ streamId: 's', lastSeq: 2 });
     expect(forwarder.status().spoolStatus?.damaged).toEqual({ skipped: 1, moveError: 'EROFS' });
     expect(forwarder.status().receivers[0]).toMatchObject({ queued: 1, gaps: 1 });
     const said = `webhook spool ${file(dir)} was damaged: 1 part(s) could not be read and are lost, the rest is delivered; the file was could not be moved aside (EROFS); it is overwritten`;
     expect(lines.some((l) => l.includes(said))).toBe(true);
+    expect(lines.filter((l) => l.includes('events may have been lost before they could be queued (spool-damaged)'))).toHaveLength(1);
+    // Writing fails and says so; once the file system takes writes again, it says that too.
+    await forwarder.flush();
+    expect(lines.some((l) => l.startsWith(`error webhook spool ${file(dir)} cannot be written (`))).toBe(true);
+    execFileSync('mount', ['-o', 'remount,rw', dir]);
+    await forwarder.flush();
+    expect(lines.some((l) => l.startsWith(`info webhook spool ${file(dir)} is written again`))).toBe(true);
     await forwarder.stop();
   } finally {
     execFileSync('umount', ['-l', dir]);

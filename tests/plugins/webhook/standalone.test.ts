@@ -174,6 +174,8 @@ describe('mcbridge forward', () => {
     forwarder.handle({ kind: 'event', event: { ...owed, seq: 2, eventId: 's:2', text: 'new' } });
     await waitUntil(() => written().lastSeq === 2);
     expect(written().closed).toBeUndefined();
+    await forwarder.flush();
+    expect(written().closed).toBeUndefined();
     await forwarder.stop(true);
     expect(written()).toMatchObject({ streamId: 's', lastSeq: 2, closed: true });
   });
