@@ -208,7 +208,11 @@ describe('webhook delivery engine', () => {
   });
 
   it('sends every delivery to a receiver over one kept-alive connection', async () => {
-    const { server, receiver } = await setup([]);
+    const { server, receiver, lines } = await setup([]);
+    receiver.start(); // a second start changes nothing: still one worker
+    expect(lines.filter((l) => l.startsWith('info webhook forwarding to'))).toEqual([
+      `info webhook forwarding to http://127.0.0.1:${server.port} (events: chat, game, mark, error) {"url":"http://127.0.0.1:${server.port}","events":["chat","game","mark","error"]}`,
+    ]);
     for (const t of ['a', 'b', 'c']) receiver.offer(chat(t));
     await receiver.settled(3);
     expect(server.hits).toHaveLength(3);

@@ -150,6 +150,11 @@ describe('the webhook service with a spool', () => {
     writeFileSync(spool, Spool.render({ streamId: 'an-old-stream', lastSeq: 7, queues: {} }));
     const t = await spooled(server.url(), spool);
     expect((await t.call('webhook_status')).receivers[0]).toMatchObject({ gaps: 1 });
+    // It carries on from this stream's present: a stop with nothing handled writes that down.
+    await t.close();
+    const left = parseSpool(readFileSync(spool, 'utf8')).state;
+    expect(left).toMatchObject({ streamId: expect.any(String), lastSeq: expect.any(Number), closed: true });
+    expect(left.streamId).not.toBe('an-old-stream');
     const damaged = join(dir, 'd.spool');
     const owed = buildDelivery({ type: 'mark', category: 'mark', seq: 1, streamId: 'x', eventId: 'x:1', text: 'owed' });
     writeFileSync(damaged, `${Spool.render({ streamId: 'x', lastSeq: 1, closed: true, queues: { '0:k': [owed] } })}{"torn":\n`);
