@@ -16,6 +16,7 @@ export default defineConfig({
     include: [
       'tests/plugins/webhook/engine.test.ts',
       'tests/plugins/webhook/body.test.ts',
+      'tests/plugins/webhook/receiver.test.ts',
       'tests/plugins/webhook/config.test.ts',
       'tests/plugins/webhook/service.test.ts',
       'tests/plugins/webhook/spool.test.ts',

@@ -73,6 +73,7 @@ describe('webhook redaction', () => {
     expect(sanitizer('http://h.example/?t=1', '')('GET /?t=1')).toBe(`GET /${REDACTED}`);
     // The URL as given and as normalised (a trailing slash added): the longer goes first, whole.
     expect(sanitizer('http://u:pw@h.example', '')('at http://u:pw@h.example/ x')).toBe('at http://h.example x');
+    expect(sanitizer('http://u:pw@h.example', '')('at http://u:pw@h.example x')).toBe('at http://h.example x');
     // Not a URL: only the text itself goes.
     expect(sanitizer('not a url', 'k')('not a url, k')).toBe(', [redacted]');
   });

@@ -112,6 +112,8 @@ it('a damaged spool that cannot be moved aside is still read, and the forwarder 
     execFileSync('mount', ['-o', 'remount,rw', dir]);
     await forwarder.flush();
     expect(lines.some((l) => l.startsWith(`info webhook spool ${file(dir)} is written again`))).toBe(true);
+    // What was owed and not in flight (never started) is written back.
+    expect(parseSpool(fs.readFileSync(file(dir), 'utf8')).state.queues).toEqual({ [KEY]: [delivery(1)] });
     await forwarder.stop();
   } finally {
     execFileSync('umount', ['-l', dir]);
