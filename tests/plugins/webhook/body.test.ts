@@ -74,6 +74,8 @@ describe('webhook redaction', () => {
     // The URL as given and as normalised (a trailing slash added): the longer goes first, whole.
     expect(sanitizer('http://u:pw@h.example', '')('at http://u:pw@h.example/ x')).toBe('at http://h.example x');
     expect(sanitizer('http://u:pw@h.example', '')('at http://u:pw@h.example x')).toBe('at http://h.example x');
+    // A piece of two characters is one too.
+    expect(sanitizer('http://h.example/a', '')('GET /a')).toBe(`GET ${REDACTED}`);
     // Not a URL: only the text itself goes.
     expect(sanitizer('not a url', 'k')('not a url, k')).toBe(', [redacted]');
   });

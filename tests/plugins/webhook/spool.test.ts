@@ -34,7 +34,16 @@ it('skips what does not read: a torn line, a record of the wrong shape, a lost h
   const lines = Spool.render({ streamId: 's', lastSeq: 3, queues: { [KEY]: [delivery(1), delivery(2)] } })
     .trimEnd()
     .split('\n');
-  const bad = ['{"r":', '{"r":"k","d":{"eventId":1,"type":"t","body":"b"}}', `{"r":"${'k'.repeat(65)}","d":${JSON.stringify(delivery(5))}}`, '[1]', 'null'];
+  const bad = [
+    '{"r":',
+    '{"r":"k","d":{"eventId":1,"type":"t","body":"b"}}',
+    '{"r":"k","d":null}',
+    '{"r":"k","d":{"eventId":"e","type":1,"body":"b"}}',
+    '{"r":"k","d":{"eventId":"e","type":"t","body":1}}',
+    `{"r":"${'k'.repeat(65)}","d":${JSON.stringify(delivery(5))}}`,
+    '[1]',
+    'null',
+  ];
   const torn = parseSpool([lines[0], lines[1], ...bad, lines[2]].join('\n'));
   expect(torn.skipped).toBe(bad.length);
   expect(torn.state).toEqual({ streamId: 's', lastSeq: 3, queues: { [KEY]: [delivery(1), delivery(2)] } });
