@@ -50,6 +50,7 @@ it('skips what does not read: a torn line, a record of the wrong shape, a lost h
   const headless = parseSpool([lines[1], lines[2]].join('\n'));
   expect(headless).toEqual({ state: { queues: { [KEY]: [delivery(1), delivery(2)] } }, skipped: 1 });
   expect(parseSpool('garbage\n')).toEqual({ state: { queues: {} }, skipped: 1 });
+  expect(parseSpool('null')).toEqual({ state: { queues: {} }, skipped: 1 });
   const badCursor = parseSpool(JSON.stringify({ spool: 2, streamId: 's', lastSeq: -1 }));
   expect(badCursor).toEqual({ state: { queues: {} }, skipped: 0 });
 });
@@ -79,6 +80,11 @@ it('load: a missing file is a fresh start, a damaged one is moved aside and name
   const cut = new Spool(long, 4096).load();
   expect(cut.queues[KEY]).toEqual([delivery(1)]);
   expect(cut.damage?.skipped).toBe(2); // the unread tail, and the partial line where reading stopped
+  // Exactly at the bound plus the slack is not too long: nothing is cut, nothing moved.
+  const full = spoolFile();
+  const rendered = Spool.render({ streamId: 's', lastSeq: 1, queues: { [KEY]: [delivery(1)] } });
+  fs.writeFileSync(full, rendered + '\n'.repeat(4096 + 1024 * 1024 - Buffer.byteLength(rendered)));
+  expect(new Spool(full, 4096).load()).toEqual({ streamId: 's', lastSeq: 1, queues: { [KEY]: [delivery(1)] } });
   const folder = spoolFile();
   fs.mkdirSync(folder);
   expect(() => new Spool(folder, 4096).load()).toThrow(/webhook spool .* cannot be read \(EISDIR\): check it is a file/);
