@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildDelivery } from '../../../plugins/webhook/body.js';
 import { WebhookReceiver, type ReceiverConfig } from '../../../plugins/webhook/receiver.js';
+import { waitUntil } from '../../support/wait-until.js';
 import { captureLog, startReceiver } from './test-receiver.js';
 
 const SECRET = 'whsec-receiver-unit-secret';
@@ -74,5 +75,59 @@ describe('webhook receiver bookkeeping', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('webhook receiver retries and stops', () => {
+  it('waits the backoff between attempts, and logs each outcome with its numbers', async () => {
+    const server = await startReceiver(SECRET, [500, 404, 500, 500]);
+    const { lines, log } = captureLog();
+    const r = new WebhookReceiver(config({ url: server.url(), queueSize: 8, maxAttempts: 2, backoff: 0.2, maxBackoff: 0.2 }), log, () => 0);
+    try {
+      r.start();
+      r.offer(event(1)); // 500, then 404: rejected for good
+      r.offer(event(2)); // 500, 500: given up
+      r.offer(event(3)); // 200
+      await server.hitsReached(1);
+      const first = Date.now();
+      await server.hitsReached(2);
+      expect(Date.now() - first).toBeGreaterThanOrEqual(150); // 0.2 s × jitter 0.8
+      await r.settled(3);
+      const own = lines.filter((l) => !l.startsWith('info webhook forwarding'));
+      expect(own).toEqual([
+        'warn webhook retry s:1 in 0.16 s after HTTP 500 (attempt 1/2) {"eventId":"s:1","delay":0.16000000000000003,"attempt":1}',
+        'warn webhook receiver rejected s:1 permanently: HTTP 404; not retrying {"eventId":"s:1","status":404}',
+        'warn webhook retry s:2 in 0.16 s after HTTP 500 (attempt 1/2) {"eventId":"s:2","delay":0.16000000000000003,"attempt":1}',
+        'error webhook gave up on s:2 after 2 attempt(s): HTTP 500 {"eventId":"s:2","attempts":2}',
+        'info webhook delivered s:3 (HTTP 200) {"eventId":"s:3","status":200}',
+      ]);
+    } finally {
+      await r.stop();
+      await server.close();
+    }
+  });
+
+  it('a stop mid-attempt counts nothing; a stop mid-backoff ends at once, with no further attempt', async () => {
+    const server = await startReceiver(SECRET, ['hang']);
+    const r = new WebhookReceiver(config({ url: server.url(), timeout: 60 }), captureLog().log);
+    r.start();
+    r.offer(event(1));
+    await server.hitsReached(1);
+    await r.stop();
+    expect(r.status()).toMatchObject({ retries: 0, failed: 0, delivered: 0, lastEventId: null, lastError: null, running: false });
+    expect(r.pending().map((d) => d.eventId)).toEqual(['s:1']);
+
+    const { lines, log } = captureLog();
+    const b = new WebhookReceiver(config({ url: server.url(), maxAttempts: 5, backoff: 30, maxBackoff: 30 }), log);
+    server.answer(500);
+    b.start();
+    b.offer(event(2));
+    await server.hitsReached(2);
+    await waitUntil(() => lines.some((l) => l.startsWith('warn webhook retry s:2')));
+    const stopping = Date.now();
+    await b.stop();
+    expect(Date.now() - stopping).toBeLessThan(5_000);
+    expect(server.hits).toHaveLength(2);
+    await server.close();
   });
 });
