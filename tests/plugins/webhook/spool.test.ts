@@ -74,6 +74,13 @@ it('load: a missing file is a fresh start, a damaged one is moved aside and name
   expect(damaged.damage).toEqual({ skipped: 1, movedTo: expect.stringMatching(/w\.spool\.damaged-\d+$/) });
   expect(fs.existsSync(file)).toBe(false);
   expect(fs.readFileSync(damaged.damage!.movedTo!, 'utf8')).toContain('{"torn":');
+  // The forwarder that takes such a spool says where the damaged file went.
+  fs.writeFileSync(file, `${Spool.render({ queues: {} })}{"torn":\n`);
+  const { lines, log } = captureLog();
+  const forwarder = new Forwarder({ receivers: [] }, log);
+  forwarder.takeSpool(new Spool(file, 4096));
+  const movedTo = forwarder.status().spoolStatus!.damaged!.movedTo!;
+  expect(lines).toEqual([expect.stringContaining(`was damaged: 1 part(s) could not be read and are lost, the rest is delivered; the file was moved to ${movedTo} {`)]);
 
   const long = spoolFile();
   fs.writeFileSync(long, Spool.render({ queues: { [KEY]: [delivery(1)] } }) + 'x'.repeat(4096 + 1024 * 1024));

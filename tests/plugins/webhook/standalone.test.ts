@@ -12,7 +12,7 @@ import { buildDelivery } from '../../../plugins/webhook/body.js';
 import { parseSpool, receiverKey, Spool } from '../../../plugins/webhook/spool.js';
 import { runForwarder } from '../../../plugins/webhook/standalone.js';
 import { runCli } from '../../support/cli-process.js';
-import { startReceiver } from './test-receiver.js';
+import { captureLog, startReceiver } from './test-receiver.js';
 import { waitUntil } from '../../support/wait-until.js';
 
 const SECRET = 'whsec-forward-secret';
@@ -144,7 +144,8 @@ describe('mcbridge forward', () => {
     open.push(server);
     const file = join(mkdtempSync(join(tmpdir(), 'mcbridge-spool-')), 'two.spool');
     const receiver = (events: string[]) => ({ url: server.url(), secret: SECRET, events, queueSize: 100, maxAttempts: 1, backoff: 1, maxBackoff: 1, timeout: 60 });
-    const forwarder = new Forwarder({ receivers: [receiver(['mark']), receiver(['chat', 'mark'])] }, silentLogger());
+    const { lines, log } = captureLog();
+    const forwarder = new Forwarder({ receivers: [receiver(['mark']), receiver(['chat', 'mark'])] }, log);
     expect(forwarder.categories()).toEqual(['mark', 'chat']);
     forwarder.useSpool(new Spool(file, 4_096));
     open.push({ close: () => forwarder.stop() });
@@ -155,7 +156,23 @@ describe('mcbridge forward', () => {
     const [marks, chats] = forwarder.status().receivers;
     expect(marks).toMatchObject({ queued: 1, dropped: 0 });
     expect(chats!.dropped).toBeGreaterThan(0);
+    expect(lines.filter((l) => l.startsWith('warn webhook spool full; dropped 1 oldest event(s)'))).toHaveLength(chats!.dropped);
     expect(readFileSync(file).length).toBeLessThanOrEqual(4_096);
+  });
+
+  it('an event in flight larger than the bound is still written: nothing queued is left to drop', async () => {
+    const server = await startReceiver(SECRET, [], 'hang');
+    open.push(server);
+    const file = join(mkdtempSync(join(tmpdir(), 'mcbridge-spool-')), 'big.spool');
+    const forwarder = new Forwarder({ receivers: [{ url: server.url(), secret: SECRET, events: ['*'], queueSize: 4, maxAttempts: 1, backoff: 1, maxBackoff: 1, timeout: 60 }] }, silentLogger());
+    forwarder.useSpool(new Spool(file, 4_096));
+    forwarder.start();
+    open.push({ close: () => forwarder.stop() });
+    forwarder.handle({ kind: 'event', event: { type: 'chat', category: 'chat', seq: 1, streamId: 's', eventId: 's:1', receivedAt: 1, text: 'x'.repeat(8_000) } });
+    await server.hitsReached(1);
+    await forwarder.flush();
+    expect(forwarder.status().spoolStatus).toMatchObject({ failures: 0, failing: false });
+    expect(Object.values(parseSpool(readFileSync(file, 'utf8')).state.queues)[0]!.map((d) => d.eventId)).toEqual(['s:1']);
   });
 
   it('writes the spool as deliveries and events come, marked closed only by a clean stop', async () => {
