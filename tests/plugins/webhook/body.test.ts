@@ -100,7 +100,13 @@ describe('webhook status classes', () => {
 
   it('says a redirect was not followed, and quotes a reason phrase only when it is not the standard one, cleaned and bounded', () => {
     expect(classify(302)).toEqual({ kind: 'permanent', status: 302, error: 'HTTP 302 redirect was not followed' });
-    expect([300, 399, 400, 299].map((s) => (classify(s) as { error?: string }).error)).toEqual(['HTTP 300 redirect was not followed', 'HTTP 399 redirect was not followed', 'HTTP 400', undefined]);
+    expect([300, 399, 400, 299, 199].map((s) => (classify(s) as { error?: string }).error)).toEqual([
+      'HTTP 300 redirect was not followed',
+      'HTTP 399 redirect was not followed',
+      'HTTP 400',
+      undefined,
+      'HTTP 199',
+    ]);
     expect(classify(404, 'Not Found')).toEqual({ kind: 'permanent', status: 404, error: 'HTTP 404' });
     expect(classify(503, ' busy\u0007now ')).toEqual({ kind: 'retry', status: 503, error: 'HTTP 503 (the receiver said: busy now)' });
     expect(classify(500, 'x'.repeat(300)).kind === 'retry' && (classify(500, 'x'.repeat(300)) as { error: string }).error).toBe(`HTTP 500 (the receiver said: ${'x'.repeat(200)})`);

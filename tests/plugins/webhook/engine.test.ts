@@ -266,6 +266,8 @@ describe('webhook delivery engine', () => {
     await receiver.settled(1);
     expect(receiver.status()).toMatchObject({ delivered: 0, retries: 1, failed: 1 });
     expect(receiver.status().lastError).toMatch(/^network error: .*self[- ]signed certificate/);
+    // post on its own, with no agent: https all the same.
+    expect(await post(new URL(url), '{}', {}, 5_000)).toMatchObject({ kind: 'retry', error: expect.stringMatching(/^network error: .*self[- ]signed certificate/) });
   });
 
   it('forwards only the configured categories', async () => {
