@@ -226,8 +226,12 @@ describe('webhook delivery engine', () => {
     const server = await startReceiver(SECRET, ['truncate', 'endless-200', 'hang']);
     open.push(server);
     expect(await post(new URL(server.url()), '{}', {}, 5_000)).toEqual({ kind: 'retry', status: 200, error: 'truncated response (HTTP 200)' });
+    expect(await post(new URL('http://127.0.0.1:9/'), '{}', {}, 5_000)).toEqual({ kind: 'retry', error: expect.stringMatching(/^network error: connect ECONNREFUSED/) });
     // Past 64 KiB the body is not read on: the status decides, without waiting for an end.
     expect(await post(new URL(server.url()), '{}', {}, 2_000)).toEqual({ kind: 'delivered', status: 200 });
+    const slow = await startReceiver(SECRET, [], 'hang');
+    open.push(slow);
+    expect(await post(new URL(slow.url()), '{}', {}, 100)).toEqual({ kind: 'retry', error: 'no complete response within 100 ms' });
     const signal = new AbortController();
     const hanging = post(new URL(server.url()), '{}', {}, 5_000, signal.signal);
     await server.hitsReached(3);
