@@ -23,6 +23,9 @@ export default {
   incremental: true,
   incrementalFile: 'reports/stryker-incremental.json',
   ignoreStatic: true,
+  // Vitest does not type-check, so Stryker's `// @ts-nocheck` header buys nothing; on every file it
+  // broke the test that docs/webhooks.md prints examples/webhook-receiver.mjs byte for byte.
+  disableTypeChecks: false,
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },

@@ -15,10 +15,13 @@ export default defineConfig({
     testTimeout: 30_000,
     include: [
       'tests/plugins/webhook/engine.test.ts',
+      'tests/plugins/webhook/body.test.ts',
+      'tests/plugins/webhook/receiver.test.ts',
       'tests/plugins/webhook/config.test.ts',
       'tests/plugins/webhook/service.test.ts',
       'tests/plugins/webhook/spool.test.ts',
       'tests/plugins/webhook/standalone.test.ts',
+      'tests/plugins/webhook/forward.test.ts',
       // The receiver kit (receiver.ts, verify) against the example receiver users copy.
       'tests/plugins/webhook/example-receiver.test.ts',
     ],

@@ -26,8 +26,9 @@ export function sanitizer(url: string, secret: string): (text: string) => string
     // Pieces that an error message could quote on their own (a path echoed back by a server, say).
     if (u.pathname.length > 1) parts.push(u.pathname);
     if (u.search) parts.push(u.search);
-    if (u.username) parts.push(decodeURIComponent(u.username));
-    if (u.password) parts.push(decodeURIComponent(u.password));
+    // Userinfo as written (percent-encoded) and as decoded: a message may quote either.
+    if (u.username) parts.push(u.username, decodeURIComponent(u.username));
+    if (u.password) parts.push(u.password, decodeURIComponent(u.password));
   } catch {
     // not a URL: only the text itself is replaced
   }

@@ -57,4 +57,31 @@ describe.skipIf(!canMount)('fork on a full disk', () => {
     execFileSync('mount', ['-o', 'remount,size=4m', disk]);
     expect(await stack.call('fork', { name: 'full' })).toMatchObject({ verified: { manifestWritten: true } });
   });
+
+  it('no inode left for the manifest, after the copy: unavailable naming it, the copy removed, unfrozen, the journal cleared', async () => {
+    const disk = smallDisk(8 * 1024 * 1024)!;
+    const stack = await stacks.start({ sim: { autoTick: false, dir: disk, worldDisk: { bytes: 2e5 } } });
+    const used = () => {
+      const s = fs.statfsSync(disk);
+      return s.files - s.ffree;
+    };
+    // Two forks measure what one leaves behind (snapshot, copy, manifest; the first also made the
+    // journal's folder). The third gets all of that but one: while it runs its journal file takes
+    // one, so the last file it writes, the manifest, finds none.
+    await stack.call('fork', { name: 'a' });
+    const before = used();
+    await stack.call('fork', { name: 'b' });
+    const perFork = used() - before;
+    execFileSync('mount', ['-o', `remount,nr_inodes=${used() + perFork}`, disk]);
+    const err = await failure(stack.call('fork', { name: 'c' }));
+    const snapshotDir = path.join(stack.sim.modDir, 'snapshots', 'c');
+    expect(err.code).toBe('unavailable');
+    expect(err.message).toMatch(/^writing .*\/c\/fork-manifest\.json failed: no space left on the device \(ENOSPC.*the partial copy was removed.*\(the game was unfrozen again/);
+    expect(fs.existsSync(path.join(snapshotDir, 'world'))).toBe(false);
+    expect(fs.existsSync(path.join(snapshotDir, 'fork-manifest.json'))).toBe(false);
+    expect(stack.sim.world.frozen).toBe(false);
+    // Room again, and no journal left holding the removed copy: the same fork is not refused as busy.
+    execFileSync('mount', ['-o', 'remount,nr_inodes=100000', disk]);
+    expect(await stack.call('fork', { name: 'c' })).toMatchObject({ verified: { manifestWritten: true } });
+  });
 });

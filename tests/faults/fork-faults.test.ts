@@ -19,6 +19,8 @@ const live = (bytes = 4e6) => {
   temps.push(dir);
   return stacks.start({ sim: { autoTick: false, dir, worldDisk: { bytes } } });
 };
+/** Requests the link sent on a connection of their own (an unfreeze that must not wait behind an owed reply). */
+const sideRequests = async (stack: Awaited<ReturnType<typeof live>>): Promise<number> => ((await stack.call('status')) as any).link.stats.sideRequests;
 const freezeFirst = async (stack: Awaited<ReturnType<typeof live>>) => {
   await stack.call('command', { command: 'tick freeze' });
   expect(stack.sim.world.frozen).toBe(true);
@@ -47,13 +49,31 @@ describe('fork under faults', () => {
     expect(sentSince(stack, before)).toEqual(['CMD tick query', 'CMD save-all flush']);
   });
 
-  it('a failing SNAPSHOT: mod_error with the mod text, unfrozen', async () => {
+  it('a failing SNAPSHOT: mod_error with the mod text, unfrozen over a connection of its own', async () => {
     const stack = await live();
     stack.sim.fault('SNAPSHOT', { error: 'snapshot failed: java.io.IOException: No space left on device' }, { times: 1 });
+    const side = await sideRequests(stack);
     const err = await failure(stack.call('fork', { name: 'f3' }));
     expect(err.code).toBe('mod_error');
     expect(err.message).toMatch(/No space left on device.*unfrozen again/);
     expect(stack.sim.world.frozen).toBe(false);
+    // After a failure the main connection may still owe a reply: the unfreeze does not queue behind it.
+    expect(await sideRequests(stack)).toBe(side + 1);
+  });
+
+  it('a failure that is not a coded error (fork-manifest.json is a folder) is made one: unavailable, unfrozen, nothing copied', async () => {
+    const stack = await live();
+    const snapshotDir = path.join(stack.sim.modDir, 'snapshots', 'f11');
+    fs.mkdirSync(path.join(snapshotDir, FORK_MANIFEST, 'inside'), { recursive: true });
+    const err = await failure(stack.call('fork', { name: 'f11' }));
+    expect(err.code).toBe('unavailable');
+    expect(err.message).toMatch(/^fork failed: .*fork-manifest\.json.* \(the game was unfrozen again, as it was running before\)$/);
+    expect(err.details).toMatchObject({ tickBefore: 'running', outcome: 'the game was unfrozen again, as it was running before' });
+    expect(stack.sim.world.frozen).toBe(false);
+    expect(fs.existsSync(path.join(snapshotDir, 'world'))).toBe(false);
+    // The journal was cleared: the next fork is not refused as busy.
+    fs.rmSync(path.join(snapshotDir, FORK_MANIFEST), { recursive: true });
+    expect(await stack.call('fork', { name: 'f11' })).toMatchObject({ verified: { manifestWritten: true } });
   });
 
   it('the mod disconnecting at SNAPSHOT: not_connected, and the unfreeze waits for the reconnect', async () => {
@@ -76,19 +96,27 @@ describe('fork under faults', () => {
   it('a cancel during the copy: cancelled, the partial copy removed, no manifest, unfrozen', async () => {
     const stack = await live(24e6);
     const abort = new AbortController();
+    const journalDir = path.join(stack.sim.dir, '.mcbridge');
+    const journals = () => fs.readdirSync(journalDir).filter((f) => f.startsWith('world-journal-'));
+    let duringCopy: Record<string, unknown> | undefined;
     const call = stack.call(
       'fork',
       { name: 'f6' },
       {
         signal: abort.signal,
         onProgress: (frame: { progress: number }) => {
-          if (frame.progress > 0) abort.abort();
+          if (frame.progress === 0 || abort.signal.aborted) return;
+          duringCopy = JSON.parse(fs.readFileSync(path.join(journalDir, journals()[0]!), 'utf8'));
+          abort.abort();
         },
       },
     );
     const err = await failure(call);
     expect(err.code).toBe('cancelled');
     const snapshotDir = path.join(stack.sim.modDir, 'snapshots', 'f6');
+    // While copying, the journal named the copy (a daemon killed then removes it); at the end it is gone.
+    expect(duringCopy).toMatchObject({ op: 'fork', forkDir: path.join(snapshotDir, 'world'), tick: { before: 'running', changed: true } });
+    expect(journals()).toEqual([]);
     expect(fs.existsSync(path.join(snapshotDir, 'meta.json'))).toBe(true); // the snapshot itself was taken
     expect(fs.existsSync(path.join(snapshotDir, 'world'))).toBe(false);
     expect(fs.existsSync(path.join(snapshotDir, FORK_MANIFEST))).toBe(false);

@@ -86,6 +86,41 @@ describe("fork: the game's own world", () => {
   });
 });
 
+describe('fork: a STATE without worldDir (the mod fills it only when the server has a world loaded)', () => {
+  /** The sim always reports its world folder; this one answers STATE as the mod does before a world is loaded. */
+  const withoutWorldDir = async (config?: StackOptions['config']) => {
+    const stack = await live(config);
+    Object.defineProperty(stack.sim, 'worldDir', { value: '' });
+    expect(((await stack.call('state')) as Record<string, unknown>).worldDir).toBeFalsy();
+    return stack;
+  };
+
+  it('without world_dir: mod_error saying to pass one, unfrozen, nothing copied', async () => {
+    const stack = await withoutWorldDir();
+    const err = await failure(stack.call('fork', { name: 'blind' }));
+    expect(err.code).toBe('mod_error');
+    expect(err.message).toMatch(
+      /^the mod reported no STATE "worldDir" \(it fills it only when the server vantage has a world loaded\); pass world_dir=<path> to fork a world it cannot see \(the game was unfrozen again/,
+    );
+    expect(err.details).toMatchObject({ step: 'STATE', tickBefore: 'running' });
+    expect(stack.sim.world.frozen).toBe(false);
+    expect(fs.existsSync(path.join(stack.sim.modDir, 'snapshots', 'blind', 'world'))).toBe(false);
+  });
+
+  it('with world_dir: only an allowed root admits it, and the refusal says the game reports no world folder', async () => {
+    const root = tmp();
+    const allowed = world(root);
+    const stack = await withoutWorldDir({ plugins: [['fork', { allowedWorldRoots: [root] }]] });
+    const inGame = path.join(stack.sim.dir, 'world');
+    const err = await failure(stack.call('fork', { name: 'in-game', world_dir: inGame }));
+    expect(err.code).toBe('invalid_params');
+    expect(err.message).toContain(`world_dir ${inGame} is outside the game's folder (the game reports no world folder)`);
+    expect(err.details).toMatchObject({ worldDir: inGame, serverDir: null, allowedWorldRoots: [root] });
+    const result = (await stack.call('fork', { name: 'allowed', world_dir: allowed })) as Record<string, any>;
+    expect(result).toMatchObject({ worldDir: allowed, manifest: { files: 2, bytes: 3 }, verified: { manifestWritten: true } });
+  });
+});
+
 describe('copyWorld: symlinks inside the world', () => {
   it('a symlinked region folder inside the link roots is followed: its files are copied and the link listed', async () => {
     const server = tmp();

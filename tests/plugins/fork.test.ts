@@ -201,6 +201,8 @@ describe('tick state', () => {
 describe('fork', () => {
   it('freezes a running game, saves, snapshots, copies the world and unfreezes: exact requests, result, manifest file', async () => {
     const stack = await live();
+    const sideRequests = async () => ((await stack.call('status')) as any).link.stats.sideRequests as number;
+    const side = await sideRequests();
     const before = stack.sim.received.length;
     const progress: number[] = [];
     const messages: string[] = [];
@@ -211,6 +213,8 @@ describe('fork', () => {
     const result = (await stack.call('fork', { name: 'before', radius: 64 }, { onProgress })) as Record<string, any>;
     expect(sentSince(stack, before)).toEqual(['CMD tick query', 'CMD tick freeze', 'CMD save-all flush', 'SNAPSHOT 64.0 before', 'STATE', 'CMD tick unfreeze']);
     expect(stack.sim.world.frozen).toBe(false);
+    // Nothing is owed on success: the unfreeze goes on the main connection, after the SNAPSHOT's reply.
+    expect(await sideRequests()).toBe(side);
     const snapshotDir = path.join(stack.sim.modDir, 'snapshots', 'before');
     expect(result).toMatchObject({
       name: 'before',

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { OFF_MESSAGE, resolveReceivers } from '../../../plugins/webhook/config.js';
+import { OFF_MESSAGE, resolvePaths, resolveReceivers, spoolOfTarget } from '../../../plugins/webhook/config.js';
 
 const URL_ = 'https://hooks.example.com/h/abc?token=t';
 const dir = mkdtempSync(join(tmpdir(), 'mcbridge-webhook-config-'));
@@ -114,5 +114,155 @@ describe('webhook config', () => {
   it('reads a receivers list from the JSON config file', () => {
     const cfg = file('multi.json', { receivers: [{ urlEnv: 'A_URL', secretEnv: 'A_SECRET', queueSize: 3 }] });
     expect(resolveReceivers({}, { A_URL: 'http://a.example', A_SECRET: 'x', MC_AGENT_WEBHOOK_CONFIG: cfg }).receivers[0]).toMatchObject({ url: 'http://a.example', queueSize: 3 });
+  });
+});
+
+describe('webhook config: every source and every refusal', () => {
+  const base = { MC_AGENT_WEBHOOK_URL: URL_, MC_AGENT_WEBHOOK_SECRET: 's' };
+
+  it('takes url, secret, events and every number from the file when the environment is empty', () => {
+    const cfg = file('all.json', { url: 'http://file.example/x', secret: 'fs', events: 'mark', queue_size: 2, max_attempts: 4, backoff: 3, max_backoff: 6, timeout: 7 });
+    expect(resolveReceivers({}, { MC_AGENT_WEBHOOK_URL: '', MC_AGENT_WEBHOOK_EVENTS: '', MC_AGENT_WEBHOOK_BACKOFF: '' }, cfg).receivers[0]).toEqual({
+      url: 'http://file.example/x',
+      secret: 'fs',
+      events: ['mark'],
+      queueSize: 2,
+      maxAttempts: 4,
+      backoff: 3,
+      maxBackoff: 6,
+      timeout: 7,
+    });
+    // Only text is a value: a number or true in the file is refused or taken for none.
+    expect(refusal(() => resolveReceivers({}, {}, file('bool.json', { url: URL_, secret: 's', queue_size: true })))).toBe('config file: queue_size must be a non-negative number; got "true"');
+    expect(refusal(() => resolveReceivers({}, {}, file('num-url.json', { url: 5, secret: 's' })))).toMatch(/^MC_AGENT_WEBHOOK_URL is not set/);
+    // An empty string in the file is no value: the secret then comes from nowhere.
+    expect(refusal(() => resolveReceivers({}, {}, file('empty.json', { url: URL_, secret: '' })))).toMatch(/^MC_AGENT_WEBHOOK_SECRET is not set/);
+  });
+
+  it('refuses what is not a list of categories, an empty list and unparsable numbers, quoting the value', () => {
+    expect(refusal(() => resolveReceivers({}, {}, file('ev.json', { ...{ url: URL_, secret: 's' }, events: 5 })))).toBe('config file: events: events must be a comma list or a list of categories');
+    expect(refusal(() => resolveReceivers({}, { ...base, MC_AGENT_WEBHOOK_EVENTS: ' , ' }))).toBe('MC_AGENT_WEBHOOK_EVENTS: events is empty; name at least one category, or * for all');
+    expect(refusal(() => resolveReceivers({}, { ...base, MC_AGENT_WEBHOOK_EVENTS: 'chat,bogus' }))).toBe(
+      "MC_AGENT_WEBHOOK_EVENTS: unknown event category 'bogus'; use * or some of hello, chat, game, mark, sample, error, other",
+    );
+    expect(resolveReceivers({}, { ...base, MC_AGENT_WEBHOOK_EVENTS: '*' }).receivers[0]!.events).toEqual(['*']);
+    expect(refusal(() => resolveReceivers({}, { ...base, MC_AGENT_WEBHOOK_TIMEOUT: ' ' }))).toBe('MC_AGENT_WEBHOOK_TIMEOUT must be a non-negative number; got " "');
+    expect(refusal(() => resolveReceivers({}, {}, file('n.json', { url: URL_, secret: 's', max_backoff: 'x'.repeat(60) })))).toBe(
+      `config file: max_backoff must be a non-negative number; got ${JSON.stringify('x'.repeat(60)).slice(0, 40)}`,
+    );
+  });
+
+  it('checks the numbers together, each refusal naming where they came from', () => {
+    expect(refusal(() => resolveReceivers({}, { ...base, MC_AGENT_WEBHOOK_QUEUE: '1.5' }))).toBe('webhook: queue size must be a whole number >= 1');
+    expect(refusal(() => resolveReceivers({}, { ...base, MC_AGENT_WEBHOOK_MAX_ATTEMPTS: '0' }))).toBe('webhook: max attempts must be a whole number >= 1 (the first try counts)');
+    expect(refusal(() => resolveReceivers({}, { ...base, MC_AGENT_WEBHOOK_MAX_ATTEMPTS: '2.5' }))).toContain('max attempts must be a whole number');
+    expect(refusal(() => resolveReceivers({}, { ...base, MC_AGENT_WEBHOOK_BACKOFF: '5', MC_AGENT_WEBHOOK_MAX_BACKOFF: '4' }))).toBe('webhook: max backoff (4 s) must be at least backoff (5 s)');
+    expect(
+      resolveReceivers({}, { ...base, MC_AGENT_WEBHOOK_BACKOFF: '4', MC_AGENT_WEBHOOK_MAX_BACKOFF: '4', MC_AGENT_WEBHOOK_QUEUE: '1', MC_AGENT_WEBHOOK_MAX_ATTEMPTS: '1' }).receivers[0],
+    ).toMatchObject({
+      backoff: 4,
+      maxBackoff: 4,
+      queueSize: 1,
+      maxAttempts: 1,
+    });
+    expect(refusal(() => resolveReceivers({}, { ...base, MC_AGENT_WEBHOOK_URL: 'file:///etc/passwd' }))).toBe(
+      'webhook: the webhook URL must be an absolute http:// or https:// URL with a host (got something that is not one)',
+    );
+    expect(refusal(() => resolveReceivers({}, { ...base, MC_AGENT_WEBHOOK_URL: 'ws://h.example:81/p?q' }))).toBe(
+      "webhook: the webhook URL must be an absolute http:// or https:// URL with a host (got 'ws://h.example:81/…')",
+    );
+    expect(resolveReceivers({}, { ...base, MC_AGENT_WEBHOOK_URL: 'https://h.example/' }).receivers[0]!.url).toBe('https://h.example/');
+  });
+
+  it('a listed receiver: values given in the JSON file, a variable falling back to its file, an empty or missing file, numbers', () => {
+    const secretFile = file('s2.txt', '  ');
+    const cfg = file('direct.json', { receivers: [{ url: 'http://d.example', secret: 'ds', maxAttempts: 2, backoff: 0.5, maxBackoff: 0.5, queueSize: 4 }] });
+    expect(resolveReceivers({}, {}, cfg).receivers[0]).toEqual({
+      url: 'http://d.example',
+      secret: 'ds',
+      events: ['chat', 'game', 'mark', 'error'],
+      queueSize: 4,
+      maxAttempts: 2,
+      backoff: 0.5,
+      maxBackoff: 0.5,
+      timeout: 10,
+    });
+    const urlFile = file('u.txt', 'http://f.example/p\n');
+    expect(resolveReceivers({ receivers: [{ urlEnv: 'UNSET', urlFile, secretEnv: 'S' }] }, { S: 'x' }).receivers[0]!.url).toBe('http://f.example/p');
+    expect(refusal(() => resolveReceivers({ receivers: [{ urlFile, secretFile }] }, {}))).toBe(`webhook receiver 1: the file ${secretFile} (secretFile) is empty; write the receiver's secret into it`);
+    const gone = join(dir, 'gone.txt');
+    expect(refusal(() => resolveReceivers({ receivers: [{ urlFile, secretFile: gone }] }, {}))).toBe(`webhook receiver 1: the file ${gone} cannot be read (ENOENT)`);
+    expect(refusal(() => resolveReceivers({ receivers: [{ urlFile, secretEnv: 'S' }, { secretEnv: 'S' }] }, { S: 'x' }))).toBe(
+      'webhook receiver 2: no url: set urlEnv to an environment variable that holds it, or urlFile to a file that does',
+    );
+  });
+
+  it('an empty receivers list in the options falls to the file; a bad list in the file is refused by its place', () => {
+    const cfg = file('one.json', { receivers: [{ urlEnv: 'A', secretEnv: 'B' }] });
+    expect(resolveReceivers({ receivers: [] }, { A: 'http://a.example', B: 'b' }, cfg).receivers).toHaveLength(1);
+    expect(resolveReceivers({ receivers: [] }, { ...base, MC_AGENT_WEBHOOK_CONFIG: file('none.json', {}) }).receivers[0]!.url).toBe(URL_);
+    const bad = file('bad.json', { receivers: [{ urlEnv: 'A', queueSize: 0 }] });
+    expect(refusal(() => resolveReceivers({}, {}, bad))).toMatch(new RegExp(`^webhook config file ${bad}: receivers: .+ at 0\\.queueSize$`));
+    expect(refusal(() => resolveReceivers({}, {}, file('null.json', 'null')))).toContain('must hold a JSON object');
+    expect(refusal(() => resolveReceivers({}, {}, file('num.json', '5')))).toContain('must hold a JSON object');
+  });
+});
+
+describe('webhook config: the forward flags', () => {
+  const env = { MC_AGENT_WEBHOOK_URL: URL_, MC_AGENT_WEBHOOK_SECRET: 's', MC_AGENT_WEBHOOK_QUEUE: '9', MC_AGENT_WEBHOOK_EVENTS: 'chat' };
+
+  it('win over the environment for every receiver, in the predecessor units', () => {
+    expect(resolveReceivers({}, env, undefined, { events: 'mark,game', queue: '3', maxAttempts: 2, backoff: '0.25', maxBackoff: '8', deliveryTimeout: '1.5' }).receivers[0]).toEqual({
+      url: URL_,
+      secret: 's',
+      events: ['mark', 'game'],
+      queueSize: 3,
+      maxAttempts: 2,
+      backoff: 0.25,
+      maxBackoff: 8,
+      timeout: 1.5,
+    });
+    const listed = resolveReceivers({ receivers: [{ urlEnv: 'MC_AGENT_WEBHOOK_URL', secretEnv: 'MC_AGENT_WEBHOOK_SECRET', queueSize: 50 }] }, env, undefined, { queue: 4 });
+    expect(listed.receivers[0]).toMatchObject({ queueSize: 4, events: ['chat', 'game', 'mark', 'error'] });
+  });
+
+  it('refuses a bad flag by its name', () => {
+    expect(refusal(() => resolveReceivers({}, env, undefined, { queue: '2.5' }))).toBe('--queue must be a whole number >= 1; got "2.5"');
+    expect(refusal(() => resolveReceivers({}, env, undefined, { maxAttempts: 0 }))).toBe('--max-attempts must be a whole number >= 1; got 0');
+    expect(refusal(() => resolveReceivers({}, env, undefined, { queue: `0.${'5'.repeat(50)}` }))).toBe(`--queue must be a whole number >= 1; got "0.${'5'.repeat(37)}`);
+    expect(resolveReceivers({}, env, undefined, { queue: '1', maxAttempts: '1' }).receivers[0]).toMatchObject({ queueSize: 1, maxAttempts: 1 });
+    expect(refusal(() => resolveReceivers({}, env, undefined, { deliveryTimeout: '0' }))).toBe('--delivery-timeout must be more than 0 seconds');
+    expect(refusal(() => resolveReceivers({}, env, undefined, { backoff: 'soon' }))).toBe('--backoff must be a non-negative number; got "soon"');
+    expect(refusal(() => resolveReceivers({}, env, undefined, { events: 'nope' }))).toContain("--events: unknown event category 'nope'");
+    // A backoff of 0 is allowed (retry at once); only the timeout must be positive.
+    expect(resolveReceivers({}, env, undefined, { backoff: 0, maxBackoff: 0 }).receivers[0]).toMatchObject({ backoff: 0, maxBackoff: 0 });
+  });
+});
+
+describe('webhook config: paths', () => {
+  it('makes the spool and the credential files absolute from the config folder, and leaves the rest', () => {
+    const options = {
+      spool: 'state/w.spool',
+      spoolMaxBytes: 8192,
+      receivers: [
+        { urlFile: 'u', secretFile: '/abs/s', events: '*' },
+        { urlEnv: 'U', secretFile: 's' },
+      ],
+    };
+    expect(resolvePaths(options, '/cfg')).toStrictEqual({
+      spool: '/cfg/state/w.spool',
+      spoolMaxBytes: 8192,
+      receivers: [
+        { urlFile: '/cfg/u', secretFile: '/abs/s', events: '*' },
+        { urlEnv: 'U', secretFile: '/cfg/s' },
+      ],
+    });
+    expect(resolvePaths({}, '/cfg')).toStrictEqual({});
+  });
+
+  it("names a target's spool after it, beside the default one", () => {
+    expect(spoolOfTarget('/s/spool.jsonl', 'default')).toBe('/s/spool.jsonl');
+    expect(spoolOfTarget('/s/spool.jsonl', 'live')).toBe('/s/spool.live.jsonl');
+    expect(spoolOfTarget('/s/spool', 'live')).toBe('/s/spool.live');
   });
 });

@@ -1,8 +1,17 @@
+import { getEventListeners } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadIdentity } from '../../../core/sim/control/identity.js';
 import { buildDelivery } from '../../../plugins/webhook/body.js';
 import { Forwarder } from '../../../plugins/webhook/forwarder.js';
 import { WebhookReceiver, retryDelay, type ReceiverConfig } from '../../../plugins/webhook/receiver.js';
+import { post } from '../../../plugins/webhook/post.js';
 import { redactUrl, sanitizer } from '../../../plugins/webhook/redact.js';
+import { waitUntil } from '../../support/wait-until.js';
 import { captureLog, startReceiver, type TestReceiver } from './test-receiver.js';
 
 const SECRET = 'whsec-very-secret-value';
@@ -198,8 +207,76 @@ describe('webhook delivery engine', () => {
     expect(server.hits.map((h) => (h.json.data as { text: string }).text)).toEqual(['first', 'c', 'd']);
   });
 
+  it('sends every delivery to a receiver over one kept-alive connection', async () => {
+    const { server, receiver, lines } = await setup([]);
+    receiver.start(); // a second start changes nothing: still one worker
+    expect(lines.filter((l) => l.startsWith('info webhook forwarding to'))).toEqual([
+      `info webhook forwarding to http://127.0.0.1:${server.port} (events: chat, game, mark, error) {"url":"http://127.0.0.1:${server.port}","events":["chat","game","mark","error"]}`,
+    ]);
+    for (const t of ['a', 'b', 'c']) receiver.offer(chat(t));
+    await receiver.settled(3);
+    expect(server.hits).toHaveLength(3);
+    expect(server.connections()).toBe(1);
+    // The connection is the receiver's own: stopping it closes it (the server would keep it 5 s).
+    await receiver.stop();
+    await waitUntil(() => server.openConnections() === 0, 1_000, 'the kept-alive connection to close');
+  });
+
+  it('post on its own: no signal or agent needed; a stop answers "stopped" and leaves no listener behind', async () => {
+    const server = await startReceiver(SECRET, ['truncate', 'endless-200', 'hang']);
+    open.push(server);
+    expect(await post(new URL(server.url()), '{}', {}, 5_000)).toEqual({ kind: 'retry', status: 200, error: 'truncated response (HTTP 200)' });
+    expect(await post(new URL('http://127.0.0.1:9/'), '{}', {}, 5_000)).toEqual({ kind: 'retry', error: expect.stringMatching(/^network error: connect ECONNREFUSED/) });
+    // Past 64 KiB the body is not read on: the status decides, without waiting for an end.
+    expect(await post(new URL(server.url()), '{}', {}, 2_000)).toEqual({ kind: 'delivered', status: 200 });
+    const slow = await startReceiver(SECRET, [], 'hang');
+    open.push(slow);
+    expect(await post(new URL(slow.url()), '{}', {}, 100)).toEqual({ kind: 'retry', error: 'no complete response within 100 ms' });
+    const signal = new AbortController();
+    const hanging = post(new URL(server.url()), '{}', {}, 5_000, signal.signal);
+    await server.hitsReached(3);
+    signal.abort();
+    expect(await hanging).toEqual({ kind: 'retry', error: 'stopped' });
+    const kept = new AbortController();
+    expect(await post(new URL(server.url()), '{}', {}, 5_000, kept.signal)).toEqual({ kind: 'delivered', status: 200 });
+    expect(getEventListeners(kept.signal, 'abort')).toHaveLength(0);
+    expect(await post(new URL(server.url()), '{}', {}, 5_000)).toEqual({ kind: 'delivered', status: 200 });
+  });
+
+  it('a delivery that throws is counted failed and the worker goes on with the next', async () => {
+    const { server, receiver, lines } = await setup([]);
+    // What a bug would hand it: a body that is not text makes the POST throw.
+    receiver.restore([{ eventId: 'broken:1', type: 'chat', body: 42 as never }]);
+    receiver.offer(chat('after the bug'));
+    await receiver.settled(2);
+    expect(receiver.status()).toMatchObject({ delivered: 1, failed: 1, lastEventId: expect.stringMatching(/^abc123:/) });
+    expect(receiver.status().lastError).toMatch(/^The "data" argument must be of type string/);
+    expect(lines.some((l) => l.startsWith(`error webhook delivery of broken:1 failed: ${receiver.status().lastError}`) && l.includes('"eventId":"broken:1"'))).toBe(true);
+    expect(server.hits.map((h) => (h.json.data as { text: string }).text)).toEqual(['after the bug']);
+  });
+
+  it('checks an https receiver’s certificate: a self-signed one is a network error, retried', async () => {
+    const { cert, key } = await loadIdentity(mkdtempSync(join(tmpdir(), 'mcbridge-webhook-tls-')), {});
+    const tls = createHttpsServer({ cert, key }, (_req, res) => res.writeHead(200).end());
+    await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
+    open.push({ close: () => new Promise<void>((resolve) => tls.close(() => resolve())) });
+    const { log } = captureLog();
+    const url = `https://127.0.0.1:${(tls.address() as AddressInfo).port}/hook`;
+    const receiver = new WebhookReceiver({ url, secret: SECRET, events: ['*'], queueSize: 4, maxAttempts: 2, backoff: 0.001, maxBackoff: 0.001, timeout: 5 }, log);
+    open.push(receiver);
+    receiver.start();
+    expect(receiver.wants('chat') && receiver.wants('anything')).toBe(true);
+    receiver.offer(chat('tls'));
+    await receiver.settled(1);
+    expect(receiver.status()).toMatchObject({ delivered: 0, retries: 1, failed: 1 });
+    expect(receiver.status().lastError).toMatch(/^network error: .*self[- ]signed certificate/);
+    // post on its own, with no agent: https all the same.
+    expect(await post(new URL(url), '{}', {}, 5_000)).toMatchObject({ kind: 'retry', error: expect.stringMatching(/^network error: .*self[- ]signed certificate/) });
+  });
+
   it('forwards only the configured categories', async () => {
     const { server, receiver } = await setup([], { events: ['chat'] });
+    expect([receiver.wants('chat'), receiver.wants('mark')]).toEqual([true, false]);
     receiver.offer({ ...chat('x'), type: 'mark', category: 'mark' });
     receiver.offer(chat('y'));
     await receiver.settled(1);
@@ -245,6 +322,8 @@ describe('webhook secrets', () => {
       },
       log,
     );
+    // Not connected until a stream is followed.
+    expect([f.status().connected, ...f.status().receivers.map((r) => r.connected)]).toEqual([false, false, false]);
     f.handle({ kind: 'gap', reason: 'evicted', dropped: 5, from: 3, to: 7 });
     expect(f.status().receivers.map((r) => r.gaps)).toEqual([1, 1]);
     expect(f.categories()).toBeUndefined();

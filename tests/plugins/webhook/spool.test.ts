@@ -1,10 +1,13 @@
 /** The spool file: what reads is kept, whatever else the file holds (N20), in both formats. */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { buildDelivery } from '../../../plugins/webhook/body.js';
+import { Forwarder } from '../../../plugins/webhook/forwarder.js';
 import { parseSpool, receiverKey, recordBytes, Spool } from '../../../plugins/webhook/spool.js';
+import { captureLog } from './test-receiver.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -31,13 +34,23 @@ it('skips what does not read: a torn line, a record of the wrong shape, a lost h
   const lines = Spool.render({ streamId: 's', lastSeq: 3, queues: { [KEY]: [delivery(1), delivery(2)] } })
     .trimEnd()
     .split('\n');
-  const bad = ['{"r":', '{"r":"k","d":{"eventId":1,"type":"t","body":"b"}}', `{"r":"${'k'.repeat(65)}","d":${JSON.stringify(delivery(5))}}`, '[1]', 'null'];
+  const bad = [
+    '{"r":',
+    '{"r":"k","d":{"eventId":1,"type":"t","body":"b"}}',
+    '{"r":"k","d":null}',
+    '{"r":"k","d":{"eventId":"e","type":1,"body":"b"}}',
+    '{"r":"k","d":{"eventId":"e","type":"t","body":1}}',
+    `{"r":"${'k'.repeat(65)}","d":${JSON.stringify(delivery(5))}}`,
+    '[1]',
+    'null',
+  ];
   const torn = parseSpool([lines[0], lines[1], ...bad, lines[2]].join('\n'));
   expect(torn.skipped).toBe(bad.length);
   expect(torn.state).toEqual({ streamId: 's', lastSeq: 3, queues: { [KEY]: [delivery(1), delivery(2)] } });
   const headless = parseSpool([lines[1], lines[2]].join('\n'));
   expect(headless).toEqual({ state: { queues: { [KEY]: [delivery(1), delivery(2)] } }, skipped: 1 });
   expect(parseSpool('garbage\n')).toEqual({ state: { queues: {} }, skipped: 1 });
+  expect(parseSpool('null')).toEqual({ state: { queues: {} }, skipped: 1 });
   const badCursor = parseSpool(JSON.stringify({ spool: 2, streamId: 's', lastSeq: -1 }));
   expect(badCursor).toEqual({ state: { queues: {} }, skipped: 0 });
 });
@@ -61,13 +74,71 @@ it('load: a missing file is a fresh start, a damaged one is moved aside and name
   expect(damaged.damage).toEqual({ skipped: 1, movedTo: expect.stringMatching(/w\.spool\.damaged-\d+$/) });
   expect(fs.existsSync(file)).toBe(false);
   expect(fs.readFileSync(damaged.damage!.movedTo!, 'utf8')).toContain('{"torn":');
+  // The forwarder that takes such a spool says where the damaged file went.
+  fs.writeFileSync(file, `${Spool.render({ queues: {} })}{"torn":\n`);
+  const { lines, log } = captureLog();
+  const forwarder = new Forwarder({ receivers: [] }, log);
+  forwarder.takeSpool(new Spool(file, 4096));
+  const movedTo = forwarder.status().spoolStatus!.damaged!.movedTo!;
+  expect(lines).toEqual([expect.stringContaining(`was damaged: 1 part(s) could not be read and are lost, the rest is delivered; the file was moved to ${movedTo} {`)]);
 
   const long = spoolFile();
   fs.writeFileSync(long, Spool.render({ queues: { [KEY]: [delivery(1)] } }) + 'x'.repeat(4096 + 1024 * 1024));
   const cut = new Spool(long, 4096).load();
   expect(cut.queues[KEY]).toEqual([delivery(1)]);
   expect(cut.damage?.skipped).toBe(2); // the unread tail, and the partial line where reading stopped
+  // Exactly at the bound plus the slack is not too long: nothing is cut, nothing moved.
+  const full = spoolFile();
+  const rendered = Spool.render({ streamId: 's', lastSeq: 1, queues: { [KEY]: [delivery(1)] } });
+  fs.writeFileSync(full, rendered + '\n'.repeat(4096 + 1024 * 1024 - Buffer.byteLength(rendered)));
+  expect(new Spool(full, 4096).load()).toEqual({ streamId: 's', lastSeq: 1, queues: { [KEY]: [delivery(1)] } });
   const folder = spoolFile();
   fs.mkdirSync(folder);
   expect(() => new Spool(folder, 4096).load()).toThrow(/webhook spool .* cannot be read \(EISDIR\): check it is a file/);
+  const plain = spoolFile();
+  fs.writeFileSync(plain, '');
+  const underAFile = path.join(plain, 'spool');
+  expect(() => new Spool(underAFile, 4096).load()).toThrow(`webhook spool ${underAFile} cannot be read (ENOTDIR): check its permissions`);
+});
+
+/** A tmpfs remounted read-only once `fill` has written it; null where mounting is not allowed (root with CAP_SYS_ADMIN is needed). */
+function readOnlyDir(fill: (dir: string) => void): string | null {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbridge-spool-ro-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'ignore' });
+  } catch {
+    fs.rmSync(dir, { recursive: true });
+    return null;
+  }
+  fill(dir);
+  execFileSync('mount', ['-o', 'remount,ro', dir]);
+  return dir;
+}
+
+it('a damaged spool that cannot be moved aside is still read, and the forwarder says it will be overwritten', async (t) => {
+  const file = (dir: string) => path.join(dir, 'w.spool');
+  const dir = readOnlyDir((d) => fs.writeFileSync(file(d), `${Spool.render({ streamId: 's', lastSeq: 2, queues: { [KEY]: [delivery(1)] } })}{"torn":\n`));
+  if (dir === null) return t.skip();
+  try {
+    const { lines, log } = captureLog();
+    const forwarder = new Forwarder({ receivers: [{ url: 'http://127.0.0.1:1/x', secret: 'whsec-ro-test', events: ['*'], queueSize: 4, maxAttempts: 1, backoff: 0, maxBackoff: 0, timeout: 1 }] }, log);
+    expect(forwarder.takeSpool(new Spool(file(dir), 4096)).resume).toEqual({ streamId: 's', lastSeq: 2 });
+    expect(forwarder.status().spoolStatus?.damaged).toEqual({ skipped: 1, moveError: 'EROFS' });
+    expect(forwarder.status().receivers[0]).toMatchObject({ queued: 1, gaps: 1 });
+    const said = `webhook spool ${file(dir)} was damaged: 1 part(s) could not be read and are lost, the rest is delivered; the file was could not be moved aside (EROFS); it is overwritten`;
+    expect(lines.some((l) => l.includes(said))).toBe(true);
+    expect(lines.filter((l) => l.includes('events may have been lost before they could be queued (spool-damaged)'))).toHaveLength(1);
+    // Writing fails and says so; once the file system takes writes again, it says that too.
+    await forwarder.flush();
+    expect(lines.some((l) => l.startsWith(`error webhook spool ${file(dir)} cannot be written (`))).toBe(true);
+    execFileSync('mount', ['-o', 'remount,rw', dir]);
+    await forwarder.flush();
+    expect(lines.some((l) => l.startsWith(`info webhook spool ${file(dir)} is written again`))).toBe(true);
+    // What was owed and not in flight (never started) is written back.
+    expect(parseSpool(fs.readFileSync(file(dir), 'utf8')).state.queues).toEqual({ [KEY]: [delivery(1)] });
+    await forwarder.stop();
+  } finally {
+    execFileSync('umount', ['-l', dir]);
+    fs.rmSync(dir, { recursive: true });
+  }
 });

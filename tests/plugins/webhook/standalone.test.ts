@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,10 +8,12 @@ import { silentLogger } from '../../../core/util/log.js';
 import { startTestHost } from '../../../core/testing/index.js';
 import { resolveReceivers } from '../../../plugins/webhook/config.js';
 import { Forwarder } from '../../../plugins/webhook/forwarder.js';
-import { Spool } from '../../../plugins/webhook/spool.js';
+import { buildDelivery } from '../../../plugins/webhook/body.js';
+import { parseSpool, receiverKey, Spool } from '../../../plugins/webhook/spool.js';
 import { runForwarder } from '../../../plugins/webhook/standalone.js';
 import { runCli } from '../../support/cli-process.js';
-import { startReceiver } from './test-receiver.js';
+import { captureLog, startReceiver } from './test-receiver.js';
+import { waitUntil } from '../../support/wait-until.js';
 
 const SECRET = 'whsec-forward-secret';
 const open: Array<{ close(): Promise<void> }> = [];
@@ -135,6 +137,64 @@ describe('mcbridge forward', () => {
     const status = forwarder.status().receivers[0]!;
     expect(status.dropped).toBeGreaterThan(0);
     expect(status.queued + status.dropped).toBeGreaterThanOrEqual(19);
+  });
+
+  it('over the bound, drops from the receiver that owes the most, not the first', async () => {
+    const server = await startReceiver(SECRET, [], 'hang');
+    open.push(server);
+    const file = join(mkdtempSync(join(tmpdir(), 'mcbridge-spool-')), 'two.spool');
+    const receiver = (events: string[]) => ({ url: server.url(), secret: SECRET, events, queueSize: 100, maxAttempts: 1, backoff: 1, maxBackoff: 1, timeout: 60 });
+    const { lines, log } = captureLog();
+    const forwarder = new Forwarder({ receivers: [receiver(['mark']), receiver(['chat', 'mark'])] }, log);
+    expect(forwarder.categories()).toEqual(['mark', 'chat']);
+    forwarder.useSpool(new Spool(file, 4_096));
+    open.push({ close: () => forwarder.stop() });
+    const event = (seq: number, category: 'mark' | 'chat') => ({ type: category, category, seq, streamId: 's', eventId: `s:${seq}`, receivedAt: 1, text: `m${seq}` });
+    forwarder.handle({ kind: 'event', event: event(1, 'mark') });
+    for (let seq = 2; seq <= 40; seq += 1) forwarder.handle({ kind: 'event', event: event(seq, 'chat') });
+    await forwarder.flush();
+    const [marks, chats] = forwarder.status().receivers;
+    expect(marks).toMatchObject({ queued: 1, dropped: 0 });
+    expect(chats!.dropped).toBeGreaterThan(0);
+    expect(lines.filter((l) => l.startsWith('warn webhook spool full; dropped 1 oldest event(s)'))).toHaveLength(chats!.dropped);
+    expect(readFileSync(file).length).toBeLessThanOrEqual(4_096);
+  });
+
+  it('an event in flight larger than the bound is still written: nothing queued is left to drop', async () => {
+    const server = await startReceiver(SECRET, [], 'hang');
+    open.push(server);
+    const file = join(mkdtempSync(join(tmpdir(), 'mcbridge-spool-')), 'big.spool');
+    const forwarder = new Forwarder({ receivers: [{ url: server.url(), secret: SECRET, events: ['*'], queueSize: 4, maxAttempts: 1, backoff: 1, maxBackoff: 1, timeout: 60 }] }, silentLogger());
+    forwarder.useSpool(new Spool(file, 4_096));
+    forwarder.start();
+    open.push({ close: () => forwarder.stop() });
+    forwarder.handle({ kind: 'event', event: { type: 'chat', category: 'chat', seq: 1, streamId: 's', eventId: 's:1', receivedAt: 1, text: 'x'.repeat(8_000) } });
+    await server.hitsReached(1);
+    await forwarder.flush();
+    expect(forwarder.status().spoolStatus).toMatchObject({ failures: 0, failing: false });
+    expect(Object.values(parseSpool(readFileSync(file, 'utf8')).state.queues)[0]!.map((d) => d.eventId)).toEqual(['s:1']);
+  });
+
+  it('writes the spool as deliveries and events come, marked closed only by a clean stop', async () => {
+    const server = await startReceiver(SECRET);
+    open.push(server);
+    const file = join(mkdtempSync(join(tmpdir(), 'mcbridge-spool-')), 'live.spool');
+    const resolved = resolveReceivers({}, { MC_AGENT_WEBHOOK_URL: server.url(), MC_AGENT_WEBHOOK_SECRET: SECRET, MC_AGENT_WEBHOOK_EVENTS: 'chat' });
+    const owed = { type: 'chat', category: 'chat', seq: 1, streamId: 's', eventId: 's:1', receivedAt: 1, text: 'owed' } as const;
+    writeFileSync(file, Spool.render({ streamId: 's', lastSeq: 1, queues: { [receiverKey(server.url(), 0)]: [buildDelivery(owed)] } }));
+    const forwarder = new Forwarder(resolved, silentLogger());
+    expect(forwarder.useSpool(new Spool(file, 1 << 20))).toEqual({ streamId: 's', lastSeq: 1 });
+    forwarder.start();
+    const written = () => parseSpool(readFileSync(file, 'utf8')).state;
+    // The owed event delivered, before any new one was handled: the spool no longer holds it.
+    await waitUntil(() => server.hits.length === 1 && Object.keys(written().queues).length === 0);
+    forwarder.handle({ kind: 'event', event: { ...owed, seq: 2, eventId: 's:2', text: 'new' } });
+    await waitUntil(() => written().lastSeq === 2);
+    expect(written().closed).toBeUndefined();
+    await forwarder.flush();
+    expect(written().closed).toBeUndefined();
+    await forwarder.stop(true);
+    expect(written()).toMatchObject({ streamId: 's', lastSeq: 2, closed: true });
   });
 
   it('--status prints the redacted receiver and whether the daemon answers; no secret, no path', async () => {

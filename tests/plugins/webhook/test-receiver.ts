@@ -5,9 +5,9 @@ import type { AddressInfo } from 'node:net';
 /**
  * What the receiver does with one request: answer a status, hang, cut the body short, or answer
  * 503 with a reason phrase that quotes the request's path and query (a careless receiver or proxy),
- * or answer 200 with a 256 KiB body (a receiver that echoes too much).
+ * or answer 200 with a 256 KiB body (a receiver that echoes too much), or with 128 KiB of a body that never ends.
  */
-export type Behaviour = number | 'hang' | 'truncate' | 'echo-503' | 'big-200';
+export type Behaviour = number | 'hang' | 'truncate' | 'echo-503' | 'big-200' | 'endless-200';
 
 export interface Hit {
   method: string;
@@ -48,7 +48,10 @@ export async function startReceiver(secret: string, script: Behaviour[] = [], in
       hits.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, json, verified: got.length === expected.length && timingSafeEqual(got, expected), behaviour });
       if (behaviour === 'hang') hanging.push(res);
       else if (behaviour === 'big-200') res.writeHead(200, { 'Content-Type': 'text/plain' }).end('x'.repeat(256 * 1024));
-      else if (behaviour === 'echo-503') res.writeHead(503, `Unavailable: ${req.url}`).end();
+      else if (behaviour === 'endless-200') {
+        hanging.push(res);
+        res.writeHead(200, { 'Content-Type': 'text/plain' }).write('x'.repeat(128 * 1024));
+      } else if (behaviour === 'echo-503') res.writeHead(503, `Unavailable: ${req.url}`).end();
       else if (behaviour === 'truncate') {
         res.writeHead(200, { 'Content-Length': '100' });
         res.write('{"ok":', () => res.destroy());
@@ -60,11 +63,22 @@ export async function startReceiver(secret: string, script: Behaviour[] = [], in
       for (const w of waiters.filter((x) => hits.length >= x.n)) w.resolve();
     });
   });
+  let connections = 0;
+  let openConnections = 0;
+  server.on('connection', (socket) => {
+    connections += 1;
+    openConnections += 1;
+    socket.on('close', () => void (openConnections -= 1));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     port,
     hits,
+    /** TCP connections accepted so far (kept-alive deliveries share one). */
+    connections: () => connections,
+    /** TCP connections still open. */
+    openConnections: () => openConnections,
     /** How requests are answered from now on, once the script is used up. */
     answer: (behaviour: Behaviour) => void (fallback = behaviour),
     /** Event ids answered with a 2xx, in arrival order (a repeat shows twice). */
