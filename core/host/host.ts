@@ -410,8 +410,13 @@ export class Host extends EventEmitter {
   }
 
   view(): HostView {
+    const link = this.link;
     return {
       target: this.target,
+      transport: link.transport,
+      get connected() {
+        return link.connected;
+      },
       status: () => this.status(),
       surface: () => this.surface(),
       manifest: () => this.manifest(),

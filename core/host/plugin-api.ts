@@ -97,6 +97,10 @@ export interface HostStatus {
 export interface HostView {
   /** The target (game server) this plugin instance serves: each target sets its plugins up on its own. */
   readonly target: string;
+  /** How this target's mod is reached; fixed for the host's life. */
+  readonly transport: LinkStatus['transport'];
+  /** Whether the mod link is up now: the one fact of `status()` a tool often needs, without building the rest. */
+  readonly connected: boolean;
   status(): HostStatus;
   surface(): Surface;
   manifest(): Manifest;

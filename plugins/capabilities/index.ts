@@ -107,7 +107,7 @@ export const capabilitiesPlugin = definePlugin({
       run: async (_args, ctx) => {
         let caps: Record<string, unknown> | null = null;
         let refreshError: string | undefined;
-        const connected = ctx.host.status().connected === true;
+        const connected = ctx.host.connected;
         if (connected) {
           try {
             caps = await ctx.request('CAPS');

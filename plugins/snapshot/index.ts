@@ -55,7 +55,7 @@ export function createSnapshotPlugin() {
         only: { vantage: 'server' },
         paramAliases: { requestId: 'request_id' },
         run: async ({ request_id, ...args }, ctx) => {
-          const remote = ctx.host.status().transport === 'control';
+          const remote = ctx.host.transport === 'control';
           // Over control protocol 1 the mod takes a name and a dimension only: a radius would be dropped without a word.
           if (remote && args.radius !== undefined && args.radius !== 0) {
             throw new McbridgeError('invalid_params', 'radius is not served over control protocol 1 (the mod records the whole dimension there): leave radius out, or use a legacy target', {

@@ -84,7 +84,7 @@ export async function forkIntoLab(start: (options?: StackOptions) => Promise<Sta
 export const worldDirOf = (stack: Stack) => path.join(stack.sim.dir, 'world');
 
 /** The world journal file of the stack's game: where its restores record what to undo (the config folder is the sim's). */
-export const journalPathOf = (stack: Stack) => journalFile(stack.sim.dir, gameOf({ host: stack.host }));
+export const journalPathOf = (stack: Stack) => journalFile(stack.sim.dir, gameOf({ host: stack.host.view() }));
 
 /** What the journal says now, null when there is none (written by rename: never half a file). */
 export function journalNow(stack: Stack): JournalRecord | null {
