@@ -19,6 +19,8 @@ export default defineConfig({
       'tests/plugins/webhook/receiver.test.ts',
       'tests/plugins/webhook/config.test.ts',
       'tests/plugins/webhook/service.test.ts',
+      // The service stopped and started within one daemon run (host.remove, host.use).
+      'tests/plugins/webhook/service-restart.test.ts',
       'tests/plugins/webhook/spool.test.ts',
       'tests/plugins/webhook/standalone.test.ts',
       'tests/plugins/webhook/forward.test.ts',
