@@ -243,6 +243,13 @@ describe('webhook delivery engine', () => {
     expect(await post(new URL(server.url()), '{}', {}, 5_000)).toEqual({ kind: 'delivered', status: 200 });
   });
 
+  it('post: exactly 64 KiB of a body that stops short of its end is no answer yet; the read bound is past it', async () => {
+    const server = await startReceiver(SECRET, ['stalled-64k-200']);
+    open.push(server);
+    // All 64 KiB arrive within milliseconds; only a bound of 64 KiB or less would settle on them.
+    expect(await post(new URL(server.url()), '{}', {}, 1_000)).toEqual({ kind: 'retry', error: 'no complete response within 1000 ms' });
+  });
+
   it('a delivery that throws is counted failed and the worker goes on with the next', async () => {
     const { server, receiver, lines } = await setup([]);
     // What a bug would hand it: a body that is not text makes the POST throw.

@@ -5,9 +5,10 @@ import type { AddressInfo } from 'node:net';
 /**
  * What the receiver does with one request: answer a status, hang, cut the body short, or answer
  * 503 with a reason phrase that quotes the request's path and query (a careless receiver or proxy),
- * or answer 200 with a 256 KiB body (a receiver that echoes too much), or with 128 KiB of a body that never ends.
+ * or answer 200 with a 256 KiB body (a receiver that echoes too much), or with 128 KiB (or exactly
+ * the 64 KiB post reads) of a body that never ends.
  */
-export type Behaviour = number | 'hang' | 'truncate' | 'echo-503' | 'big-200' | 'endless-200';
+export type Behaviour = number | 'hang' | 'truncate' | 'echo-503' | 'big-200' | 'endless-200' | 'stalled-64k-200';
 
 export interface Hit {
   method: string;
@@ -48,9 +49,9 @@ export async function startReceiver(secret: string, script: Behaviour[] = [], in
       hits.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, json, verified: got.length === expected.length && timingSafeEqual(got, expected), behaviour });
       if (behaviour === 'hang') hanging.push(res);
       else if (behaviour === 'big-200') res.writeHead(200, { 'Content-Type': 'text/plain' }).end('x'.repeat(256 * 1024));
-      else if (behaviour === 'endless-200') {
+      else if (behaviour === 'endless-200' || behaviour === 'stalled-64k-200') {
         hanging.push(res);
-        res.writeHead(200, { 'Content-Type': 'text/plain' }).write('x'.repeat(128 * 1024));
+        res.writeHead(200, { 'Content-Type': 'text/plain' }).write('x'.repeat(behaviour === 'endless-200' ? 128 * 1024 : 64 * 1024));
       } else if (behaviour === 'echo-503') res.writeHead(503, `Unavailable: ${req.url}`).end();
       else if (behaviour === 'truncate') {
         res.writeHead(200, { 'Content-Length': '100' });
