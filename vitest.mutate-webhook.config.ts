@@ -21,6 +21,8 @@ export default defineConfig({
       'tests/plugins/webhook/service.test.ts',
       // The service stopped and started within one daemon run (host.remove, host.use).
       'tests/plugins/webhook/service-restart.test.ts',
+      // Two targets in process: each target's spool name.
+      'tests/plugins/webhook/target-spool.test.ts',
       'tests/plugins/webhook/spool.test.ts',
       'tests/plugins/webhook/standalone.test.ts',
       'tests/plugins/webhook/forward.test.ts',
