@@ -131,6 +131,9 @@ function drain(f: Forwarder, events: EventsView): void {
   let since: Cursor = { streamId: events.streamId, seq: at.lastSeq };
   for (;;) {
     const page = events.query({ since, limit: 1000, ...(wanted ? { filter: (e) => wanted.includes(e.category) } : {}) });
+    // The ring moved past the cursor before the stop: those events are lost, and the spool, marked
+    // closed, must not let the next run take that for a clean hand-over.
+    if (page.evicted > 0) f.handle({ kind: 'gap', reason: 'evicted', dropped: page.evicted, from: since.seq + 1, to: since.seq + page.evicted });
     for (const event of page.events) f.handle({ kind: 'event', event });
     if (!page.truncated) return;
     since = { streamId: events.streamId, seq: page.next };
