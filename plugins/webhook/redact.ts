@@ -23,12 +23,10 @@ export function sanitizer(url: string, secret: string): (text: string) => string
   try {
     const u = new URL(url);
     urlForms.add(u.href);
-    // Pieces that an error message could quote on their own (a path echoed back by a server, say).
-    if (u.pathname.length > 1) parts.push(u.pathname);
-    if (u.search) parts.push(u.search);
-    // Userinfo as written (percent-encoded) and as decoded: a message may quote either.
-    if (u.username) parts.push(u.username, decodeURIComponent(u.username));
-    if (u.password) parts.push(u.password, decodeURIComponent(u.password));
+    // Pieces that an error message could quote on their own (a path echoed back by a server, say),
+    // and the userinfo as written (percent-encoded) and as decoded: a message may quote either.
+    // An absent piece ('', or the path '/') is dropped by the two-character rule below.
+    parts.push(u.pathname, u.search, u.username, decodeURIComponent(u.username), u.password, decodeURIComponent(u.password));
   } catch {
     // not a URL: only the text itself is replaced
   }
