@@ -148,11 +148,12 @@ describe('the webhook service stopped and started within one daemon run', () => 
   it('a follower that fails (an event no body can hold) says the service is no longer connected; the daemon serves on', async () => {
     const server = await startReceiver(SECRET);
     open.push(server);
-    const { t, status } = await hostWith(server, {});
+    const { t, status, lines } = await hostWith(server, {});
     expect(await t.call('webhook_status')).toMatchObject({ connected: true });
     // JSON has no BigInt: building the body throws inside the follower's loop.
     t.host.events.record({ type: 'mark', text: 'poison', n: 1n });
     await waitUntil(() => status().connected === false);
+    expect(lines.filter((l) => l.includes('webhook: following the event log failed; nothing more is forwarded'))).toHaveLength(1);
     t.host.events.record({ type: 'mark', text: 'after' });
     expect(await t.available()).toContain('webhook_status');
     expect(server.hits).toHaveLength(0);
