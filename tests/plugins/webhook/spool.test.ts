@@ -55,6 +55,24 @@ it('skips what does not read: a torn line, a record of the wrong shape, a lost h
   expect(badCursor).toEqual({ state: { queues: {} }, skipped: 0 });
 });
 
+it('takes a cursor only whole: a string stream id of at most 200 characters and a seq >= 0; record keys up to 64 characters', () => {
+  const header = (h: Record<string, unknown>) => parseSpool(JSON.stringify({ spool: 2, ...h })).state;
+  expect(header({ streamId: 'x'.repeat(200), lastSeq: 0 })).toStrictEqual({ queues: {}, streamId: 'x'.repeat(200), lastSeq: 0 });
+  for (const bad of [{ streamId: 'x'.repeat(201), lastSeq: 1 }, { streamId: 5, lastSeq: 1 }, { lastSeq: 1 }, { streamId: 's' }]) expect(header(bad)).toStrictEqual({ queues: {} });
+  const key = 'k'.repeat(64);
+  expect(parseSpool(`{"r":"${key}","d":${JSON.stringify(delivery(1))}}`)).toEqual({ state: { queues: { [key]: [delivery(1)] } }, skipped: 1 });
+});
+
+it('counts a lost header once, skips blank lines, and reads a file that is one JSON number or odd queues as damaged', () => {
+  const [head, one, two] = Spool.render({ streamId: 's', lastSeq: 3, queues: { [KEY]: [delivery(1), delivery(2)] } })
+    .trimEnd()
+    .split('\n');
+  expect(parseSpool([one, two, one].join('\n'))).toEqual({ state: { queues: { [KEY]: [delivery(1), delivery(2), delivery(1)] } }, skipped: 1 });
+  expect(parseSpool([head, '   ', one, '\t', two].join('\n'))).toEqual({ state: { streamId: 's', lastSeq: 3, queues: { [KEY]: [delivery(1), delivery(2)] } }, skipped: 0 });
+  expect(parseSpool('7')).toEqual({ state: { queues: {} }, skipped: 1 });
+  expect(parseSpool(JSON.stringify({ queues: 5 }))).toEqual({ state: { queues: {} }, skipped: 1 });
+});
+
 it('reads the first format (one JSON object), keeping its good deliveries', () => {
   const old = { streamId: 's', lastSeq: 4, closed: true, queues: { [KEY]: [delivery(1), { eventId: 'x' }, delivery(2)], bad: 'nope' } };
   expect(parseSpool(JSON.stringify(old))).toEqual({ state: { streamId: 's', lastSeq: 4, closed: true, queues: { [KEY]: [delivery(1), delivery(2)] } }, skipped: 2 });
@@ -99,6 +117,15 @@ it('load: a missing file is a fresh start, a damaged one is moved aside and name
   fs.writeFileSync(plain, '');
   const underAFile = path.join(plain, 'spool');
   expect(() => new Spool(underAFile, 4096).load()).toThrow(`webhook spool ${underAFile} cannot be read (ENOTDIR): check its permissions`);
+  // Both refusals are the user's to fix, and neither leaves a descriptor open, nor does a good read.
+  const fds = () => fs.readdirSync('/proc/self/fd').length;
+  const before = fds();
+  for (const at of [folder, underAFile]) expect(() => new Spool(at, 4096).load()).toThrow(expect.objectContaining({ code: 'invalid_params' }));
+  for (let i = 0; i < 20; i += 1) {
+    new Spool(full, 4096).load();
+    expect(() => new Spool(folder, 4096).load()).toThrow();
+  }
+  expect(fds()).toBe(before);
 });
 
 /** A tmpfs remounted read-only once `fill` has written it; null where mounting is not allowed (root with CAP_SYS_ADMIN is needed). */
