@@ -71,7 +71,7 @@ describe('mcbridge forward, in process', () => {
     const down = offline();
     await forward({ status: true }, down.io, new Promise(() => {}));
     expect(JSON.parse(down.printed.join(''))).toMatchObject({ enabled: true, connected: false, receivers: [{ url: 'http://127.0.0.1:9', delivered: 0, running: false }] });
-    expect(down.printed.join('')).toMatch(/^\{\n {2}"enabled": true[^]*\n\}\n$/);
+    expect(down.printed.join('')).toMatch(/^\{\n {2}"enabled": true[\s\S]*\n\}\n$/);
     const up = offline();
     let closed = 0;
     up.io.connect = () => Promise.resolve({ call: () => Promise.resolve({}), close: () => void (closed += 1) }) as never;
