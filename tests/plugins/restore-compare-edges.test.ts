@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SLICE } from '../../plugins/restore/turns.js';
 import { compareSnapshots, velocityOf, type CompareOptions, type Side } from '../../plugins/restore/compare.js';
 import { itemsFragment, stripTopLevelKeys, topLevelEntries } from '../../plugins/restore/snbt-top.js';
 
@@ -157,6 +158,37 @@ describe('compareSnapshots: the detail rows', () => {
     expect(longer.uuidOrder).toEqual({ match: false, commonPrefix: 2, expectedCount: 2, actualCount: 3, divergence: { index: 2, expected: null, actual: U(3) } });
     const shorter = await compare([e(1), e(2)], [e(1)]);
     expect(shorter.uuidOrder).toEqual({ match: false, commonPrefix: 1, expectedCount: 2, actualCount: 1, divergence: { index: 1, expected: U(2), actual: null } });
+  });
+});
+
+describe('compareSnapshots: other callers get turns', () => {
+  it('the per-entity pass yields to the event loop between slices', async () => {
+    let turns = 0;
+    let running = true;
+    const tick = () => {
+      turns++;
+      if (running) setImmediate(tick);
+    };
+    setImmediate(tick);
+    // The expected side's NBT is read only in the per-entity pass: note the turn count there.
+    const seenAt: number[] = [];
+    const want = Array.from({ length: 2 * SLICE }, (_, i) => {
+      const record = e(i + 1);
+      return Object.defineProperty(record, 'nbt', {
+        get: () => {
+          seenAt.push(turns);
+          return '{a:1}';
+        },
+        enumerable: true,
+      });
+    });
+    await compare(
+      want,
+      Array.from({ length: 2 * SLICE }, (_, i) => e(i + 1)),
+    );
+    running = false;
+    expect(seenAt).toHaveLength(2 * SLICE);
+    expect(seenAt[2 * SLICE - 1]).toBeGreaterThan(seenAt[0]!);
   });
 });
 
