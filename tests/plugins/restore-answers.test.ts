@@ -57,6 +57,15 @@ describe('restore cancelled: what the clean-up will do, said before it runs', ()
     expect(err.message).toBe(`restore cancelled before any summon was sent; the clean-up freezes it again (it was frozen before) and releases the forceload (${FORCELOAD})`);
   });
 
+  it('a running game unfrozen for the clear: the clean-up unfreezes, and never speaks of a refreeze', async () => {
+    const { stack, dir, proof } = await recordedCarts(stacks.start, { keep: true });
+    stack.sim.fault('kill', { delayMs: 500 }, { times: 1 });
+    const abort = new AbortController();
+    stack.sim.onRequest(({ line }) => line.startsWith('CMD kill') && abort.abort());
+    const err = await failure(stack.call('restore', { dir, ...apply, replace_existing: true, ...proof }, { signal: abort.signal }));
+    expect(err.message).toBe(`restore cancelled before any summon was sent; the clean-up unfreezes the game (it was running before) and releases the forceload (${FORCELOAD})`);
+  });
+
   it('between summons, and during the verification snapshot', async () => {
     const { stack, dir, proof } = await recordedCarts(stacks.start);
     const abort = new AbortController();
@@ -90,6 +99,12 @@ describe('restore: an apply answered in full', () => {
     ]);
     expect(result).toMatchObject({ verdict: 'failed', issued: 2, notAttempted: 0, partial: true, ok: false });
     expect(result.note).toBeUndefined();
+    // Answered with no words at all: a failure with no evidence to keep.
+    const { stack: quiet, dir: quietDir, proof: quietProof } = await recordedCarts(stacks.start);
+    quiet.sim.fault('summon', { output: [] }, { times: 1 });
+    const silent = await quiet.call('restore', { dir: quietDir, ...apply, ...quietProof });
+    expect(silent.failed).toHaveLength(1);
+    expect('gameOutput' in silent.failed[0]).toBe(false);
   });
 
   it('ok: the dimension check and the verification snapshot reported, no note', async () => {
@@ -161,6 +176,41 @@ describe('restore: the destination already holds entities', () => {
     expect(existing.clearOutput.map((e: { command: string }) => e.command)).toEqual(existing.clearCommands);
     expect(existing.clearOutput).toHaveLength(existing.clearCommands.length);
     expect(existing.note).toBe('1 pre-existing entity/entities outside the recording were left in place');
+    const alone = await recordedCarts(stacks.start, { keep: true });
+    const cleared = await alone.stack.call('restore', { dir: alone.dir, ...apply, replace_existing: true, ...alone.proof });
+    expect(cleared.checks.existing.action).toBe('cleared+flushed');
+    expect('note' in cleared.checks.existing).toBe(false);
+  });
+
+  it('a recorded uuid left far from its spot: refused though nothing is at the recorded positions', async () => {
+    const { stack, dir, proof } = await recordedCarts(stacks.start, { keep: true });
+    const moved = stack.sim.world.findByUuid(CART_A)!;
+    moved.x = 300;
+    moved.z = 300;
+    stack.sim.fault('kill', { output: 'No entity was found' });
+    const err = await failure(stack.call('restore', { dir, ...apply, replace_existing: true, ...proof }));
+    expect(err.message).toContain('replace_existing cleared the detected collisions but 2 entity/entities are still at the recorded positions');
+    expect(err.details?.existing).toMatchObject({ remainingCollisions: 2, remainingAtRecordedPositions: 1 });
+    // Only the uuid collision left: nothing near a recorded position.
+    const far = await recordedCarts(stacks.start, { keep: true });
+    await far.stack.call('command', { command: `kill ${CART_B}` });
+    const farA = far.stack.sim.world.findByUuid(CART_A)!;
+    farA.x = 300;
+    far.stack.sim.fault('kill', { output: 'No entity was found' });
+    const lone = await failure(far.stack.call('restore', { dir: far.dir, ...apply, replace_existing: true, ...far.proof }));
+    expect(lone.message).toContain(
+      `but 1 entity/entities are still at the recorded positions after save-all flush; refusing a restore that would duplicate or collide. Leftovers: ${JSON.stringify([{ uuid: CART_A, type: 'minecraft:chest_minecart', pos: [300, 64, -3.5] }])}`,
+    );
+  });
+
+  it('leftovers are listed ten at most', async () => {
+    const pigs = Array.from({ length: 4 }, (_, i) => ({ type: 'minecraft:pig', uuid: U(i + 1), x: 50 + 10 * i, y: 64, z: 0 }));
+    const { stack, dir, proof } = await recordedCarts(stacks.start, { keep: true, extra: pigs });
+    stack.sim.fault('kill', { output: 'No entity was found' });
+    const err = await failure(stack.call('restore', { dir, ...apply, replace_existing: true, ...proof }));
+    const listed = JSON.parse(err.message.slice(err.message.indexOf('Leftovers: ') + 'Leftovers: '.length, err.message.lastIndexOf(' (')));
+    expect(listed).toHaveLength(10);
+    expect(err.message).toContain('but 6 entity/entities are still');
   });
 
   it('a kill that did nothing: refused, naming what is still there', async () => {
