@@ -22,6 +22,7 @@ export default defineConfig({
       'tests/plugins/restore-mcp.test.ts',
       'tests/plugins/restore-guard.test.ts',
       'tests/plugins/restore-endpoint.test.ts',
+      'tests/plugins/restore-answers.test.ts',
       'tests/faults/restore-faults.test.ts',
     ],
     exclude: kernel.test?.exclude ?? [],
