@@ -9,7 +9,7 @@ import { startTestHost } from '../../../core/testing/index.js';
 import { resolveReceivers } from '../../../plugins/webhook/config.js';
 import { Forwarder } from '../../../plugins/webhook/forwarder.js';
 import { buildDelivery } from '../../../plugins/webhook/body.js';
-import { parseSpool, receiverKey, Spool } from '../../../plugins/webhook/spool.js';
+import { parseSpool, receiverKey, recordBytes, Spool } from '../../../plugins/webhook/spool.js';
 import { runForwarder } from '../../../plugins/webhook/standalone.js';
 import { runCli } from '../../support/cli-process.js';
 import { captureLog, startReceiver } from './test-receiver.js';
@@ -158,6 +158,29 @@ describe('mcbridge forward', () => {
     expect(chats!.dropped).toBeGreaterThan(0);
     expect(lines.filter((l) => l.startsWith('warn webhook spool full; dropped 1 oldest event(s)'))).toHaveLength(chats!.dropped);
     expect(readFileSync(file).length).toBeLessThanOrEqual(4_096);
+  });
+
+  it('a spool exactly at its bound keeps every queued event; a byte less drops the oldest', async () => {
+    const server = await startReceiver(SECRET, [], 'hang');
+    open.push(server);
+    const dir = mkdtempSync(join(tmpdir(), 'mcbridge-spool-'));
+    const spooled = async (maxBytes: number) => {
+      const file = join(dir, `${maxBytes}.spool`);
+      const forwarder = new Forwarder({ receivers: [{ url: server.url(), secret: SECRET, events: ['*'], queueSize: 100, maxAttempts: 1, backoff: 1, maxBackoff: 1, timeout: 60 }] }, silentLogger());
+      forwarder.useSpool(new Spool(file, maxBytes));
+      open.push({ close: () => forwarder.stop() });
+      for (const seq of [1, 2, 3]) forwarder.handle({ kind: 'event', event: { type: 'chat', category: 'chat', seq, streamId: 's', eventId: `s:${seq}`, receivedAt: 1, text: `m${seq}` } });
+      await forwarder.flush();
+      return { dropped: forwarder.status().receivers[0]!.dropped, queued: Object.values(parseSpool(readFileSync(file, 'utf8')).state.queues)[0]! };
+    };
+    const roomy = await spooled(1_000_000);
+    // What the forwarder counts for these three: a fixed 200 for the rest of the state, and each record with its key.
+    const key = receiverKey(server.url(), 0);
+    const exact = roomy.queued.reduce((n, d) => n + recordBytes(key, d), 200);
+    const at = await spooled(exact);
+    expect([at.dropped, at.queued.map((d) => d.eventId)]).toEqual([0, ['s:1', 's:2', 's:3']]);
+    const under = await spooled(exact - 1);
+    expect([under.dropped, under.queued.map((d) => d.eventId)]).toEqual([1, ['s:2', 's:3']]);
   });
 
   it('an event in flight larger than the bound is still written: nothing queued is left to drop', async () => {
