@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { failure, sentSince, useStacks } from '../support/plugins.js';
-import { CART_A, CART_B, cart, recordedCarts, useTemps, writeRecording } from '../support/restore.js';
+import { CART_A, CART_B, cart, recordedCarts, useTemps, writeRecording, numberedUuid as U } from '../support/restore.js';
 
 /**
  * What restore answers, word for word, on the paths the other suites reach only by code: each
@@ -13,15 +13,21 @@ const stacks = useStacks();
 const tmp = useTemps();
 const apply = { dry_run: false, release_forceload: true };
 const FORCELOAD = 'forceload add -6 -20 27 13';
-const U = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+type Stack = Awaited<ReturnType<typeof recordedCarts>>['stack'];
+
+/** A restore cancelled while the request `target` names is held by the game (half a second): its error. */
+function cancelledDuring(stack: Stack, target: string, arrived: (line: string) => boolean, params: Record<string, unknown>) {
+  stack.sim.fault(target, { delayMs: 500 }, { times: 1 });
+  const abort = new AbortController();
+  stack.sim.onRequest(({ line }) => arrived(line) && abort.abort());
+  return failure(stack.call('restore', params, { signal: abort.signal }));
+}
 
 describe('restore cancelled: what the clean-up will do, said before it runs', () => {
   it('during the baseline snapshot, the game running: unfreeze and release the forceload', async () => {
     const { stack, dir, proof } = await recordedCarts(stacks.start);
-    stack.sim.fault('SNAPSHOT restore-pre', { delayMs: 500 }, { times: 1 });
-    const abort = new AbortController();
-    stack.sim.onRequest(({ line }) => line.includes('restore-pre') && abort.abort());
-    const err = await failure(stack.call('restore', { dir, ...apply, ...proof }, { signal: abort.signal }));
+    const err = await cancelledDuring(stack, 'SNAPSHOT restore-pre', (line) => line.includes('restore-pre'), { dir, ...apply, ...proof });
     expect(err.code).toBe('cancelled');
     expect(err.message).toBe(`restore cancelled before any summon was sent; the clean-up unfreezes the game (it was running before) and releases the forceload (${FORCELOAD})`);
     expect(err.details).toMatchObject({ tick: { prior: 'running', frozenByBridge: true } });
@@ -29,20 +35,14 @@ describe('restore cancelled: what the clean-up will do, said before it runs', ()
 
   it('during the freeze itself: it may have landed, so the clean-up unfreezes', async () => {
     const { stack, dir, proof } = await recordedCarts(stacks.start);
-    stack.sim.fault('tick freeze', { delayMs: 500 }, { times: 1 });
-    const abort = new AbortController();
-    stack.sim.onRequest(({ line }) => line === 'CMD tick freeze' && abort.abort());
-    const err = await failure(stack.call('restore', { dir, ...apply, ...proof }, { signal: abort.signal }));
+    const err = await cancelledDuring(stack, 'tick freeze', (line) => line === 'CMD tick freeze', { dir, ...apply, ...proof });
     expect(err.message).toBe('restore cancelled before any summon was sent; the clean-up unfreezes the game (it was running before)');
   });
 
   it('a frozen game and the forceload kept: nothing to undo', async () => {
     const { stack, dir, proof } = await recordedCarts(stacks.start);
     await stack.call('command', { command: 'tick freeze' });
-    stack.sim.fault('SNAPSHOT restore-pre', { delayMs: 500 }, { times: 1 });
-    const abort = new AbortController();
-    stack.sim.onRequest(({ line }) => line.includes('restore-pre') && abort.abort());
-    const err = await failure(stack.call('restore', { dir, dry_run: false, ...proof }, { signal: abort.signal }));
+    const err = await cancelledDuring(stack, 'SNAPSHOT restore-pre', (line) => line.includes('restore-pre'), { dir, dry_run: false, ...proof });
     expect(err.message).toBe('restore cancelled before any summon was sent; nothing to undo: the tick state was not changed');
     expect(stack.sim.world.frozen).toBe(true);
   });
@@ -50,19 +50,13 @@ describe('restore cancelled: what the clean-up will do, said before it runs', ()
   it('a frozen game unfrozen for the clear: the clean-up freezes it again', async () => {
     const { stack, dir, proof } = await recordedCarts(stacks.start, { keep: true });
     await stack.call('command', { command: 'tick freeze' });
-    stack.sim.fault('kill', { delayMs: 500 }, { times: 1 });
-    const abort = new AbortController();
-    stack.sim.onRequest(({ line }) => line.startsWith('CMD kill') && abort.abort());
-    const err = await failure(stack.call('restore', { dir, ...apply, replace_existing: true, ...proof }, { signal: abort.signal }));
+    const err = await cancelledDuring(stack, 'kill', (line) => line.startsWith('CMD kill'), { dir, ...apply, replace_existing: true, ...proof });
     expect(err.message).toBe(`restore cancelled before any summon was sent; the clean-up freezes it again (it was frozen before) and releases the forceload (${FORCELOAD})`);
   });
 
   it('a running game unfrozen for the clear: the clean-up unfreezes, and never speaks of a refreeze', async () => {
     const { stack, dir, proof } = await recordedCarts(stacks.start, { keep: true });
-    stack.sim.fault('kill', { delayMs: 500 }, { times: 1 });
-    const abort = new AbortController();
-    stack.sim.onRequest(({ line }) => line.startsWith('CMD kill') && abort.abort());
-    const err = await failure(stack.call('restore', { dir, ...apply, replace_existing: true, ...proof }, { signal: abort.signal }));
+    const err = await cancelledDuring(stack, 'kill', (line) => line.startsWith('CMD kill'), { dir, ...apply, replace_existing: true, ...proof });
     expect(err.message).toBe(`restore cancelled before any summon was sent; the clean-up unfreezes the game (it was running before) and releases the forceload (${FORCELOAD})`);
   });
 
@@ -73,10 +67,7 @@ describe('restore cancelled: what the clean-up will do, said before it runs', ()
     expect(err.message).toMatch(/^restore cancelled (after 1 of 2 summons|during summon 2 of 2 \(1 issued\)); the clean-up unfreezes the game \(it was running before\) and releases the forceload/);
 
     const again = await recordedCarts(stacks.start);
-    again.stack.sim.fault('SNAPSHOT restore-check', { delayMs: 500 }, { times: 1 });
-    const late = new AbortController();
-    again.stack.sim.onRequest(({ line }) => line.includes('restore-check') && late.abort());
-    const verifying = await failure(again.stack.call('restore', { dir: again.dir, ...apply, ...again.proof }, { signal: late.signal }));
+    const verifying = await cancelledDuring(again.stack, 'SNAPSHOT restore-check', (line) => line.includes('restore-check'), { dir: again.dir, ...apply, ...again.proof });
     expect(verifying.message).toBe(
       `restore cancelled after all 2 summons were issued, during verification; the clean-up unfreezes the game (it was running before) and releases the forceload (${FORCELOAD})`,
     );

@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { SLICE } from '../../plugins/restore/turns.js';
 import { compareSnapshots, velocityOf, type CompareOptions, type Side } from '../../plugins/restore/compare.js';
 import { itemsFragment, stripTopLevelKeys, topLevelEntries } from '../../plugins/restore/snbt-top.js';
+import { numberedUuid as U } from '../support/restore.js';
 
 /**
  * The comparison's edges, field by field: each kind of difference alone and what it does to the
  * strict and the lenient verdict, the tolerances at their exact bounds, the samples and clips, the
  * counts table's order; and the SNBT reader on the inputs it must refuse rather than misread.
  */
-const U = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const STRICT: CompareOptions = { strict: true, posTolerance: 0.5, velTolerance: 0.5, ignoreNbtKeys: [] };
 const LENIENT: CompareOptions = { ...STRICT, strict: false };
 const e = (n: number, extra: Record<string, unknown> = {}) => ({ uuid: U(n), type: 'minecraft:pig', pos: [0, 64, 0], vel: [0, 0, 0], nbt: '{a:1}', ...extra });

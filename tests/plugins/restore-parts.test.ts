@@ -9,11 +9,10 @@ import { orderSnapshotName, restoreSnapshotName } from '../../plugins/restore/na
 import { forceloadCommand, planSummons, recordedBox, summonCommand } from '../../plugins/restore/plan.js';
 import { describeBlockers, MAX_LISTED_ISSUES, validateRecording } from '../../plugins/restore/validate.js';
 import { caught } from '../support/errors.js';
-import { cart, useTemps, writeRecording } from '../support/restore.js';
+import { cart, useTemps, writeRecording, numberedUuid as U } from '../support/restore.js';
 
 /** The restore building blocks (what the predecessor's restore and fork tests covered). */
 const tmp = useTemps();
-const U = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 describe('numbers as the predecessor printed them', () => {
   it("pythonFloat is Python's repr of a float", () => {

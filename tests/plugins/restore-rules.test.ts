@@ -8,6 +8,7 @@ import { commandEntities, planSummons, summonCommand } from '../../plugins/resto
 import { eachSliced, SLICE } from '../../plugins/restore/turns.js';
 import { describeBlockers, shortList, validateRecording, type Issue } from '../../plugins/restore/validate.js';
 import { caught } from '../support/errors.js';
+import { numberedUuid as U } from '../support/restore.js';
 
 /**
  * The exact words and edges of restore's pure rules: each issue a recording can raise (code,
@@ -15,7 +16,6 @@ import { caught } from '../support/errors.js';
  * boundaries, the numbers Python would print, and the slices long loops yield between. The
  * integration suites check that these reach the caller; here each rule is pinned on its own.
  */
-const U = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const HASH = '0123456789abcdef';
 const pig = (n: number, order: number, extra: Record<string, unknown> = {}) => ({ order, uuid: U(n), type: 'minecraft:pig', pos: [0, 64, 0], nbt: '{}', ...extra });
 const validate = (meta: Record<string, unknown>, records: unknown[], hash = HASH) =>

@@ -28,6 +28,9 @@ export function cart(uuid: string, pos: [number, number, number], extra: Record_
   return { uuid, type: 'minecraft:chest_minecart', pos, vel: [0, 0, 0], nbt: `{"Motion":[0.0d,0.0d,0.0d],"id":"${uuid}"}`, passengers: [], vehicle: null, restorable: true, ...extra };
 }
 
+/** The uuid numbered `n` (`00000000-0000-4000-8000-000000000007`), for hand-written records. */
+export const numberedUuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
 export const CART_A = '0a000000-0000-4000-8000-00000000000a';
 export const CART_B = '0b000000-0000-4000-8000-00000000000b';
 export const CART_A_POS: [number, number, number] = [10.5, 64, -3.5];
