@@ -21,7 +21,8 @@ import { checkRequestId, RequestIds, sendWrite, WriteLedger } from '../writes.js
 import { credentialSource, readCredential, type CredentialSettings } from './credential.js';
 import { EventStream } from './event-stream.js';
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, type FrameReader } from './frames.js';
-import { ControlRequests, replyError, type ControlRequest } from './requests.js';
+import { boundLimits, livenessOf, type Liveness, type SessionLimits } from './limits.js';
+import { checkStatusReply, ControlRequests, replyError, wireName, type ControlRequest } from './requests.js';
 import { fatalMessage, openSession, type Welcome } from './session.js';
 import type { TrustSettings } from './trust.js';
 
@@ -39,6 +40,10 @@ export interface ControlLinkOptions extends TrustSettings, CredentialSettings {
   /** Requests that may wait here while the server's pending limit is reached. */
   maxQueued?: number;
   verbs?: VerbLookup;
+  /** Internal (tests): the silence before a ping and before the session is declared dead, instead of the idle-derived ones. */
+  liveness?: Partial<Liveness>;
+  /** Internal: frames handled per turn of the event loop before the socket is paused for the others. */
+  framesPerTurn?: number;
   log: Logger;
   onEvent(event: ModMessage, line?: string): void;
 }
@@ -66,6 +71,13 @@ export class ControlLink extends EventEmitter implements Link {
   private lastLoggedError: string | null = null;
   private connectedAt: number | null = null;
   private lastSentAt = 0;
+  private lastHeardAt = 0;
+  private limits: SessionLimits = boundLimits(undefined);
+  private liveness: Liveness = livenessOf(this.limits);
+  /** Sessions closed because the server fell silent (frozen, or a frame that never ends). */
+  private silentSessions = 0;
+  private pings = 0;
+  private pinging = false;
   private keepAlive: NodeJS.Timeout | null = null;
   private loop: Promise<void> | null = null;
   private readonly backoff: Backoff;
@@ -83,7 +95,14 @@ export class ControlLink extends EventEmitter implements Link {
     if (credentialSource(options) === null) throw new McbridgeError('invalid_params', 'a control target needs a credential: tokenFile or tokenEnv');
     this.opts = { ...options, ...at };
     this.backoff = new Backoff(options.reconnectMinMs ?? 250, options.reconnectMaxMs ?? 5_000);
-    this.requests = new ControlRequests(options.maxQueued ?? 4096, (id, reply, error) => this.lateAnswer(id, reply, error));
+    this.requests = new ControlRequests(
+      options.maxQueued ?? 4096,
+      (id, reply, error) => this.lateAnswer(id, reply, error),
+      (sent) => {
+        this.stats.timeouts += 1;
+        if (!sent) this.stats.queueTimeouts += 1;
+      },
+    );
     this.stream = new EventStream((event) => this.opts.onEvent(event));
   }
 
@@ -143,11 +162,12 @@ export class ControlLink extends EventEmitter implements Link {
     if (options.signal?.aborted) return Promise.reject(cancelledError(line));
     if (spec.control === null) return Promise.reject(this.noControlForm(line));
     if (this.requests.has(id)) return Promise.reject(new McbridgeError('busy', `request ${id} is already in flight; wait for its answer`, { requestId: id }));
+    const params = spec.control.params ?? {};
     const request: ControlRequest = {
       id,
       op: spec.control.op,
-      params: spec.control.params ?? {},
-      line,
+      params,
+      line: wireName(spec.control.op, params),
       timeoutMs: options.timeoutMs ?? spec.timeoutMs,
       arrivedAt,
       write: spec.write,
@@ -156,7 +176,8 @@ export class ControlLink extends EventEmitter implements Link {
     const go = () => {
       this.refuse(line, spec);
       this.stats.requests += 1;
-      return this.requests.enqueue(request);
+      const answer = this.requests.enqueue(request);
+      return request.op === 'request_status' ? answer.then((reply) => checkStatusReply(reply, params.requestId, request.line)) : answer;
     };
     return this.state === 'ready' ? go() : this.whenUsable(options.signal, line).then(go);
   }
@@ -235,6 +256,8 @@ export class ControlLink extends EventEmitter implements Link {
     const previousRun = position.runId;
     this.socket = socket;
     this.welcome = welcome;
+    this.limits = boundLimits(welcome.limits);
+    this.liveness = livenessOf(this.limits, this.opts.liveness);
     this.stats.connections += 1;
     this.stream.welcome(welcome);
     this.setCaps(normalizeCaps(welcome.capabilities));
@@ -253,26 +276,48 @@ export class ControlLink extends EventEmitter implements Link {
   }
 
   /** Take the socket over: frames in, keep-alive out, and the close that ends the session. */
-  private attach(socket: tls.TLSSocket, reader: FrameReader, welcome: Welcome): Promise<void> {
-    const limits = welcome.limits ?? {};
-    this.requests.attach((job) => this.write(socket, { type: 'request', id: job.id, op: job.op, params: job.params, timeoutMillis: job.timeoutMs }), limits.maxPendingRequests ?? 32);
-    // The server closes a session idle for idleSeconds: a ping a third of the way there keeps it.
-    const idleMs = Math.min(60_000, ((limits.idleSeconds ?? 300) * 1000) / 3);
-    this.keepAlive = setInterval(() => {
-      if (Date.now() - this.lastSentAt >= idleMs) this.request('PING', { timeoutMs: idleMs }).catch(() => {});
-    }, idleMs);
+  private attach(socket: tls.TLSSocket, reader: FrameReader, _welcome: Welcome): Promise<void> {
+    this.requests.attach((job) => this.write(socket, { type: 'request', id: job.id, op: job.op, params: job.params, timeoutMillis: job.timeoutMs }), this.limits.maxPendingRequests);
+    this.lastHeardAt = Date.now();
+    this.pinging = false;
+    const { pingMs, deadMs } = this.liveness;
+    this.keepAlive = setInterval(() => this.checkAlive(socket), Math.max(10, Math.min(pingMs, deadMs - pingMs) / 2));
     this.keepAlive.unref();
+    // One target's flood must not starve the others: at most `perTurn` frames per turn of the
+    // event loop, then the socket pauses (TLS backpressure slows the server) until the next turn.
+    const perTurn = this.opts.framesPerTurn ?? 64;
+    let queue: Array<Record<string, unknown>> = [];
+    let next = 0;
+    let yielded = false;
+    const drain = () => {
+      const stop = Math.min(queue.length, next + perTurn);
+      while (next < stop) this.onFrame(socket, queue[next++]!);
+      if (next < queue.length) {
+        if (!yielded) {
+          yielded = true;
+          socket.pause();
+          setImmediate(() => {
+            yielded = false;
+            drain();
+          });
+        }
+        return;
+      }
+      queue = [];
+      next = 0;
+      if (socket.isPaused() && !socket.destroyed) socket.resume();
+    };
     return new Promise((resolve) => {
       socket.on('data', (chunk: Buffer) => {
-        let frames: Array<Record<string, unknown>>;
+        this.lastHeardAt = Date.now();
         try {
-          frames = reader.push(chunk);
+          for (const frame of reader.push(chunk)) queue.push(frame);
         } catch (err) {
           this.noteError(`the server at ${this.opts.address} sent a bad frame (${(err as Error).message}); reconnecting`);
           socket.destroy();
           return;
         }
-        for (const frame of frames) this.onFrame(socket, frame);
+        if (!yielded) drain();
       });
       socket.on('error', (err) => this.noteError(`the control session with ${this.opts.address} failed: ${err.message}`));
       socket.on('close', () => {
@@ -280,6 +325,32 @@ export class ControlLink extends EventEmitter implements Link {
         resolve();
       });
     });
+  }
+
+  /**
+   * The keep-alive and the read deadline in one: a ping after `pingMs` without a word either way
+   * (which also keeps the server's idle timer away), and a session silent for `deadMs` is dead —
+   * a frozen server, or a frame whose body never ends. It is closed and opened again.
+   */
+  private checkAlive(socket: tls.TLSSocket): void {
+    if (socket !== this.socket) return;
+    const now = Date.now();
+    const { pingMs, deadMs } = this.liveness;
+    const silentMs = now - this.lastHeardAt;
+    if (silentMs >= deadMs) {
+      this.silentSessions += 1;
+      this.noteError(`the server at ${this.opts.address} sent nothing for ${(silentMs / 1000).toFixed(1)} s, a ping unanswered: the session is dead; reconnecting`);
+      socket.destroy();
+      return;
+    }
+    if (this.pinging || (silentMs < pingMs && now - this.lastSentAt < pingMs)) return;
+    // Sent as the link's own request: no permission or plugin gates it, and it counts for nothing.
+    this.pinging = true;
+    this.pings += 1;
+    this.requests
+      .enqueue({ id: this.ids.next(), op: 'ping', params: {}, line: 'ping', timeoutMs: deadMs, arrivedAt: now, write: false })
+      .catch(() => {})
+      .finally(() => (this.pinging = false));
   }
 
   private onFrame(socket: tls.TLSSocket, frame: Record<string, unknown>): void {
@@ -307,7 +378,7 @@ export class ControlLink extends EventEmitter implements Link {
 
   private write(socket: tls.TLSSocket, frame: Record<string, unknown>): void {
     const bytes = encodeFrame(frame);
-    const max = this.welcome?.limits?.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    const max = this.limits.maxFrameBytes;
     if (bytes.length - 4 > max) {
       // Settle it as the server would, without sending: a frame over the limit ends the session.
       this.requests.onReply({
@@ -453,7 +524,8 @@ export class ControlLink extends EventEmitter implements Link {
         instanceId: w?.instanceId ?? null,
         runId: w?.runId ?? null,
         sessionId: w?.sessionId ?? null,
-        limits: w?.limits ?? null,
+        limits: w ? { ...this.limits } : null,
+        liveness: { ...this.liveness, silentSessions: this.silentSessions, pings: this.pings, silentMs: this.socket ? Date.now() - this.lastHeardAt : null },
         lastSeq: this.stream.position().lastSeq,
         events: { ...this.stream.stats },
         writes: { tracked: this.writes.size, unknown: this.writes.unknownIds().length },

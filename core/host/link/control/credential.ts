@@ -16,6 +16,8 @@ export interface Credential {
   token: string;
   /** The credential's id (`tk_…`): the server's name for it, not a secret. */
   id: string;
+  /** The secret part: what a server's text must never carry into a log or an answer. */
+  secret: string;
   source: string;
 }
 
@@ -54,5 +56,5 @@ export function readCredential(settings: CredentialSettings, env: NodeJS.Process
   const match = TOKEN.exec(token);
   // Never echo what was read: it may be a secret with a typo.
   if (!match) throw new McbridgeError('unauthorized', `the control token from ${source} is not of the form mca1.<id>.<secret> (as /mcagent control token add prints it)`);
-  return { token, id: match[1]!, source };
+  return { token, id: match[1]!, secret: match[2]!, source };
 }

@@ -22,9 +22,19 @@ export interface StreamStats {
   badEnvelopes: number;
 }
 
+/**
+ * How far an envelope's seq may lead the newest one known (the last recorded, or the welcome's
+ * `replay.to`): a million events is more than any server drops before it closes a slow session. One
+ * further is a bad envelope, dropped and counted — else one `seq: 2^53-1` would make every later
+ * event a duplicate and count 9e15 lost.
+ */
+export const MAX_SEQ_LEAD = 1 << 20;
+
 export class EventStream {
   private runId: string | null = null;
   private lastSeq = 0;
+  /** The newest seq the server said it had at the last welcome; null when it did not say. */
+  private horizon: number | null = null;
   private sessions = 0;
   readonly stats: StreamStats = { events: 0, replayed: 0, duplicates: 0, lost: 0, gaps: 0, runChanges: 0, badEnvelopes: 0 };
 
@@ -55,6 +65,8 @@ export class EventStream {
       this.gap(from, to, 'the server no longer held them when the link came back');
     }
     this.runId = w.runId;
+    const to = w.replay?.to;
+    this.horizon = typeof to === 'number' && Number.isSafeInteger(to) ? to : null;
   }
 
   /** One `{type: "event"}` frame; false when it was not an envelope (counted, dropped). */
@@ -66,6 +78,11 @@ export class EventStream {
     }
     if (typeof frame.runId === 'string' && this.runId !== null && frame.runId !== this.runId) {
       // An envelope of another run within one session: the server's word is the welcome's; drop it.
+      this.stats.badEnvelopes += 1;
+      return false;
+    }
+    const base = Math.max(this.lastSeq, this.horizon ?? 0);
+    if ((this.lastSeq > 0 || this.horizon !== null) && seq > base + MAX_SEQ_LEAD) {
       this.stats.badEnvelopes += 1;
       return false;
     }

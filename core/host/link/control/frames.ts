@@ -32,7 +32,11 @@ export class FrameReader {
   private buffered = 0;
   private need = -1;
 
-  constructor(private readonly maxBytes: number = DEFAULT_MAX_FRAME_BYTES) {}
+  constructor(
+    private readonly maxBytes: number = DEFAULT_MAX_FRAME_BYTES,
+    /** Texts cut out of every frame before it is parsed (the credential's secret), as `[credential]`. */
+    private readonly secrets: readonly string[] = [],
+  ) {}
 
   /** The whole frames `chunk` completes, parsed; throws a FrameError on a frame that breaks the rules. */
   push(chunk: Buffer): Array<Record<string, unknown>> {
@@ -50,7 +54,7 @@ export class FrameReader {
       if (this.buffered < this.need) break;
       const body = this.take(this.need);
       this.need = -1;
-      out.push(parseFrame(body));
+      out.push(parseFrame(body, this.secrets));
     }
     return out;
   }
@@ -65,8 +69,12 @@ export class FrameReader {
   }
 }
 
-function parseFrame(body: Buffer): Record<string, unknown> {
-  const text = body.toString('utf8');
+export const SCRUBBED = '[credential]';
+
+function parseFrame(body: Buffer, secrets: readonly string[]): Record<string, unknown> {
+  let text = body.toString('utf8');
+  // A secret is of [A-Za-z0-9_-]: it needs no JSON escape, so the text holds it verbatim if at all.
+  for (const secret of secrets) if (secret !== '' && text.includes(secret)) text = text.split(secret).join(SCRUBBED);
   // Game data nests (NBT-like trees), but nothing recursive may meet a tree deeper than the mod's lines may be.
   if (exceedsJsonDepth(text, MAX_MOD_LINE_DEPTH)) throw new FrameError('bad_request', `a frame nests deeper than ${MAX_MOD_LINE_DEPTH} levels`);
   let value: unknown;

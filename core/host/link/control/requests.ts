@@ -12,7 +12,7 @@ export interface ControlRequest {
   id: string;
   op: string;
   params: Record<string, unknown>;
-  /** The verb line it came from, for messages. */
+  /** What goes on the wire, for messages: the op and its params (`wireName`). */
   line: string;
   timeoutMs: number;
   arrivedAt: number;
@@ -59,6 +59,22 @@ export function replyError(job: Pick<ControlRequest, 'id' | 'line'>, raw: unknow
   return error.withOutcome({ retryable: e.retryable === true && !resultUnknown, resultUnknown, requestId: job.id });
 }
 
+/** A request as messages name it: the op and params sent on the control wire, not the legacy verb. */
+export function wireName(op: string, params: Record<string, unknown>): string {
+  const text = Object.keys(params).length === 0 ? op : `${op} ${JSON.stringify(params)}`;
+  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+}
+
+/** A `request_status` answer about another id than the one asked is the server's mistake: never passed on as the answer. */
+export function checkStatusReply(reply: ModReply, asked: unknown, line: string): ModReply {
+  if (reply.requestId === undefined || reply.requestId === asked) return reply;
+  const named = typeof reply.requestId === 'string' ? `'${reply.requestId.slice(0, 128)}'` : `a ${typeof reply.requestId}`;
+  throw new McbridgeError('mod_error', `the server answered '${line}' about ${named}, not the id asked; its answer was dropped. Ask again, and check the server`, {
+    request: line,
+    askedId: asked,
+  });
+}
+
 export class ControlRequests {
   private readonly out = new Map<string, Job>();
   private readonly waiting: Job[] = [];
@@ -69,6 +85,8 @@ export class ControlRequests {
     private readonly maxWaiting: number,
     /** A reply came after its caller gave up: (id, reply or error). */
     private readonly onLate: (id: string, reply: ModReply | null, error: unknown) => void,
+    /** A deadline passed: `sent` false when it had not left yet. */
+    private readonly onExpire: (sent: boolean) => void = () => {},
   ) {}
 
   /** A session is up: send through `send`, at most `limit` at a time. */
@@ -82,7 +100,8 @@ export class ControlRequests {
   detach(reason: string): void {
     this.send = null;
     for (const job of [...this.out.values()]) this.settle(job, new McbridgeError('not_connected', `${reason} while waiting for the reply to '${job.line}'`));
-    for (const job of this.waiting.splice(0)) this.settle(job, new McbridgeError('not_connected', `${reason} before '${job.line}' was sent`));
+    // A copy: settle() finds each in the queue and takes it out (taken out first, it would count as settled and never answer).
+    for (const job of [...this.waiting]) this.settle(job, new McbridgeError('not_connected', `${reason} before '${job.line}' was sent`));
   }
 
   get inFlight(): number {
@@ -146,6 +165,7 @@ export class ControlRequests {
   }
 
   private expire(job: Job): void {
+    this.onExpire(job.sentAt !== null);
     this.settle(job, timeoutError(job.line, job.timeoutMs, (job.sentAt ?? Date.now()) - job.arrivedAt));
   }
 

@@ -12,8 +12,11 @@ import { currentPin, describeTlsFailure, tlsOptions, verifyPeer, type TrustSetti
 
 const count = z.number().int().nonnegative();
 
-/** What a `welcome` must hold; fields a newer mod adds pass through. */
-export const welcomeShape = z.looseObject({
+/**
+ * What a `welcome` must hold, each field bounded. Fields a newer mod adds are cut: the welcome is
+ * kept for the session's life and shown in every `status`, so an 8 MiB extra must not stay.
+ */
+export const welcomeShape = z.object({
   type: z.literal('welcome'),
   protocol: z.literal(1),
   mod: z.string().max(200).optional(),
@@ -25,11 +28,9 @@ export const welcomeShape = z.looseObject({
   transport: z.string().max(200).optional(),
   permissions: z.array(z.string().max(64)).max(64),
   capabilities: z.array(z.string().max(200)).max(1024),
-  replay: z
-    .looseObject({ requestedSince: count.nullable().optional(), from: count.nullable().optional(), to: count.nullable().optional(), lost: z.boolean(), bufferedEvents: count.optional() })
-    .optional(),
+  replay: z.object({ requestedSince: count.nullable().optional(), from: count.nullable().optional(), to: count.nullable().optional(), lost: z.boolean(), bufferedEvents: count.optional() }).optional(),
   limits: z
-    .looseObject({
+    .object({
       maxFrameBytes: z.number().int().positive().optional(),
       maxPendingRequests: z.number().int().positive().optional(),
       requestTimeoutMillis: z.number().int().positive().optional(),
@@ -81,7 +82,8 @@ export function openSession(o: SessionOptions): Promise<OpenSession> {
   return new Promise((resolve, reject) => {
     const socket = tls.connect(tlsOptions(o.host, o.port, o.trust, o.connectTimeoutMs));
     o.opening(socket);
-    const reader = new FrameReader(o.maxFrameBytes);
+    // The server's texts may quote the credential (a fatal error echoing the hello): never keep it.
+    const reader = new FrameReader(o.maxFrameBytes, [o.credential.secret]);
     let done = false;
     const fail = (error: McbridgeError) => {
       if (done) return;

@@ -131,7 +131,9 @@ describe('a target reached over control protocol 1', () => {
 
   it("honours the server's idle limit: a quiet session is kept alive, not dropped", async () => {
     const s = await stack({ sim: { control: { idleSeconds: 1 } } });
-    await new Promise((r) => setTimeout(r, 2_500));
+    // A ping a third of the idle time: six of them span twice the server's idle limit.
+    const pings = () => (s.daemon.host.link.status().control as { liveness: { pings: number } }).liveness.pings;
+    await waitUntil(() => pings() >= 6, 10_000, 'six keep-alive pings');
     expect(s.daemon.host.link.connected).toBe(true);
     expect(s.daemon.host.link.stats.connections).toBe(1);
     expect(s.sim.control!.sessions).toBe(1);

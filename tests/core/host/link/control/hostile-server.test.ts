@@ -3,64 +3,14 @@
  * welcome that is not one, a frame over the limit, a second welcome, garbage. The link reports
  * each, closes, and tries again; it never throws out of the daemon.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import tls from 'node:tls';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeFrame } from '../../../../../core/host/link/control/frames.js';
-import { Host } from '../../../../../core/host/host.js';
-import { startSim, type SimulatedMod } from '../../../../../core/sim/index.js';
+import { hostileFixture, WELCOME } from '../../../../support/hostile-control.js';
 import { waitUntil } from '../../../../support/wait-until.js';
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const fn of cleanups.splice(0).reverse()) await fn();
-});
-
-let identity: SimulatedMod | null = null;
-
-/** A TLS server with the sim's certificate that answers each connection as `behave` says. */
-async function hostile(behave: (socket: tls.TLSSocket, hello: Record<string, unknown>) => void): Promise<{ address: string; pin: string; hellos: number }> {
-  identity ??= await startSim({ port: 0, control: true });
-  const control = identity.control!;
-  const key = fs.readFileSync(path.join(path.dirname(control.certFile), 'server.key'));
-  const state = { hellos: 0 };
-  const server = tls.createServer({ cert: fs.readFileSync(control.certFile), key }, (socket) => {
-    socket.on('error', () => {});
-    let buffered = Buffer.alloc(0);
-    socket.on('data', (chunk: Buffer) => {
-      buffered = Buffer.concat([buffered, chunk]);
-      if (buffered.length < 4 || buffered.length < 4 + buffered.readUInt32BE(0)) return;
-      const hello = JSON.parse(buffered.subarray(4, 4 + buffered.readUInt32BE(0)).toString()) as Record<string, unknown>;
-      buffered = Buffer.alloc(0);
-      state.hellos += 1;
-      behave(socket, hello);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
-  return {
-    address: `127.0.0.1:${(server.address() as { port: number }).port}`,
-    pin: control.fingerprint,
-    get hellos() {
-      return state.hellos;
-    },
-  };
-}
-
-const WELCOME = { type: 'welcome', protocol: 1, instanceId: 'inst_x', runId: 'run_x', permissions: ['read', 'write'], capabilities: ['state'], limits: { maxFrameBytes: 1024 } };
-
-async function linkTo(server: { address: string; pin: string }): Promise<Host> {
-  const host = new Host({ link: { transport: 'control', address: server.address, pin: server.pin, token: 'mca1.tk_test.abcdefghijkl', reconnectMinMs: 50, reconnectMaxMs: 100 } });
-  await host.start();
-  cleanups.push(() => host.stop());
-  return host;
-}
-
-afterEach(async () => {
-  await identity?.stop();
-  identity = null;
-});
+const fixture = hostileFixture();
+const hostile = fixture.server;
+const linkTo = (server: { address: string; pin: string }) => fixture.host(server);
 
 describe('a control server that breaks the protocol', () => {
   it('a fatal protocol_version error: said with what to do, and tried again later', async () => {
