@@ -73,8 +73,17 @@ export const DEFAULT_EVENT_LIMIT = 200;
 export const DEFAULT_BUFFER = 1000;
 /** 64 MiB: a thousand events of 64 KiB, far beyond what the mod sends in normal play. */
 export const DEFAULT_BUFFER_BYTES = 64 * 1024 * 1024;
-/** What an event recorded without the mod's text (the link's own, a hello) counts for. */
-const SYNTHETIC_EVENT_BYTES = 256;
+/** What an event that cannot be encoded counts for (none should be: every event came from JSON or is the link's own). */
+const UNENCODABLE_EVENT_BYTES = 256;
+
+/** An event's JSON text when none came with it: a control frame's event, or the link's own. */
+function encodeEvent(raw: Record<string, unknown>): string | undefined {
+  try {
+    return JSON.stringify(raw);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The bounded event ring. `seq` grows by one per event for the whole daemon run, so a
@@ -192,9 +201,12 @@ export class EventLog {
     const contextId = raw.contextId ?? raw.context_id;
     if (typeof contextId === 'string' && contextId) event.contextId = contextId;
 
-    // Bounded by count and by bytes: 100 events of 8 MiB must not hold 800 MiB. The newest
-    // event always stays, however big (the link bounds one line).
-    const size = source?.length ?? SYNTHETIC_EVENT_BYTES;
+    // Bounded by count and by bytes: 100 events of 8 MiB must not hold 800 MiB, whatever the
+    // transport. An event that came without its text (the control protocol's, parsed from a frame)
+    // is measured by encoding it once; `toJson` then splices that text as it does the mod's line.
+    // The newest event always stays, however big (the link bounds one line or frame).
+    source ??= encodeEvent(raw);
+    const size = source?.length ?? UNENCODABLE_EVENT_BYTES;
     while (this.count === this.capacity || (this.count > 0 && this.bytes + size > this.maxBytes)) this.evictOldest();
     const slot = (this.start + this.count) % this.capacity;
     this.ring[slot] = event;
