@@ -269,6 +269,13 @@ export class ToolRegistry extends EventEmitter {
     const a = this.availability(tool, view);
     if (a.available) return null;
     if (a.disabled) return new McbridgeError('tool_disabled', `tool '${tool.name}' is disabled: ${a.reason}`, { tool: tool.name });
+    if (a.hiddenBy === 'scope' && scopeVerdict(tool.only, view) === null) {
+      // Out of the credential's permissions, not of the target's kind: the code docs/control.md names.
+      return new McbridgeError('forbidden', `toolkit operation '${tool.name}' is not available: it ${a.reason}, so nothing was sent to the game.`, {
+        tool: tool.name,
+        permissions: [...(view.permissions ?? [])],
+      });
+    }
     if (a.hiddenBy === 'scope' || a.hiddenBy === 'dependency') {
       return new McbridgeError('unsupported_capability', `toolkit operation '${tool.name}' is not available: ${a.reason}, so nothing was sent to the game.`, {
         tool: tool.name,

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeFrame } from '../../../../../core/host/link/control/frames.js';
 import { MAX_SEQ_LEAD } from '../../../../../core/host/link/control/event-stream.js';
+import { commandPlugin } from '../../../../../plugins/command/index.js';
 import { requestStatusPlugin } from '../../../../../plugins/request-status/index.js';
 import { hostileFixture, WELCOME } from '../../../../support/hostile-control.js';
 import { waitUntil } from '../../../../support/wait-until.js';
@@ -121,5 +122,14 @@ describe('replies from a control server', () => {
       message: expect.stringMatching(/about 'someone-else', not the id asked; its answer was dropped/),
     });
     expect(await host.call('request_status', { request_id: 'honest' })).toMatchObject({ requestId: 'honest', state: 'completed' });
+  });
+
+  it('a timeout names the op as sent on the control wire, not the legacy verb', async () => {
+    const server = await fixture.server((s) => s.write(encodeFrame({ ...WELCOME, capabilities: ['state', 'command'] })));
+    const host = await fixture.host(server, {}, { plugins: [{ plugin: commandPlugin }] });
+    await waitUntil(() => host.link.connected, 5_000, 'the session');
+    const err = (await host.link.request('CMD say hi', { timeoutMs: 100 }).catch((e: Error) => e)) as Error;
+    expect(err.message).toMatch(/^no response for 'command \{"command":"say hi"\}' within/);
+    expect(err.message).not.toContain('CMD');
   });
 });

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { SCRUBBED, encodeFrame } from '../../../../../core/host/link/control/frames.js';
 import { boundLimits, LIMIT_BOUNDS } from '../../../../../core/host/link/control/limits.js';
+import { commandPlugin } from '../../../../../plugins/command/index.js';
 import { answering, capturingLog, hostileFixture, TOKEN, WELCOME } from '../../../../support/hostile-control.js';
 import { waitUntil } from '../../../../support/wait-until.js';
 
@@ -107,5 +108,28 @@ describe('a server text that quotes the credential', () => {
     expect(JSON.stringify({ message: (err as Error).message, details: (err as { details?: unknown }).details })).not.toContain(SECRET);
     expect(JSON.stringify(host.events.query({ limit: 10 }).events)).not.toContain(SECRET);
     expect((err as Error).message).toContain(`no ${SCRUBBED} here`);
+  });
+});
+
+describe('a read-only credential', () => {
+  const readOnly = () => fixture.server({ hello: (s) => s.write(encodeFrame({ ...WELCOME, permissions: ['read'], capabilities: ['state', 'command'] })), frame: answering() });
+
+  it("a write tool is refused 'forbidden', as docs/control.md says, and nothing reaches the server", async () => {
+    const server = await readOnly();
+    const host = await fixture.host(server, {}, { plugins: [{ plugin: commandPlugin }] });
+    await waitUntil(() => host.link.connected, 5_000, 'the session');
+    await expect(host.call('command', { command: 'say hi' })).rejects.toMatchObject({ code: 'forbidden', message: expect.stringMatching(/needs the write permission/) });
+    expect(server.frames.filter((f) => f.op !== 'ping')).toEqual([]);
+  });
+
+  it("the link's own check stops a write verb before it is sent: the server sees no frame", async () => {
+    const server = await readOnly();
+    const host = await fixture.host(server, {}, { plugins: [{ plugin: commandPlugin }] });
+    await waitUntil(() => host.link.connected, 5_000, 'the session');
+    const err = await host.link.request('CMD say hi').catch((e: { code: string; message: string }) => e);
+    expect(err).toMatchObject({ code: 'forbidden', message: expect.stringMatching(/needs the write permission.*nothing was sent/) });
+    // A read goes through the same path and does reach it: the server is listening.
+    await host.link.request('PING');
+    expect(server.frames.map((f) => f.op)).toEqual(['ping']);
   });
 });

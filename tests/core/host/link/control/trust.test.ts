@@ -64,6 +64,17 @@ describe('trust', () => {
     expect((s.daemon.host.link.status().control as Record<string, unknown>).trust).toBe(`pin from ${server.dir}`);
   });
 
+  it('a fingerprint file that names another certificate fails trust: no session opened', async () => {
+    const server = await sim();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbridge-wrong-pin-'));
+    fs.mkdirSync(path.join(dir, 'mc-agent-server/control'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'mc-agent-server/control/fingerprint.txt'), `sha256:${'ab'.repeat(32)}\n`);
+    const s = await stack(server, { pin: undefined, serverDir: dir }, false);
+    expect(await lastError(s)).toMatch(new RegExp(`does not match the pin \\(.*\\): it is sha256:[0-9a-f]{64}, the pin is sha256:${'ab'.repeat(32)}`));
+    expect(server.control!.sessions).toBe(0);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
   it('an expired certificate is refused before anything is sent', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbridge-expired-'));
     const run = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
