@@ -31,6 +31,8 @@ export interface HostileServer {
   readonly hellos: number;
   /** Frames received after the hellos, all connections, in order. */
   readonly frames: Frame[];
+  /** The byte length of each of those frames' JSON (the header's value). */
+  readonly sizes: number[];
   readonly sockets: tls.TLSSocket[];
 }
 
@@ -49,7 +51,7 @@ export function hostileFixture() {
       identity ??= await startSim({ port: 0, control: true });
       const control = identity.control!;
       const key = fs.readFileSync(path.join(path.dirname(control.certFile), 'server.key'));
-      const state = { hellos: 0, frames: [] as Frame[], sockets: [] as tls.TLSSocket[] };
+      const state = { hellos: 0, frames: [] as Frame[], sizes: [] as number[], sockets: [] as tls.TLSSocket[] };
       const server = tls.createServer({ cert: fs.readFileSync(control.certFile), key }, (socket) => {
         state.sockets.push(socket);
         socket.on('error', () => {});
@@ -58,14 +60,16 @@ export function hostileFixture() {
         socket.on('data', (chunk: Buffer) => {
           buffered = Buffer.concat([buffered, chunk]);
           while (buffered.length >= 4 && buffered.length >= 4 + buffered.readUInt32BE(0)) {
-            const frame = JSON.parse(buffered.subarray(4, 4 + buffered.readUInt32BE(0)).toString()) as Frame;
-            buffered = buffered.subarray(4 + buffered.readUInt32BE(0));
+            const size = buffered.readUInt32BE(0);
+            const frame = JSON.parse(buffered.subarray(4, 4 + size).toString()) as Frame;
+            buffered = buffered.subarray(4 + size);
             if (!greeted) {
               greeted = true;
               state.hellos += 1;
               b.hello(socket, frame);
             } else {
               state.frames.push(frame);
+              state.sizes.push(size);
               b.frame?.(socket, frame);
             }
           }
@@ -86,6 +90,7 @@ export function hostileFixture() {
           return state.hellos;
         },
         frames: state.frames,
+        sizes: state.sizes,
         sockets: state.sockets,
       };
     },

@@ -139,7 +139,21 @@ describe('a target reached over control protocol 1', () => {
     expect(s.sim.control!.sessions).toBe(1);
   });
 
-  it('a request over the frame limit is refused unsent, and one at the limit goes', async () => {
+  it('a lease holder re-acquiring from a new session keeps the lease: the holder session moves, the renewals count on', async () => {
+    const s = await stack();
+    const sessionId = () => (s.daemon.host.link.status().control as { sessionId: string }).sessionId;
+    const first = (await s.client.call('exclusive_acquire', { key: 'freeze', ttl_seconds: 60, label: 'run' })) as Record<string, unknown>;
+    expect(first).toMatchObject({ holderSessionId: sessionId(), renewals: 0 });
+    const before = sessionId();
+    const tokenId = s.sim.control!.bootstrapToken!.split('.')[1]!;
+    for (const session of s.sim.control!.sessionsOf(tokenId)) session.fatal('timeout', 'closed by the test');
+    await waitUntil(() => s.daemon.host.link.connected && sessionId() !== before, 10_000, 'a new session');
+    const again = (await s.client.call('exclusive_acquire', { key: 'freeze', ttl_seconds: 60, label: 'run' })) as Record<string, unknown>;
+    expect(again).toMatchObject({ key: 'freeze', holderSessionId: sessionId(), renewals: 1, acquiredAtMillis: first.acquiredAtMillis });
+  });
+
+  // Exactly at the limit and one byte over, to the byte: hostile-welcome.test.ts ("the frame limit, to the byte").
+  it('a request over the frame limit is refused unsent, and one well inside goes', async () => {
     const s = await stack({ sim: { control: { maxFrameBytes: 1024 } } });
     const err = await failure(s.client.call('mark', { text: 'x'.repeat(1500) }));
     expect(err.message).toMatch(/over the server's 1024-byte frame limit; nothing was sent/);

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { SCRUBBED, encodeFrame } from '../../../../../core/host/link/control/frames.js';
 import { boundLimits, LIMIT_BOUNDS } from '../../../../../core/host/link/control/limits.js';
 import { commandPlugin } from '../../../../../plugins/command/index.js';
+import { markPlugin } from '../../../../../plugins/mark/index.js';
 import { answering, capturingLog, hostileFixture, TOKEN, WELCOME } from '../../../../support/hostile-control.js';
 import { waitUntil } from '../../../../support/wait-until.js';
 
@@ -66,6 +67,26 @@ describe("a server's announced limits", () => {
     await host.stop();
     const answers = await Promise.all(calls);
     expect(answers.filter((a) => a === 'not_connected')).toHaveLength(1030);
+  });
+});
+
+describe('the frame limit, to the byte', () => {
+  it('a request frame of exactly maxFrameBytes goes; one byte more is refused unsent', async () => {
+    const server = await fixture.server({
+      hello: (s) => s.write(encodeFrame({ ...WELCOME, capabilities: ['state', 'mark'] })),
+      frame: answering(() => ({ type: 'mark_ack' })),
+    });
+    const host = await fixture.host(server, {}, { plugins: [{ plugin: markPlugin }] });
+    await waitUntil(() => host.link.connected, 5_000, 'the session');
+    // Ids of one length and a 4-digit timeout: the frame grows by exactly one byte per character.
+    const mark = (id: string, length: number) => host.link.request(`MARK ${'x'.repeat(length)}`, { requestId: id, timeoutMs: 5_000 });
+    await mark('id-1', 100);
+    const atLimit = 100 + 1024 - server.sizes[0]!;
+    await mark('id-2', atLimit);
+    expect(server.sizes).toEqual([server.sizes[0], 1024]);
+    const over = await mark('id-3', atLimit + 1).catch((e: Error) => e);
+    expect(over).toMatchObject({ code: 'invalid_params', message: expect.stringMatching(/the request is 1025 bytes, over the server's 1024-byte frame limit; nothing was sent/) });
+    expect(server.frames).toHaveLength(2);
   });
 });
 
