@@ -81,6 +81,25 @@ describe('events from a control server', () => {
   });
 });
 
+describe("one target's share of the event loop", () => {
+  it('frames beyond the per-turn bound wait for the next turn, none lost or reordered, and the socket reads on', async () => {
+    const server = await fixture.server((s) => {
+      s.write(encodeFrame(WELCOME));
+      // One write after the welcome's read: the link gets them in one or a few reads, far more than 3 per turn.
+      setTimeout(() => s.write(Buffer.concat(Array.from({ length: 200 }, (_, i) => envelope(i + 1, { type: 'chat', text: `m${i + 1}` })))), 30);
+      setTimeout(() => s.write(envelope(201, { type: 'chat', text: 'after' })), 100);
+    });
+    const host = await fixture.host(server, { framesPerTurn: 3 });
+    await waitUntil(() => host.events.query({ limit: 300 }).events.some((e) => e.text === 'after'), 5_000, 'the event after the burst');
+    const texts = host.events
+      .query({ limit: 300 })
+      .events.filter((e) => e.type === 'chat')
+      .map((e) => e.text);
+    expect(texts).toEqual([...Array.from({ length: 200 }, (_, i) => `m${i + 1}`), 'after']);
+    expect(host.link.connected).toBe(true);
+  });
+});
+
 describe('replies from a control server', () => {
   it('a stray reply (an id nobody asked) resolves nothing: the request waits for its own', async () => {
     const requests: Array<{ id: string }> = [];
