@@ -153,4 +153,15 @@ describe('a read-only credential', () => {
     await host.link.request('PING');
     expect(server.frames.map((f) => f.op)).toEqual(['ping']);
   });
+
+  it("the server's own forbidden (a credential narrowed after the welcome) reaches the caller as forbidden", async () => {
+    const server = await fixture.server({
+      hello: (s) => s.write(encodeFrame({ ...WELCOME, capabilities: ['state', 'command'] })),
+      frame: (s, f) =>
+        s.write(encodeFrame({ type: 'reply', id: f.id, ok: false, error: { code: 'forbidden', message: 'this credential has no write permission', retryable: false, resultUnknown: false } })),
+    });
+    const host = await fixture.host(server, {}, { plugins: [{ plugin: commandPlugin }] });
+    await waitUntil(() => host.link.connected, 5_000, 'the session');
+    await expect(host.call('command', { command: 'say hi' })).rejects.toMatchObject({ code: 'forbidden', message: expect.stringMatching(/no write permission/) });
+  });
 });
