@@ -21,7 +21,9 @@ import { checkRequestId, RequestIds, sendWrite, WriteLedger } from '../writes.js
 import { credentialSource, readCredential, type CredentialSettings } from './credential.js';
 import { EventStream } from './event-stream.js';
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, type FrameReader } from './frames.js';
-import { boundLimits, livenessOf, type Liveness, type SessionLimits } from './limits.js';
+import { boundLimits, type SessionLimits } from './limits.js';
+import { livenessOf, type Liveness, Watchdog } from './liveness.js';
+import { DEFAULT_FRAMES_PER_TURN, readFrames } from './reading.js';
 import { checkStatusReply, ControlRequests, replyError, wireName, type ControlRequest } from './requests.js';
 import { fatalMessage, openSession, type Welcome } from './session.js';
 import type { TrustSettings } from './trust.js';
@@ -70,15 +72,16 @@ export class ControlLink extends EventEmitter implements Link {
   private lastError: string | null = null;
   private lastLoggedError: string | null = null;
   private connectedAt: number | null = null;
-  private lastSentAt = 0;
-  private lastHeardAt = 0;
   private limits: SessionLimits = boundLimits(undefined);
   private liveness: Liveness = livenessOf(this.limits);
-  /** Sessions closed because the server fell silent (frozen, or a frame that never ends). */
-  private silentSessions = 0;
-  private pings = 0;
-  private pinging = false;
-  private keepAlive: NodeJS.Timeout | null = null;
+  private readonly watch = new Watchdog({
+    // Sent as the link's own request: no permission or plugin gates it, and it counts for nothing.
+    ping: (timeoutMs) => this.requests.enqueue({ id: this.ids.next(), op: 'ping', params: {}, line: 'ping', timeoutMs, arrivedAt: Date.now(), write: false }),
+    dead: (silentMs) => {
+      this.noteError(`the server at ${this.opts.address} sent nothing for ${(silentMs / 1000).toFixed(1)} s, a ping unanswered: the session is dead; reconnecting`);
+      this.socket?.destroy();
+    },
+  });
   private loop: Promise<void> | null = null;
   private readonly backoff: Backoff;
   private readonly ids = new RequestIds();
@@ -278,79 +281,22 @@ export class ControlLink extends EventEmitter implements Link {
   /** Take the socket over: frames in, keep-alive out, and the close that ends the session. */
   private attach(socket: tls.TLSSocket, reader: FrameReader, _welcome: Welcome): Promise<void> {
     this.requests.attach((job) => this.write(socket, { type: 'request', id: job.id, op: job.op, params: job.params, timeoutMillis: job.timeoutMs }), this.limits.maxPendingRequests);
-    this.lastHeardAt = Date.now();
-    this.pinging = false;
-    const { pingMs, deadMs } = this.liveness;
-    this.keepAlive = setInterval(() => this.checkAlive(socket), Math.max(10, Math.min(pingMs, deadMs - pingMs) / 2));
-    this.keepAlive.unref();
-    // One target's flood must not starve the others: at most `perTurn` frames per turn of the
-    // event loop, then the socket pauses (TLS backpressure slows the server) until the next turn.
-    const perTurn = this.opts.framesPerTurn ?? 64;
-    let queue: Array<Record<string, unknown>> = [];
-    let next = 0;
-    let yielded = false;
-    const drain = () => {
-      const stop = Math.min(queue.length, next + perTurn);
-      while (next < stop) this.onFrame(socket, queue[next++]!);
-      if (next < queue.length) {
-        if (!yielded) {
-          yielded = true;
-          socket.pause();
-          setImmediate(() => {
-            yielded = false;
-            drain();
-          });
-        }
-        return;
-      }
-      queue = [];
-      next = 0;
-      if (socket.isPaused() && !socket.destroyed) socket.resume();
-    };
+    this.watch.start(this.liveness);
+    readFrames(socket, reader, this.opts.framesPerTurn ?? DEFAULT_FRAMES_PER_TURN, {
+      heard: () => this.watch.heard(),
+      frame: (frame) => this.onFrame(socket, frame),
+      bad: (err) => {
+        this.noteError(`the server at ${this.opts.address} sent a bad frame (${err.message}); reconnecting`);
+        socket.destroy();
+      },
+    });
     return new Promise((resolve) => {
-      socket.on('data', (chunk: Buffer) => {
-        this.lastHeardAt = Date.now();
-        try {
-          for (const frame of reader.push(chunk)) queue.push(frame);
-        } catch (err) {
-          this.noteError(`the server at ${this.opts.address} sent a bad frame (${(err as Error).message}); reconnecting`);
-          socket.destroy();
-          return;
-        }
-        if (!yielded) drain();
-      });
       socket.on('error', (err) => this.noteError(`the control session with ${this.opts.address} failed: ${err.message}`));
       socket.on('close', () => {
         this.onClosed(socket);
         resolve();
       });
     });
-  }
-
-  /**
-   * The keep-alive and the read deadline in one: a ping after `pingMs` without a word either way
-   * (which also keeps the server's idle timer away), and a session silent for `deadMs` is dead —
-   * a frozen server, or a frame whose body never ends. It is closed and opened again.
-   */
-  private checkAlive(socket: tls.TLSSocket): void {
-    if (socket !== this.socket) return;
-    const now = Date.now();
-    const { pingMs, deadMs } = this.liveness;
-    const silentMs = now - this.lastHeardAt;
-    if (silentMs >= deadMs) {
-      this.silentSessions += 1;
-      this.noteError(`the server at ${this.opts.address} sent nothing for ${(silentMs / 1000).toFixed(1)} s, a ping unanswered: the session is dead; reconnecting`);
-      socket.destroy();
-      return;
-    }
-    if (this.pinging || (silentMs < pingMs && now - this.lastSentAt < pingMs)) return;
-    // Sent as the link's own request: no permission or plugin gates it, and it counts for nothing.
-    this.pinging = true;
-    this.pings += 1;
-    this.requests
-      .enqueue({ id: this.ids.next(), op: 'ping', params: {}, line: 'ping', timeoutMs: deadMs, arrivedAt: now, write: false })
-      .catch(() => {})
-      .finally(() => (this.pinging = false));
   }
 
   private onFrame(socket: tls.TLSSocket, frame: Record<string, unknown>): void {
@@ -389,7 +335,7 @@ export class ControlLink extends EventEmitter implements Link {
       });
       return;
     }
-    this.lastSentAt = Date.now();
+    this.watch.sent();
     socket.write(bytes);
   }
 
@@ -397,8 +343,7 @@ export class ControlLink extends EventEmitter implements Link {
     if (socket !== this.socket) return;
     this.socket = null;
     this.connectedAt = null;
-    if (this.keepAlive) clearInterval(this.keepAlive);
-    this.keepAlive = null;
+    this.watch.stop();
     const reason = `the control session with ${this.opts.address} closed`;
     this.requests.detach(reason);
     if (this.state !== 'stopped') {
@@ -525,7 +470,7 @@ export class ControlLink extends EventEmitter implements Link {
         runId: w?.runId ?? null,
         sessionId: w?.sessionId ?? null,
         limits: w ? { ...this.limits } : null,
-        liveness: { ...this.liveness, silentSessions: this.silentSessions, pings: this.pings, silentMs: this.socket ? Date.now() - this.lastHeardAt : null },
+        liveness: this.watch.status(this.liveness),
         lastSeq: this.stream.position().lastSeq,
         events: { ...this.stream.stats },
         writes: { tracked: this.writes.size, unknown: this.writes.unknownIds().length },

@@ -1,7 +1,8 @@
 /**
  * The limits a server's `welcome` announces, floored and capped before the link obeys them: a
  * server's `idleSeconds: 0.003` must not make the keep-alive ping a thousand times a second, nor a
- * `maxPendingRequests` of a billion let every request out at once (docs/control.md, "Limits").
+ * `maxPendingRequests` of a billion let every request out at once (docs/control.md). The deadlines
+ * derived from them: liveness.ts.
  */
 import { DEFAULT_MAX_FRAME_BYTES } from './frames.js';
 
@@ -35,20 +36,4 @@ export function boundLimits(announced: Partial<Record<keyof SessionLimits, unkno
     requestTimeoutMillis: Math.floor(bound('requestTimeoutMillis', a.requestTimeoutMillis)),
     idleSeconds: bound('idleSeconds', a.idleSeconds),
   };
-}
-
-export interface Liveness {
-  /** Nothing heard for this long: a ping goes out (it also keeps the server's idle timer away). */
-  pingMs: number;
-  /** Nothing heard for this long: the session is dead, closed and opened again. */
-  deadMs: number;
-}
-
-/**
- * A third of the server's idle time between pings, within 0.25-15 s, and 10 s more for an answer:
- * 25 s of silence at the default 300 s idle, as long as the legacy link waits for its mod.
- */
-export function livenessOf(limits: SessionLimits, override?: Partial<Liveness>): Liveness {
-  const pingMs = override?.pingMs ?? Math.min(15_000, Math.max(250, (limits.idleSeconds * 1000) / 3));
-  return { pingMs, deadMs: override?.deadMs ?? pingMs + 10_000 };
 }

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { encodeFrame } from '../../../../../core/host/link/control/frames.js';
-import { boundLimits, livenessOf } from '../../../../../core/host/link/control/limits.js';
+import { boundLimits } from '../../../../../core/host/link/control/limits.js';
+import { livenessOf } from '../../../../../core/host/link/control/liveness.js';
 import { answering, capturingLog, hostileFixture, WELCOME } from '../../../../support/hostile-control.js';
 import { waitUntil } from '../../../../support/wait-until.js';
 
