@@ -29,7 +29,7 @@ const SPAWNING = [
   'tests/{compat,package,layout,faults}/**/*.test.ts',
   'tests/core/daemon/config/**/*.test.ts',
   'tests/core/frontends/cli/**/*.test.ts',
-  'tests/core/frontends/mcp/{http,inspector,stdio,targets-workflow}.test.ts',
+  'tests/core/frontends/mcp/{http,http-other-user,inspector,stdio,targets-workflow}.test.ts',
   'tests/integration/activity-log.test.ts',
   'tests/plugins/{fork-cli,publishable,restore-cli,restore-doc-workflow,targets-workflow}.test.ts',
   'tests/plugins/webhook/{config-entry,daemon-spool,no-leak,spool-faults,standalone,targets}.test.ts',

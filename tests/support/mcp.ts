@@ -9,6 +9,7 @@ import { definePlugin, defineTool, HOST_API_VERSION, type McbridgeError } from '
 import { silentLogger } from '../../core/util/log.js';
 import { McpFrontend, type McpFrontendOptions } from '../../core/frontends/mcp/frontend.js';
 import { parseErrorResult } from '../../core/frontends/mcp/projection.js';
+import { startHttp, type HttpOptions, type McpHttpServer } from '../../core/frontends/mcp/http.js';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { Readable } from 'node:stream';
@@ -68,6 +69,16 @@ export function cleanupsAfterEach(): (fn: () => unknown) => void {
 }
 
 /** Sim + daemon (with the probe plugin loaded like an npm plugin), closed after the test. */
+/** The MCP front-end over streamable HTTP in this process, in front of `stack`'s daemon; closed after the test. */
+export async function httpFrontOf(defer: (fn: () => unknown) => void, stack: Stack, options: Partial<HttpOptions> = {}): Promise<McpHttpServer> {
+  const frontend = new McpFrontend({ api: { port: stack.daemon.apiAddress.port }, log: silentLogger() });
+  frontend.start();
+  defer(() => frontend.close());
+  const server = await startHttp(frontend, { port: 0, log: silentLogger(), ...options });
+  defer(() => server.close());
+  return server;
+}
+
 export async function probeStack(defer: (fn: () => unknown) => void, options: Parameters<typeof startStack>[0] = {}): Promise<Stack> {
   const s = await startStack({ ...options, daemon: { plugins: [{ plugin: probePlugin, source: 'npm' }], ...options.daemon } });
   defer(() => s.close());

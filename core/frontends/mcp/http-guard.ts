@@ -41,8 +41,13 @@ const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];
 /** Per process, so a heap dump holds no plain hash of the token to test guesses against. */
 const CREDENTIAL_KEY = randomBytes(32);
 
-function credentialKey(kind: 'token' | 'address', value: string): Buffer {
+function credentialKey(kind: 'token' | 'address' | 'uid', value: string): Buffer {
   return createHmac('sha256', CREDENTIAL_KEY).update(`${kind}\0${value}`).digest();
+}
+
+/** The share of a local user other than this server's: one for all its processes and addresses. */
+export function userSource(uid: number): ClientId {
+  return { key: credentialKey('uid', String(uid)), label: `uid ${uid}` };
 }
 
 /** The peer's address; an IPv4 client of a dual-stack socket counts as its IPv4 address. */

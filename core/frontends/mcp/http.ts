@@ -15,7 +15,8 @@ import { errorResponse, RPC } from './jsonrpc.js';
 import { batchRefusal } from './protocol.js';
 import { parseMessage } from './message-text.js';
 import type { McpFrontend } from './frontend.js';
-import { HttpGuard, type ClientId } from './http-guard.js';
+import { HttpGuard, userSource, type ClientId } from './http-guard.js';
+import { peerUid } from '../../util/peer-uid.js';
 import { SessionTable, shortId, type Session } from './sessions.js';
 
 export const MCP_HTTP_PATH = '/mcp';
@@ -97,9 +98,22 @@ export async function startHttp(frontend: McpFrontend, options: HttpOptions): Pr
   }
   const guard = new HttpGuard({ bindHost: host, token: options.token, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins });
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
-  const table = new SessionTable(Math.min(options.sessionGraceMs ?? DEFAULT_SESSION_GRACE_MS, idleMs));
+  const graceMs = Math.min(options.sessionGraceMs ?? DEFAULT_SESSION_GRACE_MS, idleMs);
+  const table = new SessionTable(graceMs);
   const log = options.log;
-  const counts = (client: ClientId) => ({ client: client.label, clientSessions: table.countOf(client), sessions: table.size });
+  const counts = (source: ClientId) => ({ client: source.label, clientSessions: table.countOf(source), sessions: table.size });
+  const ownUid = process.getuid?.() ?? null;
+  /**
+   * Whose share a new session takes: without a token, a loopback client of another local user
+   * counts as that user, whatever 127.x address it uses, so it can neither fill nor empty the
+   * shares of this user's clients. This user's own processes can read its token file anyway, so
+   * they stay told apart by address, as with a token by the token.
+   */
+  const sourceOf = async (req: IncomingMessage, client: ClientId): Promise<ClientId> => {
+    if (options.token || ownUid === null || !isLoopback(req.socket.remoteAddress ?? '')) return client;
+    const uid = await peerUid(req.socket);
+    return uid === null || uid === ownUid ? client : userSource(uid);
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const verdict = guard.check(req);
@@ -123,39 +137,40 @@ export async function startHttp(frontend: McpFrontend, options: HttpOptions): Pr
       if (session === undefined || session === 'foreign') return sendError(res, 404, 'unknown or closed MCP session; initialize a new one');
       const batch = Array.isArray(body) ? batchRefusal(body, session.server.protocolVersion) : null;
       if (batch) return sendError(res, 400, batch, {}, RPC.invalidRequest);
-      table.track(session, res);
+      table.track(session, res, req.method === 'GET');
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !startsSession(body)) {
       return sendError(res, 400, 'no mcp-session-id: start a session with an initialize request (POST)');
     }
     if (Array.isArray(body)) return sendError(res, 400, batchRefusal(body, undefined)!, {}, RPC.invalidRequest);
-    const admission = table.admit(client);
+    const source = await sourceOf(req, client);
+    const admission = table.admit(source);
     if (!admission.admitted) {
-      log.warn({ status: admission.status, ...counts(client) }, `refused a new MCP HTTP session: ${admission.message}`);
+      log.warn({ status: admission.status, ...counts(source) }, `refused a new MCP HTTP session: ${admission.message}`);
       const retry: Record<string, string> = admission.retryAfterSeconds ? { 'retry-after': String(admission.retryAfterSeconds) } : {};
       return sendError(res, admission.status, admission.message, retry);
     }
     for (const { session, reason } of admission.evicted) {
-      log.info({ session: shortId(session.id), reason, ...counts(session.client) }, 'closed the least recently used MCP HTTP session not in use to make room');
+      log.info({ session: shortId(session.id), reason, ...counts(session.source) }, 'closed the least recently used MCP HTTP session not in use to make room');
       void session.server.close().catch(() => {});
     }
-    await openSession(client, req, res, body);
+    await openSession(client, source, req, res, body);
   };
 
   /** Reserve the slot before any await, so concurrent initializes cannot overshoot a cap. */
-  const openSession = async (client: ClientId, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+  const openSession = async (client: ClientId, source: ClientId, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
     const id = randomUUID();
     const server = frontend.createServer();
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
-      onsessioninitialized: () => log.info({ session: shortId(id), ...counts(client) }, 'MCP HTTP session started'),
+      onsessioninitialized: () => log.info({ session: shortId(id), ...counts(source) }, 'MCP HTTP session started'),
     });
-    const session: Session = { id, client, transport, server, lastSeen: Date.now(), open: 0 };
+    const session: Session = { id, client, source, transport, server, lastSeen: Date.now(), open: 0, streams: 0, streamed: false };
     table.add(session);
     table.track(session, res);
     transport.onclose = () => {
-      if (table.remove(id)) log.info({ session: shortId(id), ...counts(client) }, 'MCP HTTP session closed');
+      if (table.remove(id)) log.info({ session: shortId(id), ...counts(source) }, 'MCP HTTP session closed');
     };
     try {
       await server.connect(transport);
@@ -183,11 +198,12 @@ export async function startHttp(frontend: McpFrontend, options: HttpOptions): Pr
   const sweep = setInterval(
     () => {
       for (const session of table.takeIdle(idleMs)) {
-        log.info({ session: shortId(session.id), idleMs, ...counts(session.client) }, 'closed an idle MCP HTTP session');
+        log.info({ session: shortId(session.id), idleMs, gone: session.streamed, ...counts(session.source) }, 'closed an idle MCP HTTP session');
         void session.server.close().catch(() => {});
       }
     },
-    Math.max(10, Math.min(idleMs / 4, 60_000)),
+    // Often enough to close idle sessions near their time, and gone clients' near the grace's.
+    Math.max(10, Math.min(idleMs / 4, graceMs > 0 ? graceMs / 4 : 60_000, 60_000)),
   );
   sweep.unref();
   const urlHost = host.includes(':') ? `[${host}]` : host;

@@ -1,8 +1,9 @@
 /**
  * The HTTP front-end's session table: which client opened each session, whether it is in use,
- * and which session gives way when a client or the server is at its cap. A session in use (a
+ * and which session gives way when a source or the server is at its cap. A session in use (a
  * request or stream open, or a request within the grace period) never gives way: a new session
- * is refused instead (docs/decisions.md).
+ * is refused instead (docs/decisions.md). A session whose client is gone (its SSE stream, once
+ * open, has closed and nothing else is open) is not in use, grace or not.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
@@ -15,13 +16,19 @@ export const MAX_SESSIONS_PER_CLIENT = 16;
 
 export interface Session {
   readonly id: string;
+  /** The credential that opened it: the only one it answers. */
   readonly client: ClientId;
+  /** Whose share of the caps it takes: the client, or the local user behind it (http.ts). */
+  readonly source: ClientId;
   readonly transport: StreamableHTTPServerTransport;
   readonly server: McpSession;
   /** When a request last started or ended (for the idle sweep). */
   lastSeen: number;
   /** Requests (and SSE streams) of this session still open: a session with any is busy. */
   open: number;
+  /** Its standalone SSE streams (GET) open now, and whether it ever had one. */
+  streams: number;
+  streamed: boolean;
 }
 
 export type Admission =
@@ -40,7 +47,7 @@ function sameClient(a: ClientId, b: ClientId): boolean {
 export class SessionTable {
   /** In least recently used order: a session moves to the end whenever a request starts or ends. */
   private readonly sessions = new Map<string, Session>();
-  private readonly perClient = new Map<string, number>();
+  private readonly perSource = new Map<string, number>();
 
   /** `graceMs`: how long after its last request a session still counts as in use. */
   constructor(private readonly graceMs: number) {}
@@ -49,8 +56,8 @@ export class SessionTable {
     return this.sessions.size;
   }
 
-  countOf(client: ClientId): number {
-    return this.perClient.get(client.key.toString('hex')) ?? 0;
+  countOf(source: ClientId): number {
+    return this.perSource.get(source.key.toString('hex')) ?? 0;
   }
 
   /**
@@ -65,15 +72,15 @@ export class SessionTable {
   }
 
   /**
-   * Make room for a new session of `client`: first its own least recently used session not in
+   * Make room for a new session of `source`: first its own least recently used session not in
    * use when it is at its cap (else 429), then the server's when the server is full (else 503).
    * The evicted sessions are already out of the table; the caller closes them.
    */
-  admit(client: ClientId, now = Date.now()): Admission {
+  admit(source: ClientId, now = Date.now()): Admission {
     const evicted: Array<{ session: Session; reason: 'client cap' | 'server cap' }> = [];
     const inUse = this.graceMs > 0 ? `(a request or SSE stream open, or a request in the last ${Math.ceil(this.graceMs / 1000)} s)` : '(a request or SSE stream open)';
-    if (this.countOf(client) >= MAX_SESSIONS_PER_CLIENT) {
-      const own = (s: Session) => sameClient(s.client, client);
+    if (this.countOf(source) >= MAX_SESSIONS_PER_CLIENT) {
+      const own = (s: Session) => sameClient(s.source, source);
       const victim = this.leastRecentlyUsedFree(own, now);
       if (!victim) {
         return this.refusal(
@@ -104,8 +111,8 @@ export class SessionTable {
 
   add(session: Session): void {
     this.sessions.set(session.id, session);
-    const key = session.client.key.toString('hex');
-    this.perClient.set(key, (this.perClient.get(key) ?? 0) + 1);
+    const key = session.source.key.toString('hex');
+    this.perSource.set(key, (this.perSource.get(key) ?? 0) + 1);
   }
 
   /** False when the session was not in the table (already removed). */
@@ -113,22 +120,30 @@ export class SessionTable {
     const session = this.sessions.get(id);
     if (!session) return false;
     this.sessions.delete(id);
-    const key = session.client.key.toString('hex');
-    const left = (this.perClient.get(key) ?? 1) - 1;
-    if (left > 0) this.perClient.set(key, left);
-    else this.perClient.delete(key);
+    const key = session.source.key.toString('hex');
+    const left = (this.perSource.get(key) ?? 1) - 1;
+    if (left > 0) this.perSource.set(key, left);
+    else this.perSource.delete(key);
     return true;
   }
 
-  /** Count a request against its session until its response ends (or its connection drops). */
-  track(session: Session, res: ServerResponse): void {
+  /**
+   * Count a request against its session until its response ends (or its connection drops).
+   * `stream`: the session's standalone SSE stream (GET), which a connected SDK client keeps open.
+   */
+  track(session: Session, res: ServerResponse, stream = false): void {
     session.open += 1;
+    if (stream) {
+      session.streams += 1;
+      session.streamed = true;
+    }
     this.touch(session);
     let done = false;
     const end = () => {
       if (done) return;
       done = true;
       session.open -= 1;
+      if (stream) session.streams -= 1;
       this.touch(session);
     };
     // 'finish' comes as soon as the last byte is handed on, before the client can act on it.
@@ -136,9 +151,13 @@ export class SessionTable {
     res.once('close', end);
   }
 
-  /** Remove and return the sessions with nothing open and no request for `idleMs`. */
+  /**
+   * Remove and return the sessions with nothing open and no request for `idleMs`, and those whose
+   * client is gone (stream closed) for the grace period: a client that lost its stream to a
+   * network blip has reopened it by then.
+   */
   takeIdle(idleMs: number, now = Date.now()): Session[] {
-    const idle = [...this.sessions.values()].filter((s) => s.open === 0 && now - s.lastSeen >= idleMs);
+    const idle = [...this.sessions.values()].filter((s) => s.open === 0 && now - s.lastSeen >= (s.streamed ? Math.min(idleMs, this.graceMs) : idleMs));
     for (const session of idle) this.remove(session.id);
     return idle;
   }
@@ -147,7 +166,7 @@ export class SessionTable {
   takeAll(): Session[] {
     const all = [...this.sessions.values()];
     this.sessions.clear();
-    this.perClient.clear();
+    this.perSource.clear();
     return all;
   }
 
@@ -158,9 +177,14 @@ export class SessionTable {
     this.sessions.set(session.id, session);
   }
 
-  /** Not in use: nothing open, and no request for the grace period. */
+  /**
+   * Not in use: nothing open, and no request for the grace period, or its client gone: a client
+   * that held an SSE stream holds it as long as it is connected (an SDK client reopens a dropped
+   * one at once), so a stream closed with nothing else open means its client closed or exited.
+   */
   private free(session: Session, now: number): boolean {
-    return session.open === 0 && now - session.lastSeen >= this.graceMs;
+    if (session.open !== 0) return false;
+    return session.streamed || now - session.lastSeen >= this.graceMs;
   }
 
   private leastRecentlyUsedFree(match: (s: Session) => boolean, now: number): Session | undefined {

@@ -7,6 +7,7 @@ import { McpFrontend } from '../../../../core/frontends/mcp/frontend.js';
 import { startHttp, type HttpOptions, type McpHttpServer } from '../../../../core/frontends/mcp/http.js';
 import { MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT, shortId } from '../../../../core/frontends/mcp/sessions.js';
 import { freePort } from '../../../support/helpers.js';
+import { waitUntil } from '../../../support/wait-until.js';
 import { cleanupsAfterEach, fetchFrom, holdStream, INITIALIZE, raw, type RawOptions } from '../../../support/mcp.js';
 
 // Clients without a token are told apart by source address; all of 127.0.0.0/8 is loopback.
@@ -262,5 +263,68 @@ describe('MCP HTTP sessions in use are never closed to make room', { timeout: 60
     expect((await raw(server.port, { from: '127.0.0.1', method: 'DELETE', headers: { 'mcp-session-id': closed } })).status).toBe(200);
     expect(await open(server, { from: '127.0.0.6' })).toBeTruthy();
     expect(await ping(server, recent, { from: '127.0.0.8' })).toBe(200);
+  });
+});
+
+/** `fetchFrom(from)`, and a promise that settles once the SDK client's SSE stream (GET) is answered. */
+function watchingStream(from: string): { fetch: ReturnType<typeof fetchFrom>; streamOpen: Promise<void> } {
+  const inner = fetchFrom(from);
+  let opened!: () => void;
+  const streamOpen = new Promise<void>((resolve) => (opened = resolve));
+  const fetch: ReturnType<typeof fetchFrom> = async (url, init) => {
+    const res = await inner(url, init);
+    if ((init?.method ?? 'GET') === 'GET' && res.status === 200) opened();
+    return res;
+  };
+  return { fetch, streamOpen };
+}
+
+/** A client that has gone (closed, exited) must not hold its slot through the grace period (issue 35, item 21). */
+describe('MCP HTTP sessions whose client is gone are reclaimed', { timeout: 60_000 }, () => {
+  it('40 short-lived SDK clients in a row from one address, none sending DELETE, are each served under the 60 s grace', async () => {
+    const server = await serve({ sessionGraceMs: 60_000 });
+    for (let i = 0; i < 40; i++) {
+      const transport = new StreamableHTTPClientTransport(new URL(server.url), { fetch: fetchFrom(A) });
+      const client = new Client({ name: `short-lived-${i}`, version: '1.0.0' });
+      await client.connect(transport);
+      await client.ping();
+      // close() ends the SSE stream and sends no DELETE, as the Inspector CLI does when it exits.
+      await client.close();
+    }
+    expect(server.sessions()).toBeLessThanOrEqual(MAX_SESSIONS_PER_CLIENT);
+  });
+
+  it('a client between two calls (no stream ever opened) keeps its grace: a gone SDK client gives way first', async () => {
+    const server = await serve({ sessionGraceMs: 60_000 });
+    const between = await open(server, { from: A });
+    const gone = new Client({ name: 'gone', version: '1.0.0' });
+    const { fetch, streamOpen } = watchingStream(A);
+    await gone.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch }));
+    const goneId = (gone.transport as StreamableHTTPClientTransport).sessionId!;
+    // Its SSE stream is open once the server counts it: until then it is not gone, only new.
+    await streamOpen;
+    await gone.close();
+    for (let i = 2; i < MAX_SESSIONS_PER_CLIENT; i++) await open(server, { from: A });
+    expect(server.sessions()).toBe(MAX_SESSIONS_PER_CLIENT);
+
+    expect(await open(server, { from: A })).toBeTruthy();
+    expect(await ping(server, goneId, { from: A })).toBe(404);
+    expect(await ping(server, between, { from: A })).toBe(200);
+    // No gone client left and every other session within its grace: 429 as before.
+    expect((await raw(server.port, { from: A, body: INITIALIZE })).status).toBe(429);
+  });
+
+  it("the sweep closes a gone client's session once the grace has passed, long before the idle time", async () => {
+    const server = await serve({ sessionGraceMs: 200, sessionIdleMs: 60_000 });
+    const kept = await open(server, { from: A });
+    const client = new Client({ name: 'gone', version: '1.0.0' });
+    const { fetch, streamOpen } = watchingStream(A);
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch }));
+    const id = (client.transport as StreamableHTTPClientTransport).sessionId!;
+    await streamOpen;
+    await client.close();
+    await waitUntil(() => server.sessions() === 1);
+    expect(await ping(server, id, { from: A })).toBe(404);
+    expect(await ping(server, kept, { from: A })).toBe(200);
   });
 });

@@ -5,10 +5,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../../core/util/log.js';
-import { McpFrontend } from '../../../../core/frontends/mcp/frontend.js';
-import { startHttp } from '../../../../core/frontends/mcp/http.js';
-import { cleanupsAfterEach, probeStack, runNode } from '../../../support/mcp.js';
+import { cleanupsAfterEach, httpFrontOf, probeStack, runNode } from '../../../support/mcp.js';
 import { BIN } from '../../../support/cli-process.js';
 
 const require = createRequire(import.meta.url);
@@ -70,11 +67,7 @@ describe('the MCP Inspector CLI against mcbridge mcp', { timeout: 120_000 }, () 
 
   it('HTTP with a bearer token: served with the header, refused without it', async () => {
     const s = await probeStack(defer);
-    const frontend = new McpFrontend({ api: { port: s.daemon.apiAddress.port }, log: silentLogger() });
-    frontend.start();
-    defer(() => frontend.close());
-    const server = await startHttp(frontend, { port: 0, token: TOKEN, log: silentLogger() });
-    defer(() => server.close());
+    const server = await httpFrontOf(defer, s, { token: TOKEN });
 
     const list = await inspector([server.url], ['--transport', 'http', '--header', `Authorization: Bearer ${TOKEN}`, '--method', 'tools/list']);
     expect(list.code, list.stderr).toBe(0);
@@ -85,5 +78,18 @@ describe('the MCP Inspector CLI against mcbridge mcp', { timeout: 120_000 }, () 
 
     const refused = await inspector([server.url], ['--transport', 'http', '--method', 'tools/list']);
     expect(refused.code).not.toBe(0);
+  });
+
+  it('HTTP without a token: 17 Inspector CLI calls in a row (one past the cap of 16), each a session of its own that never sends DELETE, none refused under the 60 s grace', {
+    timeout: 240_000,
+  }, async () => {
+    const s = await probeStack(defer);
+    const server = await httpFrontOf(defer, s);
+    for (let i = 0; i < 17; i++) {
+      const list = await inspector([server.url], ['--transport', 'http', '--method', 'tools/list']);
+      expect(list.code, `call ${i + 1}: ${list.stderr}`).toBe(0);
+      expect(list.json.tools.map((t: { name: string }) => t.name)).toContain('mc_state');
+    }
+    expect(server.sessions()).toBeLessThanOrEqual(16);
   });
 });
