@@ -122,7 +122,8 @@ export class Targets extends EventEmitter {
    */
   named(err: unknown, host: Host): unknown {
     if (this.hosts.size < 2 || !(err instanceof McbridgeError) || !TARGET_BOUND.has(err.code)) return err;
-    return new McbridgeError(err.code, `target '${host.target}': ${err.message}`, { ...err.details, target: host.target });
+    // The write's outcome (retryable, resultUnknown, requestId) is what tells a caller whether it may have run.
+    return new McbridgeError(err.code, `target '${host.target}': ${err.message}`, { ...err.details, target: host.target }, err.outcome);
   }
 
   /**

@@ -159,3 +159,28 @@ describe('one call, several targets', () => {
     expect(pluginOf(live!, 'state')).toBe(pluginOf(lab!, 'state'));
   });
 });
+
+describe('a write that fails on one of two targets', () => {
+  it('keeps its outcome: a link that drops after the write left says resultUnknown with its request id, as on a daemon of one target', async () => {
+    const { client, live } = await twoTargets();
+    live.silentVerbs = ['CMD'];
+    const pending = failure(client.call('command', { command: 'say hi', target: 'live', request_id: 'drop-1' }));
+    await waitUntil(() => live.received.some((line) => line.startsWith('CMD')), 2_000, 'CMD at the live sim');
+    live.silentVerbs = [];
+    live.hangUp();
+    const err = await pending;
+    expect(err.code).toBe('not_connected');
+    expect(err.message).toMatch(/^target 'live': /);
+    expect(err.details).toMatchObject({ target: 'live' });
+    expect(err.outcome).toEqual({ retryable: false, resultUnknown: true, requestId: 'drop-1' });
+  });
+
+  it('a write refused before it left is retryable, with its request id', async () => {
+    const { daemon, client, live } = await twoTargets();
+    await live.stop();
+    await waitUntil(() => !daemon.targets.pick('live').link.connected, 2_000, 'the live link to drop');
+    const err = await failure(client.call('command', { command: 'say hi', target: 'live', request_id: 'unsent-1' }));
+    expect(err.code).toBe('not_connected');
+    expect(err.outcome).toEqual({ retryable: true, resultUnknown: false, requestId: 'unsent-1' });
+  });
+});
