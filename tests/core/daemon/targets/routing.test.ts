@@ -184,3 +184,24 @@ describe('a write that fails on one of two targets', () => {
     expect(err.outcome).toEqual({ retryable: true, resultUnknown: false, requestId: 'unsent-1' });
   });
 });
+
+describe('a target removed while calls are in flight', () => {
+  it('answers them that a reload removed the target, with the write outcome: the one sent may have run, the one queued did not leave', async () => {
+    const { daemon, client, live } = await twoTargets();
+    live.silentVerbs = ['CMD'];
+    const sent = failure(client.call('command', { command: 'say one', target: 'live', request_id: 'gone-1' }));
+    await waitUntil(() => live.received.some((line) => line.startsWith('CMD')), 2_000, 'the first CMD at the live sim');
+    const queued = failure(client.call('command', { command: 'say two', target: 'live', request_id: 'gone-2' }));
+    await waitUntil(() => daemon.targets.pick('live').link.status().queued >= 1, 2_000, 'the second CMD queued');
+    await daemon.targets.remove('live')?.stop();
+
+    const [first, second] = await Promise.all([sent, queued]);
+    expect(first.message).toMatch(/^target 'live' was removed by a reload/);
+    expect(first.details).toMatchObject({ target: 'live', removed: true });
+    expect(first.outcome).toMatchObject({ resultUnknown: true, requestId: 'gone-1' });
+    expect(second.message).toBe("target 'live' was removed by a reload before 'CMD say two' was sent");
+    expect(second.outcome).toEqual({ retryable: true, resultUnknown: false, requestId: 'gone-2' });
+    // The daemon goes on: the other target answers.
+    await expect(client.call('state', { target: 'lab' })).resolves.toMatchObject({ type: 'state' });
+  });
+});
