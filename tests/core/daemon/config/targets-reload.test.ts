@@ -107,6 +107,31 @@ describe('targets in a config file, reloaded while running', () => {
     }
   }, 60_000);
 
+  it('a reload that leaves no default answers a call without target with target_required, naming the targets', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbridge-targets-nodefault-'));
+    dirs.push(dir);
+    const file = configWith(dir, `{ a: { sim: true, default: true }, b: { sim: true } }`);
+    const daemon = await startDaemonProcess(processes, ['--no-watch'], undefined, file);
+    const client = await ApiClient.connect({ port: daemon.port });
+    try {
+      const listed = async () => (await client.call('targets', {})) as Listed;
+      await waitForConnected(listed, ['a', 'b']);
+      await expect(client.call('state', {})).resolves.toMatchObject({ type: 'state' });
+      configWith(dir, `{ a: { sim: true }, b: { sim: true } }`);
+      process.kill(daemon.pid, 'SIGHUP');
+      for (const deadline = Date.now() + 15_000; (await listed()).default !== null; ) {
+        if (Date.now() > deadline) throw new Error('the default never went');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const err = await client.call('state', {}).catch((e: { code: string; message: string }) => e);
+      expect(err).toMatchObject({ code: 'target_required' });
+      expect((err as { message: string }).message).toMatch(/a, b/);
+      await expect(client.call('state', { target: 'b' })).resolves.toMatchObject({ type: 'state' });
+    } finally {
+      client.close();
+    }
+  }, 60_000);
+
   it('`mcbridge config` prints each target as the daemon builds it, paths resolved from the config', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbridge-targets-config-'));
     dirs.push(dir);

@@ -107,6 +107,30 @@ describe('MCP tools on a daemon of several targets', () => {
     expect(alone.map((t) => t.name)).not.toContain('mc_targets');
   });
 
+  it('tells the client the list changed when a connected target comes back with other CAPS, and the tool then names only the target that serves it', async () => {
+    const live = await sim();
+    const lab = await sim(0, 2);
+    const daemon = await twoTargets(lab.port, live, 'live');
+    await waitUntil(() => daemon.targets.hostsList().every((h) => h.link.connected), 5_000, 'both targets to connect');
+    const frontend = frontendFor(daemon.apiAddress.port);
+    defer(() => frontend.close());
+    const session = await connectInMemory(frontend);
+    expect(targetArg((await session.client.listTools()).tools, 'mc_entities')?.enum).toEqual(['live', 'lab']);
+
+    const changes = session.listChanges();
+    const connectedAt = daemon.targets.pick('lab').link.status().connectedAt;
+    lab.setCapabilities(['state', 'status', 'events', 'capabilities']);
+    lab.hangUp();
+    await waitUntil(() => daemon.targets.pick('lab').link.connected && daemon.targets.pick('lab').link.status().connectedAt !== connectedAt, 5_000, 'lab back with its new CAPS');
+    // Each list_changed is followed by a list, as a client does, until the one without lab.
+    let seen = changes;
+    for (;;) {
+      await waitUntil(() => session.listChanges() > seen, 5_000, 'list_changed when lab lost entities');
+      seen = session.listChanges();
+      if (JSON.stringify(targetArg((await session.client.listTools()).tools, 'mc_entities')?.enum) === '["live"]') break;
+    }
+  });
+
   it('serves an event resource per target, and tells a subscriber of one target only of that target’s events', async () => {
     const live = await sim();
     const lab = await sim(0, 2);
