@@ -10,7 +10,7 @@ import type { RegisteredTool } from '../host/registry/registry.js';
 import { fanOut, namesSeveral } from './fan-out.js';
 import { Targets } from './targets.js';
 import { linksSection, listTargets, ping, targetsManifest } from './target-views.js';
-import { subscribe, takesEverything, wants, type Connection, type EventBatch } from './subscriptions.js';
+import { subscribe, takesEverything, targetAdded, targetRemoved, wants, type Connection, type EventBatch } from './subscriptions.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../util/lines.js';
 import type { Logger } from '../util/log.js';
 import { isLoopback } from '../util/net.js';
@@ -95,6 +95,7 @@ export class LocalApiServer {
     this.onTargetsChange = ({ added, removed }) => {
       if (added) this.attach(added);
       if (removed) this.detach(removed);
+      this.followTargets(added, removed);
       this.surfaceChanged();
     };
     this.targets.on('change', this.onTargetsChange);
@@ -116,9 +117,19 @@ export class LocalApiServer {
   private detach(host: Host): void {
     this.attached.get(host)?.();
     this.attached.delete(host);
+  }
+
+  /**
+   * Subscriptions follow a target's name: one removed is said in a `target` event and parked, a
+   * target added takes its name's topics and those of `*`, and is said with its new stream.
+   */
+  private followTargets(added: Host | undefined, removed: Host | undefined): void {
     for (const conn of this.connections) {
-      conn.topics.delete(host.target);
-      conn.gaps.delete(host.target);
+      this.catchUp(conn); // the removed target's last events go out before the word that it went
+      const host = (added ?? removed)!;
+      if (!(added ? targetAdded(conn, host.target) : targetRemoved(conn, host.target))) continue;
+      const data = { type: added ? 'target_added' : 'target_removed', target: host.target, streamId: host.events.streamId, subscribed: [...(conn.topics.get(host.target) ?? [])].sort() };
+      this.send(conn, { type: 'event', event: 'target', data });
     }
   }
 
@@ -208,6 +219,8 @@ export class LocalApiServer {
           this.refuse(conn, new McbridgeError('unauthorized', `no request carrying the token within the first ${this.guard!.limits.preAuthBytes} bytes; send "auth" with the first request`)),
       }),
       topics: new Map(),
+      everyTarget: new Set(),
+      parked: new Map(),
       inFlight: new Map(),
       gaps: new Map(),
       batch: null,

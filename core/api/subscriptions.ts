@@ -10,7 +10,7 @@ import { describeZodError } from '../host/params.js';
 import { sortTopics, subscribeParams, SUBSCRIPTION_TOPICS } from './frames.js';
 import type { RequestId } from './request-line.js';
 import type { RequestReader } from './request-reader.js';
-import type { Targets } from './targets.js';
+import { ALL_TARGETS, type Targets } from './targets.js';
 
 /** Events recorded in one tick, in order; its identity tells connections which batch they saw. */
 export type EventBatch = RecordedEvent[];
@@ -24,6 +24,10 @@ export interface Connection {
   reader: RequestReader;
   /** Subscribed categories (or `*`), per target. */
   topics: Map<string, Set<string>>;
+  /** Categories subscribed with target `*`: every target present and future takes them. */
+  everyTarget: Set<string>;
+  /** Topics of targets a reload removed, by name: a target re-created under that name takes them back. */
+  parked: Map<string, Set<string>>;
   /** Keyed by the request id itself: a Map tells 1 from "1", as the ids' JSON does. */
   inFlight: Map<RequestId, Cancellation>;
   /** Events not pushed since the connection fell behind, per target (each has its own seq). */
@@ -53,14 +57,12 @@ export function subscribe(targets: Targets, conn: Connection, method: 'subscribe
   const { topics: named, unknown } = sortTopics(parsed.data.events);
   const topics = named.includes('*') ? ['*'] : named;
   catchUp();
+  const every = params.target === ALL_TARGETS || (Array.isArray(params.target) && params.target.includes(ALL_TARGETS));
+  if (every) change(conn.everyTarget, method, topics);
   for (const host of hosts) {
     let own = conn.topics.get(host.target);
     if (!own) conn.topics.set(host.target, (own = new Set()));
-    for (const topic of topics) {
-      if (method === 'subscribe') own.add(topic);
-      else if (topic === '*') own.clear();
-      else own.delete(topic);
-    }
+    change(own, method, topics);
     if (own.size === 0) conn.topics.delete(host.target);
   }
   const subscribed = [...new Set(hosts.flatMap((h) => [...(conn.topics.get(h.target) ?? [])]))].sort();
@@ -69,6 +71,36 @@ export function subscribe(targets: Targets, conn: Connection, method: 'subscribe
   if (unknown.length === 0) return answer;
   const warning = `ignored unknown ${unknown.length === 1 ? 'category' : 'categories'} ${unknown.map((u) => `'${u}'`).join(', ')}; ` + `known: ${[...SUBSCRIPTION_TOPICS, '*'].join(', ')}`;
   return { ...answer, ignored: unknown, warning };
+}
+
+function change(own: Set<string>, method: 'subscribe' | 'unsubscribe', topics: readonly string[]): void {
+  for (const topic of topics) {
+    if (method === 'subscribe') own.add(topic);
+    else if (topic === '*') own.clear();
+    else own.delete(topic);
+  }
+}
+
+/**
+ * A target was added (or re-created by a reload): the connection takes it with the topics it
+ * had under that name and those it subscribed for every target. True when it takes any.
+ */
+export function targetAdded(conn: Connection, name: string): boolean {
+  const topics = new Set([...(conn.parked.get(name) ?? []), ...conn.everyTarget]);
+  conn.parked.delete(name);
+  if (topics.size === 0) return false;
+  conn.topics.set(name, topics);
+  return true;
+}
+
+/** A target was removed: its topics are kept by name for a target re-created under it. True when the connection had any. */
+export function targetRemoved(conn: Connection, name: string): boolean {
+  const topics = conn.topics.get(name);
+  conn.topics.delete(name);
+  conn.gaps.delete(name);
+  if (!topics) return false;
+  conn.parked.set(name, topics);
+  return true;
 }
 
 /** Subscribed to every category of every target: a whole batch goes out as it is. */

@@ -121,8 +121,10 @@ export class Targets extends EventEmitter {
    * which target refused: the same tool may serve on another.
    */
   named(err: unknown, host: Host): unknown {
+    if (err instanceof McbridgeError && this.hosts.get(host.target) !== host) return removedByReload(err, host.target);
     if (this.hosts.size < 2 || !(err instanceof McbridgeError) || !TARGET_BOUND.has(err.code)) return err;
-    return new McbridgeError(err.code, `target '${host.target}': ${err.message}`, { ...err.details, target: host.target });
+    // The write's outcome (retryable, resultUnknown, requestId) is what tells a caller whether it may have run.
+    return new McbridgeError(err.code, `target '${host.target}': ${err.message}`, { ...err.details, target: host.target }, err.outcome);
   }
 
   /**
@@ -139,6 +141,16 @@ export class Targets extends EventEmitter {
     }
     return { host: this.pick(target), params: rest };
   }
+}
+
+/**
+ * A call on a target that a reload removed (or re-created) while the call was in flight: its
+ * link stopped, and the daemon did not. Its code and write outcome stay; the words say why.
+ */
+function removedByReload(err: McbridgeError, target: string): McbridgeError {
+  const why = `target '${target}' was removed by a reload`;
+  const message = /^the daemon (stopped|is shutting down)/.test(err.message) ? err.message.replace(/^the daemon (stopped|is shutting down)/, why) : `${why}: ${err.message}`;
+  return new McbridgeError(err.code, message, { ...err.details, target, removed: true }, err.outcome);
 }
 
 /** Whether the tool's input schema has a `target` key of its own. */

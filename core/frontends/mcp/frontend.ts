@@ -13,7 +13,7 @@ import { McpSession, type RequestExtra } from './protocol.js';
 import { GUIDE_PROMPT, guidePrompt, guideResult, INSTRUCTIONS } from './prompts.js';
 import { errorResult, mcpArguments, projectTools, registryToolName, successResult, toolListKey } from './projection.js';
 import { ResourceHub } from './resources.js';
-import { manifestTargets, TARGETS_ENTRY, TARGETS_METHOD } from './targets.js';
+import { checkTargetArgument, manifestTargets, TARGETS_ENTRY, TARGETS_METHOD } from './targets.js';
 import { DaemonUpstream, type UpstreamOptions } from './upstream.js';
 
 export const MCP_SERVER_NAME = 'mcbridge';
@@ -141,6 +141,7 @@ export class McpFrontend {
       if (!entry || name === null) {
         throw new McbridgeError('unknown_method', `unknown tool '${mcpName}'. Call tools/list for the tools this server offers now (all named mc_<tool>).`, { method: mcpName });
       }
+      checkTargetArgument(this.upstream.manifest, args);
       if (extra.signal.aborted) throw new McbridgeError('cancelled', `the call to '${name}' was cancelled`);
       try {
         const result = await this.upstream.call(name, mcpArguments(entry, args), {

@@ -6,7 +6,9 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ManifestTarget, TargetsManifest } from '../../api/target-views.js';
+import { ALL_TARGETS } from '../../api/targets.js';
 import type { Manifest, ManifestTool } from '../../host/plugin-api.js';
+import { McbridgeError } from '../../host/errors.js';
 import { isObject } from '../../kit/values.js';
 
 /** The registry name `mc_targets` stands for: the local API's `targets` method. */
@@ -56,7 +58,29 @@ export function withTargetArgument(schema: Record<string, unknown>, tool: Manife
   ]
     .filter(Boolean)
     .join(' ');
-  return { ...schema, properties: { ...(isObject(schema.properties) ? schema.properties : {}), target: { type: 'string', enum: names, description } } };
+  const properties = { ...(isObject(schema.properties) ? schema.properties : {}), target: { type: 'string', enum: names, description } };
+  // With no target chosen for it, a call without one can only fail (target_required): say so in the schema.
+  const chosen = pinned ?? (manifest as Partial<TargetsManifest>).defaultTarget ?? null;
+  if (chosen !== null) return { ...schema, properties };
+  const required = Array.isArray(schema.required) ? schema.required.filter((k) => k !== 'target') : [];
+  return { ...schema, properties, required: [...required, 'target'] };
+}
+
+/**
+ * An MCP call names one target, by a name from its schema's enum: the local API's `*` and lists
+ * answer per target, in a shape no tool's output schema has (and SDK clients refuse the answer).
+ */
+export function checkTargetArgument(manifest: Manifest, args: Record<string, unknown>): void {
+  const targets = manifestTargets(manifest);
+  if (!targets || !('target' in args)) return;
+  const names = targets.map((t) => t.name);
+  const target = args.target;
+  // A name this daemon does not serve is the daemon's to refuse (target_unknown, with the names).
+  if (typeof target === 'string' && target !== ALL_TARGETS) return;
+  const given = JSON.stringify(target)?.slice(0, 60) ?? String(target);
+  throw new McbridgeError('invalid_params', `"target" must be one game server's name on MCP, one of ${names.join(', ')}; got ${given}. To reach several, call the tool once per target`, {
+    targets: names,
+  });
 }
 
 /** `mc_targets`, listed beside the registry's tools on a daemon of several targets. */

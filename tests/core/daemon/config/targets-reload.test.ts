@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../../core/api/client.js';
 import { CliProcesses, runCli } from '../../../support/cli-process.js';
 import { startDaemonProcess } from '../../../faults/support.js';
+import { waitUntil } from '../../../support/wait-until.js';
 
 const processes = new CliProcesses();
 const dirs: string[] = [];
@@ -54,6 +55,78 @@ describe('targets in a config file, reloaded while running', () => {
       const gone = await client.call('state', { target: 'b' }).catch((err: { code: string }) => err.code);
       expect(gone).toBe('target_unknown');
       await expect(client.call('state', {})).resolves.toBeTruthy();
+    } finally {
+      client.close();
+    }
+  }, 60_000);
+
+  it('subscriptions follow a reload: a re-created target keeps its subscribers, `*` takes a target added later, and each change is said', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbridge-targets-follow-'));
+    dirs.push(dir);
+    const file = configWith(dir, `{ a: { sim: true, default: true }, b: { sim: { seed: 1 } } }`);
+    const daemon = await startDaemonProcess(processes, ['--no-watch'], undefined, file);
+    const every = await ApiClient.connect({ port: daemon.port });
+    const onlyB = await ApiClient.connect({ port: daemon.port });
+    try {
+      const listed = async () => (await every.call('targets', {})) as Listed;
+      await waitForConnected(listed, ['a', 'b']);
+      const seen = { every: [] as Array<{ event: string; data: Record<string, unknown> }>, onlyB: [] as Array<{ event: string; data: Record<string, unknown> }> };
+      every.on('event', (frame: { event: string; data: Record<string, unknown> }) => seen.every.push(frame));
+      onlyB.on('event', (frame: { event: string; data: Record<string, unknown> }) => seen.onlyB.push(frame));
+      await every.call('subscribe', { events: ['mark'], target: '*' });
+      await onlyB.call('subscribe', { events: ['mark'], target: 'b' });
+
+      // b changes (so it is re-created), c is new.
+      configWith(dir, `{ a: { sim: true, default: true }, b: { sim: { seed: 2 } }, c: { sim: true } }`);
+      process.kill(daemon.pid, 'SIGHUP');
+      await waitForConnected(listed, ['a', 'b', 'c']);
+      await every.call('mark', { text: 'on b', target: 'b' });
+      await every.call('mark', { text: 'on c', target: 'c' });
+      const marks = (frames: typeof seen.every) => frames.filter((f) => f.data.type === 'mark').map((f) => [f.data.target, f.data.text]);
+      const changes = (frames: typeof seen.every) => frames.filter((f) => f.event === 'target').map((f) => [f.data.type, f.data.target, f.data.subscribed]);
+      await waitUntil(() => marks(seen.every).length === 2 && marks(seen.onlyB).length === 1, 5_000, 'the marks after the reload');
+      expect(marks(seen.every)).toEqual([
+        ['b', 'on b'],
+        ['c', 'on c'],
+      ]);
+      expect(marks(seen.onlyB)).toEqual([['b', 'on b']]);
+      expect(changes(seen.every)).toEqual([
+        ['target_removed', 'b', []],
+        ['target_added', 'b', ['mark']],
+        ['target_added', 'c', ['mark']],
+      ]);
+      expect(changes(seen.onlyB)).toEqual([
+        ['target_removed', 'b', []],
+        ['target_added', 'b', ['mark']],
+      ]);
+      const added = seen.onlyB.find((f) => f.data.type === 'target_added')!;
+      expect(added.data.streamId).toBe(((await every.call('events', { target: 'b', limit: 1 })) as { streamId: string }).streamId);
+    } finally {
+      every.close();
+      onlyB.close();
+    }
+  }, 60_000);
+
+  it('a reload that leaves no default answers a call without target with target_required, naming the targets', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbridge-targets-nodefault-'));
+    dirs.push(dir);
+    const file = configWith(dir, `{ a: { sim: true, default: true }, b: { sim: true } }`);
+    const daemon = await startDaemonProcess(processes, ['--no-watch'], undefined, file);
+    const client = await ApiClient.connect({ port: daemon.port });
+    try {
+      const listed = async () => (await client.call('targets', {})) as Listed;
+      await waitForConnected(listed, ['a', 'b']);
+      await expect(client.call('state', {})).resolves.toMatchObject({ type: 'state' });
+      configWith(dir, `{ a: { sim: true }, b: { sim: true } }`);
+      process.kill(daemon.pid, 'SIGHUP');
+      for (const deadline = Date.now() + 15_000; (await listed()).default !== null; ) {
+        if (Date.now() > deadline) throw new Error('the default never went');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const err = await client.call('state', {}).catch((e: { code: string; message: string }) => e);
+      expect(err).toMatchObject({ code: 'target_required' });
+      expect((err as { message: string }).message).toMatch(/a, b/);
+      await expect(client.call('state', { target: 'b' })).resolves.toMatchObject({ type: 'state' });
     } finally {
       client.close();
     }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Daemon } from '../../../../core/daemon/daemon.js';
 import type { SimulatedMod } from '../../../../core/sim/index.js';
 import { failure } from '../../../support/errors.js';
 import { twoTargets, waitForEvents } from '../../../support/targets.js';
@@ -80,21 +81,33 @@ describe('one daemon, two targets', () => {
   });
 });
 
+/** Give a target's sim other CAPS and wait until its link is back with them (a reconnect). */
+async function recaps(daemon: Daemon, sim: SimulatedMod, name: string, caps: string[]): Promise<void> {
+  const link = daemon.targets.pick(name).link;
+  const connectedAt = link.status().connectedAt;
+  sim.setCapabilities(caps);
+  sim.hangUp();
+  await waitUntil(() => link.connected && link.status().connectedAt !== connectedAt, 5_000, `${name} back with its new CAPS`);
+}
+
 describe('a tool one target cannot serve', () => {
+  it('that only the second target serves is available, names that target, and routes there', async () => {
+    const { daemon, client, live, lab } = await twoTargets({ defaultTarget: 'live' });
+    await recaps(daemon, live, 'live', ['state', 'status', 'events', 'capabilities']);
+    const manifest = (await client.call('tools', {})) as { tools: Array<{ name: string; available: boolean; targets: string[] }> };
+    expect(manifest.tools.find((t) => t.name === 'entities')).toMatchObject({ available: true, targets: ['lab'] });
+    await expect(client.call('entities', { target: 'lab', radius: 4 })).resolves.toBeTruthy();
+    expect(lab.received.filter((l) => l.startsWith('ENTITIES'))).toHaveLength(1);
+    expect(live.received.filter((l) => l.startsWith('ENTITIES'))).toEqual([]);
+    // The default cannot serve it: refused there, naming the target, not sent elsewhere.
+    expect((await failure(client.call('entities', { radius: 4 }))).message).toContain("target 'live'");
+  });
+
   it('is listed while another serves it, and refused on that target naming the target and the missing CAPS', async () => {
-    const { client, lab } = await twoTargets();
-    lab.setCapabilities(['state', 'status', 'events', 'capabilities']);
-    lab.hangUp();
-    await new Promise((r) => setTimeout(r, 50));
-    const deadline = Date.now() + 5_000;
-    let manifest: { tools: Array<{ name: string; available: boolean; targets: string[] }> };
-    for (;;) {
-      manifest = (await client.call('tools', {})) as typeof manifest;
-      const entities = manifest.tools.find((t) => t.name === 'entities')!;
-      if (JSON.stringify(entities.targets) === '["live"]') break;
-      if (Date.now() > deadline) throw new Error(`lab never lost entities: ${JSON.stringify(entities)}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const { daemon, client, lab } = await twoTargets();
+    await recaps(daemon, lab, 'lab', ['state', 'status', 'events', 'capabilities']);
+    const manifest = (await client.call('tools', {})) as { tools: Array<{ name: string; available: boolean; targets: string[] }> };
+    expect(manifest.tools.find((t) => t.name === 'entities')!.targets).toEqual(['live']);
     expect(manifest.tools.find((t) => t.name === 'entities')!.available).toBe(true);
     const refused = await failure(client.call('entities', { target: 'lab' }));
     expect(refused.code).toBe('unsupported_capability');
@@ -134,7 +147,9 @@ describe('one call, several targets', () => {
   });
 
   it('refuses a call that can change a game on several targets, and a wait on several answers with the first target that sees its event', async () => {
-    const { client, lab } = await twoTargets();
+    const { daemon, client, lab } = await twoTargets();
+    const listening = () => daemon.targets.hostsList().map((h) => h.events.stats().listeners);
+    const before = listening();
     const refused = await failure(client.call('mark', { text: 'everywhere', target: '*' }));
     expect(refused.code).toBe('invalid_params');
     expect(refused.message).toContain('one target at a time');
@@ -142,7 +157,8 @@ describe('one call, several targets', () => {
       target: string;
       result: { event: { text: string; target: string } };
     }>;
-    await new Promise((r) => setTimeout(r, 100));
+    // Both targets' waits are listening before the chat is said.
+    await waitUntil(() => listening().every((n, i) => n > before[i]!), 2_000, 'the wait on each target');
     lab.chat('Steve', 'ready');
     const answer = await waiting;
     expect(answer.target).toBe('lab');
@@ -157,5 +173,51 @@ describe('one call, several targets', () => {
     expect(pluginOf(live!, 'snapshot')).not.toBe(pluginOf(lab!, 'snapshot'));
     // A plugin without state of its own is one object, set up once per target.
     expect(pluginOf(live!, 'state')).toBe(pluginOf(lab!, 'state'));
+  });
+});
+
+describe('a write that fails on one of two targets', () => {
+  it('keeps its outcome: a link that drops after the write left says resultUnknown with its request id, as on a daemon of one target', async () => {
+    const { client, live } = await twoTargets();
+    live.silentVerbs = ['CMD'];
+    const pending = failure(client.call('command', { command: 'say hi', target: 'live', request_id: 'drop-1' }));
+    await waitUntil(() => live.received.some((line) => line.startsWith('CMD')), 2_000, 'CMD at the live sim');
+    live.silentVerbs = [];
+    live.hangUp();
+    const err = await pending;
+    expect(err.code).toBe('not_connected');
+    expect(err.message).toMatch(/^target 'live': /);
+    expect(err.details).toMatchObject({ target: 'live' });
+    expect(err.outcome).toEqual({ retryable: false, resultUnknown: true, requestId: 'drop-1' });
+  });
+
+  it('a write refused before it left is retryable, with its request id', async () => {
+    const { daemon, client, live } = await twoTargets();
+    await live.stop();
+    await waitUntil(() => !daemon.targets.pick('live').link.connected, 2_000, 'the live link to drop');
+    const err = await failure(client.call('command', { command: 'say hi', target: 'live', request_id: 'unsent-1' }));
+    expect(err.code).toBe('not_connected');
+    expect(err.outcome).toEqual({ retryable: true, resultUnknown: false, requestId: 'unsent-1' });
+  });
+});
+
+describe('a target removed while calls are in flight', () => {
+  it('answers them that a reload removed the target, with the write outcome: the one sent may have run, the one queued did not leave', async () => {
+    const { daemon, client, live } = await twoTargets();
+    live.silentVerbs = ['CMD'];
+    const sent = failure(client.call('command', { command: 'say one', target: 'live', request_id: 'gone-1' }));
+    await waitUntil(() => live.received.some((line) => line.startsWith('CMD')), 2_000, 'the first CMD at the live sim');
+    const queued = failure(client.call('command', { command: 'say two', target: 'live', request_id: 'gone-2' }));
+    await waitUntil(() => daemon.targets.pick('live').link.status().queued >= 1, 2_000, 'the second CMD queued');
+    await daemon.targets.remove('live')?.stop();
+
+    const [first, second] = await Promise.all([sent, queued]);
+    expect(first.message).toMatch(/^target 'live' was removed by a reload/);
+    expect(first.details).toMatchObject({ target: 'live', removed: true });
+    expect(first.outcome).toMatchObject({ resultUnknown: true, requestId: 'gone-1' });
+    expect(second.message).toBe("target 'live' was removed by a reload before 'CMD say two' was sent");
+    expect(second.outcome).toEqual({ retryable: true, resultUnknown: false, requestId: 'gone-2' });
+    // The daemon goes on: the other target answers.
+    await expect(client.call('state', { target: 'lab' })).resolves.toMatchObject({ type: 'state' });
   });
 });

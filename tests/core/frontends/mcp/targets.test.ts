@@ -63,7 +63,15 @@ describe('MCP tools on a daemon of several targets', () => {
     expect((listed.structuredContent as { targets: Array<{ name: string }> }).targets.map((t) => t.name)).toEqual(['live', 'lab']);
     expect(tools.find((t) => t.name === 'mc_targets')?.annotations).toMatchObject({ readOnlyHint: true });
 
+    // No default: every tool's schema requires `target`, as the daemon does.
+    expect(tools.filter((t) => t.name !== 'mc_targets' && !(t.inputSchema.required ?? []).includes('target'))).toEqual([]);
     expect(errorOf(await client.callTool({ name: 'mc_state', arguments: {} }))?.code).toBe('target_required');
+    // One target a call: `*` and lists (the local API's) are refused before they reach the daemon.
+    for (const target of ['*', ['live', 'lab'], ['live'], 7, null]) {
+      const refused = errorOf(await client.callTool({ name: 'mc_state', arguments: { target } }));
+      expect(refused?.code).toBe('invalid_params');
+      expect(refused?.error).toMatch(/one game server's name on MCP, one of live, lab.*once per target/);
+    }
     expect(errorOf(await client.callTool({ name: 'mc_state', arguments: { target: 'staging' } }))?.code).toBe('target_unknown');
     await client.callTool({ name: 'mc_mark', arguments: { text: 'to lab', target: 'lab' } });
     expect(lab.received.filter((l) => l.startsWith('MARK'))).toEqual(['MARK to lab']);
@@ -81,6 +89,8 @@ describe('MCP tools on a daemon of several targets', () => {
     const before = (await session.client.listTools()).tools;
     // lab has no mod yet: the tools say so, and that a call without target goes to live.
     expect(targetArg(before, 'mc_state')?.description).toMatch(/goes to live \(the daemon's default\)\. Not connected now: lab\./);
+    // With a default, `target` may be left out.
+    expect(before.find((t) => t.name === 'mc_state')?.inputSchema.required ?? []).not.toContain('target');
 
     await sim(labPort, 2);
     await waitUntil(() => session.listChanges() >= 1, 5_000, 'list_changed when lab connects');
@@ -95,6 +105,30 @@ describe('MCP tools on a daemon of several targets', () => {
     // One target left: the surface is a one-target daemon's, with no target argument and no mc_targets.
     expect(targetArg(alone, 'mc_state')).toBeUndefined();
     expect(alone.map((t) => t.name)).not.toContain('mc_targets');
+  });
+
+  it('tells the client the list changed when a connected target comes back with other CAPS, and the tool then names only the target that serves it', async () => {
+    const live = await sim();
+    const lab = await sim(0, 2);
+    const daemon = await twoTargets(lab.port, live, 'live');
+    await waitUntil(() => daemon.targets.hostsList().every((h) => h.link.connected), 5_000, 'both targets to connect');
+    const frontend = frontendFor(daemon.apiAddress.port);
+    defer(() => frontend.close());
+    const session = await connectInMemory(frontend);
+    expect(targetArg((await session.client.listTools()).tools, 'mc_entities')?.enum).toEqual(['live', 'lab']);
+
+    const changes = session.listChanges();
+    const connectedAt = daemon.targets.pick('lab').link.status().connectedAt;
+    lab.setCapabilities(['state', 'status', 'events', 'capabilities']);
+    lab.hangUp();
+    await waitUntil(() => daemon.targets.pick('lab').link.connected && daemon.targets.pick('lab').link.status().connectedAt !== connectedAt, 5_000, 'lab back with its new CAPS');
+    // Each list_changed is followed by a list, as a client does, until the one without lab.
+    let seen = changes;
+    for (;;) {
+      await waitUntil(() => session.listChanges() > seen, 5_000, 'list_changed when lab lost entities');
+      seen = session.listChanges();
+      if (JSON.stringify(targetArg((await session.client.listTools()).tools, 'mc_entities')?.enum) === '["live"]') break;
+    }
   });
 
   it('serves an event resource per target, and tells a subscriber of one target only of that target’s events', async () => {
