@@ -1,12 +1,12 @@
 /**
  * The shape of `mcbridge.config.ts`: daemon options (the `mcbridge run` flags, camelCased),
- * tool policy, plugins and composite tools. `defineConfig()` gives the types; the daemon checks
- * what a config file actually exported (core/daemon/config/schema.ts).
+ * tool policy, plugins and composite tools. `defineConfig()` gives the types, which are those of
+ * the schema the daemon checks a config file with (config-schema.ts, core/daemon/config/schema.ts).
  */
 import type { z } from 'zod';
 import type { ModReply } from '../host/link/mod-link.js';
 import type { AnyObjectSchema, Plugin, ToolAnnotations, ToolContext, ToolScope } from '../host/plugin-api.js';
-import type { DaemonOptionValues } from './options.js';
+import type { configObject, targetObject } from './config-schema.js';
 
 /**
  * A plugin object, a factory returning one (each target gets its own instance), a package name
@@ -15,36 +15,18 @@ import type { DaemonOptionValues } from './options.js';
 export type PluginConfigEntry = Plugin | (() => Plugin) | string | [Plugin | (() => Plugin) | string, unknown?] | false | null | undefined;
 
 /**
- * Daemon options, tool policy and `watch` (the `mcbridge run` flags, camelCased; a flag on the
- * command line wins) come from the option table, core/authoring/options.ts, docs included.
- */
-/**
  * One game server of a daemon that reaches several (`targets`): the link options a daemon of one
- * game takes, its own simulated mod, and whether calls that name no target go to it.
+ * game takes (legacy or control transport), its own simulated mod, and whether calls that name no
+ * target go to it. The config schema's own type (config-schema.ts).
  */
-export interface TargetOptions extends Pick<DaemonOptionValues, 'serverDir' | 'portFile' | 'modPort' | 'modHost' | 'vantage' | 'reconnectDelay' | 'buffer' | 'bufferBytes'> {
-  /** An in-process simulated mod of its own (a seed makes its world reproducible). */
-  sim?: boolean | { seed?: number };
-  /** The target a call that names none goes to. */
-  default?: boolean;
-}
+export type TargetOptions = z.input<typeof targetObject>;
 
-export interface McbridgeConfig extends DaemonOptionValues {
-  /**
-   * Several game servers behind one daemon, by name (letters, digits, `.`, `_`, `-`): `{ live: {
-   * serverDir: 'live' }, lab: { sim: true, default: true } }`. Without it the flat options are the
-   * one target `default`. Beside it, `serverDir`, `portFile`, `modPort` and `sim` belong inside a target.
-   */
-  targets?: Record<string, TargetOptions>;
-  /**
-   * Plugins beyond the built-ins, with their options: `[plugin, options]`. A built-in's name with
-   * options (`['webhook', { ... }]`) configures that built-in.
-   */
-  plugins?: PluginConfigEntry[];
-  /** Tools defined right here, chaining other tools and waits. */
-  // biome-ignore lint/suspicious/noExplicitAny: each composite keeps its own input and output types; the list needs only the common shape
-  composites?: CompositeSpec<any, any>[];
-}
+/**
+ * Daemon options, tool policy and `watch` (the `mcbridge run` flags, camelCased; a flag on the
+ * command line wins; docs from the option table, core/authoring/options.ts), `targets`, `plugins`
+ * and `composites`: the config schema's own type (config-schema.ts).
+ */
+export type McbridgeConfig = z.input<typeof configObject>;
 
 /**
  * What a composite's `run` gets: the tool context every plugin tool gets (`waitFor`, `defer`,

@@ -53,7 +53,7 @@ const DISCOVERY = ['run', 'discover', 'mcp'] as const;
 
 /**
  * The table. Each entry's JSDoc is what an editor shows on the `McbridgeConfig` field of the same
- * name (a homomorphic mapped type keeps it); `description` is the `--help` line.
+ * name (config-schema.ts maps over it homomorphically, which keeps it); `description` is the `--help` line.
  */
 export const DAEMON_OPTIONS = {
   /** `server` (default) or `client`; client only for an explicit client endpoint. */
@@ -325,12 +325,6 @@ export type OptionKey = keyof Table;
 type OptionGroup = OptionSpec['group'];
 /** The keys of one group, e.g. `GroupKey<'daemon'>`. */
 export type GroupKey<G extends OptionGroup> = { [K in OptionKey]: Table[K]['group'] extends G ? K : never }[OptionKey];
-
-/**
- * What a config may set for each option; `McbridgeConfig` extends it. Written `keyof Table` (not
- * `OptionKey`) so the mapped type is homomorphic and an editor shows each entry's JSDoc.
- */
-export type DaemonOptionValues = { -readonly [K in keyof Table]?: OptionValue<K> };
 
 /** An option's value once resolved: never undefined when the table gives a default. */
 export type ResolvedValue<K extends OptionKey> = Table[K] extends { default: unknown } ? OptionValue<K> : OptionValue<K> | undefined;

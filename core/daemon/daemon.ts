@@ -12,6 +12,7 @@ import { DEFAULT_API_HOST, DEFAULT_API_PORT } from '../api/address.js';
 import { portTakenError } from './port-taken.js';
 import { DEFAULT_TARGET, Targets } from '../api/targets.js';
 import type { TargetSpec } from './config/targets.js';
+import { exposedSecretFile } from '../util/private-file.js';
 
 export interface DaemonOptions {
   vantage?: Vantage;
@@ -199,6 +200,10 @@ async function buildTarget(spec: TargetSpec & { simDir?: string }, targets: Targ
     simDriver = { plugin: simDriverPlugin(sim), source: 'built-in' };
     const named = spec.name === DEFAULT_TARGET ? '' : ` for target ${spec.name}`;
     options.log.info({ port: sim.port, dir: sim.dir, target: spec.name }, `simulated ${vantage}-vantage mod${named} listening on 127.0.0.1:${sim.port}`);
+  }
+  if (link.transport === 'control' && link.tokenFile !== undefined) {
+    const exposed = exposedSecretFile(link.tokenFile, 'the control token file');
+    if (exposed) options.log.warn({ target: spec.name, tokenFile: link.tokenFile }, exposed);
   }
   const host: Host = new Host({
     target: spec.name,

@@ -21,7 +21,7 @@ export type { CommandSource } from './selectors.js';
 export interface CommandContext {
   world: World;
   source: CommandSource;
-  /** `say` broadcasts to players instead of answering its source. */
+  /** `say` from a player: broadcast to players as chat instead of answering its source (the console's comes back as feedback). */
   onSay?: (speaker: string, message: string) => void;
   /** `save-all`: writes the world folder (at once with `flush`, else on the next tick); throws when it cannot. */
   onSave?: (flush: boolean) => void;
@@ -185,8 +185,13 @@ const data: Handler = (r, ctx) => {
 const say: Handler = (r, ctx) => {
   const message = r.readRest();
   if (message === '') r.incomplete();
-  ctx.onSay?.(ctx.source.name, message);
-  return [];
+  if (ctx.onSay) {
+    ctx.onSay(ctx.source.name, message);
+    return [];
+  }
+  // The console hears its own broadcast: the mod's control fixture answers `say hello` with
+  // ["[Server] hello"] (reference/mod-protocol.md, open question 7), and each line is a game event.
+  return [`[${ctx.source.name}] ${message}`];
 };
 
 const NAMED_TIMES: Record<string, number> = { day: 1000, noon: 6000, night: 13000, midnight: 18000 };

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { block, runBlock } from '../support/doc-blocks.js';
+import { block, OUTSIDE_THE_CLONE, runBlock } from '../support/doc-blocks.js';
 import { useTemps } from '../support/restore.js';
 
 /**
  * The targets blocks of the README ("Several game servers") and of docs/fork-and-restore.md ("One
- * daemon for both servers"), run by bash as written in an empty folder (tests/support/doc-blocks.ts).
+ * daemon for both servers"), run by bash as written where the text says: in an empty folder outside
+ * the clone, with the installed `mcbridge` (tests/support/doc-blocks.ts).
  */
 
 const tmp = useTemps('mcbridge-targets-docs-');
@@ -12,10 +13,13 @@ const run = (lines: string[]) => runBlock(lines, tmp());
 
 describe('the targets blocks of the docs, as written', () => {
   it('README: one daemon, two servers; targets, --target, the default, a read on every target', async () => {
-    const r = await run(block('README.md', '## Several game servers'));
+    const lines = block('README.md', '## Several game servers');
+    expect(lines.intro).toMatch(OUTSIDE_THE_CLONE);
+    const r = await run(lines);
     expect(r.code, `${r.body}\n${r.stderr.slice(-3000)}`).toBe(0);
     expect(r.stdout).toMatch(/live/);
     expect(r.stdout).toMatch(/lab/);
+    expect(r.stderr).not.toContain('two config files');
     const events = JSON.parse(r.stdout.slice(r.stdout.lastIndexOf('\n{"targets"') + 1 || r.stdout.lastIndexOf('{\n  "targets"'))) as {
       targets: Record<string, { events: Array<{ text: string; target: string }> }>;
     };
@@ -24,7 +28,9 @@ describe('the targets blocks of the docs, as written', () => {
   }, 120_000);
 
   it('docs/fork-and-restore.md: fork on live, restore dry run and apply on lab, verify ok, one daemon', async () => {
-    const r = await run(block('docs/fork-and-restore.md', '## One daemon for both servers'));
+    const lines = block('docs/fork-and-restore.md', '## One daemon for both servers');
+    expect(lines.intro).toMatch(OUTSIDE_THE_CLONE);
+    const r = await run(lines);
     expect(r.code, `${r.body}\n${r.stderr.slice(-3000)}`).toBe(0);
     expect(r.stdout).toMatch(/"verdict": "dry-run"/);
     expect(r.stdout).toMatch(/"verdict": "ok"/);

@@ -14,13 +14,15 @@ import { builtinOptions } from './builtin-options.js';
 import { ConfigError, zodProblems } from './errors.js';
 import { configTimeoutMs, probeConfig, withinConfigTimeout } from './probe.js';
 import { runningPackageAliases } from './self-alias.js';
-import { findConfigFile, SEARCH_PLACES } from './places.js';
+import { configsPassedOver, findConfigFile, SEARCH_PLACES } from './places.js';
 
 export { SEARCH_PLACES } from './places.js';
 
 export interface LoadedConfig {
   /** Absolute path of the file it came from; null for a config given as an object (tests). */
   file: string | null;
+  /** Config files beside it that the search passed over (places.ts); none when the file was named. */
+  passedOver?: string[];
   /** Relative paths and package names resolve from here: the file's directory. */
   dir: string;
   config: McbridgeConfig;
@@ -148,7 +150,8 @@ export async function loadConfig(options: { cwd?: string; file?: string; timeout
     throw loadFailure(typeof file === 'string' ? file : path.join(cwd, 'mcbridge.config'), err);
   }
   if (!result) return null;
-  return { file: result.filepath, dir: path.dirname(result.filepath), config: validateConfig(result.config, result.filepath) };
+  const passedOver = configsPassedOver(result.filepath);
+  return { file: result.filepath, dir: path.dirname(result.filepath), config: validateConfig(result.config, result.filepath), ...(passedOver.length > 0 ? { passedOver } : {}) };
 }
 
 /** A config given as an object (tests, embedding programs), checked like a file. */

@@ -27,19 +27,31 @@ export const MAX_CONFIG_BYTES = 1024 * 1024;
 export function findConfigFile(cwd = process.cwd()): string | null {
   let dir = path.resolve(cwd);
   for (;;) {
-    for (const place of SEARCH_PLACES) {
-      const file = path.join(dir, place);
-      if (!isFile(file)) continue;
-      if (place === 'package.json') {
-        if (readJson(file)?.mcbridge !== undefined) return file;
-      } else if (fs.statSync(file).size > 0) {
-        return file;
-      }
-    }
+    const found = configFilesIn(dir)[0];
+    if (found !== undefined) return found;
     const parent = path.dirname(dir);
     if (isFile(path.join(dir, 'package.json')) || parent === dir) return null;
     dir = parent;
   }
+}
+
+/** Every file in `dir` a search would take, in search order: the first is the one used. */
+export function configFilesIn(dir: string): string[] {
+  return SEARCH_PLACES.map((place) => path.join(dir, place)).filter(isConfig);
+}
+
+/**
+ * The other config files beside a found one, which a search passes over (the README's blocks
+ * once wrote a mcbridge.config.mjs beside a clone's mcbridge.config.ts, and nothing said so).
+ */
+export function configsPassedOver(file: string): string[] {
+  const others = configFilesIn(path.dirname(file));
+  return others.includes(file) ? others.filter((other) => other !== file) : [];
+}
+
+function isConfig(file: string): boolean {
+  if (!isFile(file)) return false;
+  return path.basename(file) === 'package.json' ? readJson(file)?.mcbridge !== undefined : fs.statSync(file).size > 0;
 }
 
 function isFile(file: string): boolean {

@@ -1,22 +1,18 @@
-/** The zod check of what a config file exported; its types are in core/authoring/config.ts. */
+/**
+ * The zod check of what a config file exported: the public config schema (whose `z.input` is
+ * `McbridgeConfig`, core/authoring/config-schema.ts) with the checks that need the daemon.
+ */
 import { z } from 'zod';
-import { groupKeys, OPTION_KEYS, type OptionKey, type OptionValue } from '../../authoring/options.js';
-import { optionSchema } from '../../authoring/option-schema.js';
+import { groupKeys } from '../../authoring/options.js';
+import { configObject } from '../../authoring/config-schema.js';
 import { builtinPlugins } from '../builtins.js';
 import { configurableBuiltins } from './builtin-options.js';
 import { LINK_KEYS, targetsSchema } from './targets.js';
 
-type OptionSchemas = { [K in OptionKey]: z.ZodOptional<z.ZodType<OptionValue<K>>> };
-
-const optionSchemas = Object.fromEntries(OPTION_KEYS.map((key) => [key, optionSchema(key).optional()])) as OptionSchemas;
-
 /** Top-level keys, checked strictly so a typo is named rather than ignored. */
-export const configSchema = z
-  .object({
-    ...optionSchemas,
+export const configSchema = configObject
+  .extend({
     targets: targetsSchema.optional(),
-    plugins: z.array(z.unknown()).optional(),
-    composites: z.array(z.unknown()).optional(),
     // A built-in plugin's options under its name (the spelling before `plugins: [['webhook', {...}]]`),
     // checked by the plugin's own schema in builtin-options.ts.
     ...Object.fromEntries(configurableBuiltins(builtinPlugins).map((p) => [p.name, z.unknown().optional()])),

@@ -5,36 +5,13 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { optionSchema } from '../../authoring/option-schema.js';
+import { type TARGET_KEYS, targetObject } from '../../authoring/config-schema.js';
 import { DEFAULT_TARGET, TARGET_NAME } from '../../api/targets.js';
 import type { Vantage } from '../../host/link/discovery.js';
 import type { LinkSettings } from '../../host/host.js';
 
-/** The flat options a target takes for itself; the others (API, policy, logs) are the daemon's. */
-export const TARGET_KEYS = [
-  'serverDir',
-  'portFile',
-  'modPort',
-  'modHost',
-  'vantage',
-  'reconnectDelay',
-  'buffer',
-  'bufferBytes',
-  'transport',
-  'address',
-  'pin',
-  'caFile',
-  'serverName',
-  'tokenFile',
-  'tokenEnv',
-] as const;
-
 /** Flat options that pick one game: beside `targets` they would be ambiguous. */
 export const LINK_KEYS = ['serverDir', 'portFile', 'modPort', 'sim', 'address'] as const;
-
-const simSchema = z.union([z.boolean(), z.object({ seed: z.number().int().optional(), control: z.boolean().optional() }).strict()], {
-  error: 'expected true, false or { seed, control }',
-});
 
 /** What the link options of one game lack or hold in excess for its transport; empty when they fit. */
 export function linkProblems(t: {
@@ -74,17 +51,8 @@ export function linkSettings(t: Partial<Record<(typeof TARGET_KEYS)[number], unk
   return { ...pick(['serverDir', 'portFile', 'modPort', 'modHost']), ...reconnect };
 }
 
-export const targetSchema = z
-  .object({
-    ...(Object.fromEntries(TARGET_KEYS.map((key) => [key, optionSchema(key).optional()])) as { [K in (typeof TARGET_KEYS)[number]]: z.ZodOptional<ReturnType<typeof optionSchema<K>>> }),
-    /** An in-process simulated mod of its own. */
-    sim: simSchema.optional(),
-    /** The target a call that names none goes to. */
-    default: z.boolean().optional(),
-  })
-  .strict();
-
-export const targetsSchema = z.record(z.string(), targetSchema).superRefine((targets, ctx) => {
+/** `targets` as the daemon checks it: the config schema's, plus the checks that need the daemon. */
+export const targetsSchema = z.record(z.string(), targetObject).superRefine((targets, ctx) => {
   const names = Object.keys(targets);
   if (names.length === 0) ctx.addIssue({ code: 'custom', message: 'lists no target; give at least one, e.g. { live: { serverDir: "live" } }' });
   if (names.length > 64) ctx.addIssue({ code: 'custom', message: `lists ${names.length} targets; at most 64` });
@@ -103,7 +71,7 @@ export const targetsSchema = z.record(z.string(), targetSchema).superRefine((tar
   if (defaults.length > 1) ctx.addIssue({ code: 'custom', message: `marks ${defaults.join(' and ')} as default; mark one` });
 });
 
-export type TargetConfig = z.infer<typeof targetSchema>;
+export type TargetConfig = z.infer<typeof targetObject>;
 
 /** One target as the daemon builds it. */
 export interface TargetSpec {

@@ -46,9 +46,15 @@ export async function callCommand(method: string, paramsText: string | undefined
     spinner?.stop();
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     // The call worked but the game did not run the command (`refused`, kit/command-refusal.ts): a script must see it.
-    const refused = result as { refused?: unknown; refusal?: unknown } | null;
+    const refused = result as { refused?: unknown; refusal?: unknown; timedOut?: unknown; waitedMs?: unknown } | null;
     if (refused?.refused === true) {
       process.stderr.write(`error: the game refused the command: ${String(refused.refusal ?? '').replaceAll('\n', ' | ')}\n`);
+      process.exitCode = EXIT.failed;
+    }
+    // A wait that ended without its match (`wait_for`'s `timedOut`) is a timeout, exit 1, as docs/cli.md says.
+    if (refused?.timedOut === true) {
+      const waited = typeof refused.waitedMs === 'number' ? ` after ${seconds(refused.waitedMs)}` : '';
+      process.stderr.write(`error: ${method} timed out${waited} without a match; what happened meanwhile is on stdout [timeout]\n`);
       process.exitCode = EXIT.failed;
     }
   } catch (err) {

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Command } from 'commander';
 import { groupKeys, type GroupKey, type ResolvedValue } from '../../authoring/options.js';
 import { loadConfig } from '../../daemon/config/load.js';
@@ -89,6 +90,12 @@ export async function runCommand(cmd: Command, started: () => void = () => {}): 
   if (loaded) {
     const watching = daemon.config?.status().watching === true;
     log.info({ config: loaded.file, watching }, `config loaded from ${displayPath(loaded.file)}${watching ? ' (reloads on change)' : ''}`);
+    for (const other of loaded.passedOver ?? []) {
+      log.warn(
+        { config: loaded.file, ignored: other },
+        `two config files in ${displayPath(loaded.dir)}: using ${path.basename(loaded.file!)}, ignoring ${path.basename(other)}; remove one, or name it with --config`,
+      );
+    }
   }
   const shutdown = () => void daemon.stop();
   const reload = () => void daemon.config?.reload('SIGHUP');

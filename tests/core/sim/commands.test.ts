@@ -99,11 +99,12 @@ describe('world commands', () => {
     expect((await client.request('PLAYER Steve')).view.target.block).toMatchObject({ id: 'minecraft:gold_block', name: 'Gold Block' });
   });
 
-  it('say broadcasts to players: no output and no game event on the server vantage', async () => {
-    const { ack, games } = await cmd('say hello');
-    expect(ack.output).toEqual([]);
-    expect(games).toEqual([]);
+  it('say from the console answers `[Server] <text>` as the mod does: the feedback line and its game event, no chat event', async () => {
+    const { ack, games } = await cmd('say hello there');
+    expect(ack.output).toEqual(['[Server] hello there']);
+    expect(games).toEqual(['[Server] hello there']);
     expect(await client.drain(50)).toEqual([]);
+    expect((await output('say'))[0]).toMatch(/^Unknown or incomplete command/);
   });
 });
 

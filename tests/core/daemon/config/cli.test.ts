@@ -3,6 +3,8 @@
  * working directory (and edits to it), `mcbridge plugins`, and flags winning over the file.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
 import { ApiClient } from '../../../../core/api/client.js';
 import { CliProcesses, runCli } from '../../../support/cli-process.js';
 import { freePort, waitUntil } from '../../../support/helpers.js';
@@ -214,6 +216,28 @@ describe('mcbridge run with a config', () => {
     expect(refused.stderr).toMatch(/error: .*mcbridge\.config\.ts: plugins\[0\]: cannot find the plugin package 'mcbridge-plugin-nope'/);
 
     expect((await cli('call', 'state')).code).toBe(0);
+  });
+
+  it('warns when two config files sit in one folder, naming the one used and the one ignored', async () => {
+    const p = project();
+    p.write('mcbridge.config.ts', "export default { composites: [{ name: 'from_ts', description: 'A test tool.', run: async () => 'ts' }] };\n");
+    p.write('mcbridge.config.mjs', "export default { composites: [{ name: 'from_mjs', description: 'A test tool.', run: async () => 'mjs' }] };\n");
+    const { out, cli } = await daemon(p);
+    await waitUntil(() => /"msg":"config loaded from/.test(out.stderr), 15_000, 'the config to be logged');
+    const warnings = out.stderr.split('\n').filter((line) => line.includes('two config files'));
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0]!)).toMatchObject({
+      level: 40,
+      config: `${p.dir}/mcbridge.config.ts`,
+      ignored: `${p.dir}/mcbridge.config.mjs`,
+      msg: expect.stringMatching(/using mcbridge\.config\.ts, ignoring mcbridge\.config\.mjs; remove one, or name it with --config/),
+    });
+    expect((await cli('call', 'from_ts')).stdout).toContain('ts');
+    // One file, or the file named: nothing to warn of.
+    fs.rmSync(path.join(p.dir, 'mcbridge.config.mjs'));
+    const alone = await daemon(p);
+    await waitUntil(() => /"msg":"config loaded from/.test(alone.out.stderr), 15_000, 'the config to be logged');
+    expect(alone.out.stderr).not.toContain('two config files');
   });
 });
 

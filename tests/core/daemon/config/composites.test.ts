@@ -68,7 +68,7 @@ describe('composites are tools like any other', () => {
   it('run against the sim: chain tools and return what they found', async () => {
     const t = await start([whereAmI, sayHi]);
     expect(await t.call('where_am_i')).toMatchObject({ player: 'Steve', tick: expect.any(Number) });
-    expect(await t.call('say_hi', { text: 'hello there' })).toMatchObject({ said: [], time: [expect.stringMatching(/^The time is \d+$/)] });
+    expect(await t.call('say_hi', { text: 'hello there' })).toMatchObject({ said: ['[Server] hello there'], time: [expect.stringMatching(/^The time is \d+$/)] });
     expect(t.sim.received).toEqual(expect.arrayContaining(['CMD say hello there', 'CMD time query daytime']));
     expect((await t.callError('say_hi', { text: 5 })).code).toBe('invalid_params');
   });
@@ -100,7 +100,7 @@ describe('composites are tools like any other', () => {
     expect((await t.tools()).tools.find((tool) => tool.name === 'say_hi')).toMatchObject({ available: false, missing: ['command'], hiddenBy: 'caps' });
     expect((await t.callError('say_hi')).code).toBe('unsupported_capability');
     await t.setCapabilities(SERVER_CAPABILITIES);
-    expect(await t.call('say_hi')).toMatchObject({ said: [] });
+    expect(await t.call('say_hi')).toMatchObject({ said: ['[Server] hi'] });
   });
 
   it("a composite without `uses` that calls a hidden tool fails at that step, with the tool's refusal", async () => {

@@ -70,7 +70,12 @@ describe('config discovery and loaders', () => {
     const p = project({ packageJson: { mcbridge: { apiPort: 1111 } } });
     p.write('mcbridge.config.mjs', 'export default { apiPort: 2222 };\n');
     p.write('mcbridge.config.ts', 'export default { apiPort: 3333 };\n');
-    expect((await loadConfig({ cwd: p.dir }))?.config.apiPort).toBe(3333);
+    const loaded = await loadConfig({ cwd: p.dir });
+    expect(loaded?.config.apiPort).toBe(3333);
+    // What the search passed over, in search order, for `run` to warn of.
+    expect(loaded?.passedOver).toEqual([path.join(p.dir, 'mcbridge.config.mjs'), path.join(p.dir, 'package.json')]);
+    // Named with --config: nothing was passed over.
+    expect(await loadConfig({ cwd: p.dir, file: 'mcbridge.config.mjs' })).not.toHaveProperty('passedOver');
   });
 
   it('searches up from a subdirectory and stops at the project root (the first package.json)', async () => {
@@ -87,7 +92,21 @@ describe('config discovery and loaders', () => {
   it('skips an empty config file and finds the next place', async () => {
     const p = project({ packageJson: { mcbridge: { apiPort: 5555 } } });
     p.write('mcbridge.config.ts', '');
-    expect((await loadConfig({ cwd: p.dir }))?.config.apiPort).toBe(5555);
+    p.write('mcbridge.config.json', '');
+    const loaded = await loadConfig({ cwd: p.dir });
+    expect(loaded?.config.apiPort).toBe(5555);
+    // Empty files are no config: nothing to warn of.
+    expect(loaded).not.toHaveProperty('passedOver');
+  });
+
+  it('passes over nothing in a folder of one config, nor a package.json without the "mcbridge" key', async () => {
+    const p = project();
+    p.write('mcbridge.config.mjs', 'export default { apiPort: 7777 };\n');
+    fs.mkdirSync(path.join(p.dir, 'sub'));
+    p.write('sub/mcbridge.config.ts', 'export default { apiPort: 8888 };\n');
+    expect(await loadConfig({ cwd: p.dir })).not.toHaveProperty('passedOver');
+    // A config in the folder above is another folder's: not "two in one folder".
+    expect(await loadConfig({ cwd: path.join(p.dir, 'sub') })).not.toHaveProperty('passedOver');
   });
 
   it('returns null when there is no config', async () => {

@@ -132,11 +132,27 @@ describe('main, the quick call path', () => {
     expect(out.stderr).toMatch(/^error: no answer from the daemon for 'wait' within 400 ms \[timeout\]\n$/);
   });
 
+  it('a wait_for that times out: 1 with the timeout code, and what happened meanwhile still on stdout', async () => {
+    expect(await run('call', 'wait_for', '{"match": {"type": "never_happens"}, "timeout_ms": 300}', '--api-port', port)).toBe(1);
+    expect(JSON.parse(out.stdout)).toMatchObject({ matched: false, timedOut: true, seen: expect.any(Object) });
+    expect(out.stderr).toMatch(/^error: wait_for timed out after \d+\.\d s without a match; what happened meanwhile is on stdout \[timeout\]\n$/);
+    out.stderr = '';
+    out.stdout = '';
+    process.exitCode = undefined; // one process per command in real use
+    // One that matches: 0.
+    expect(await run('call', 'mark', '{"text": "here"}', '--api-port', port)).toBe(0);
+    out.stdout = '';
+    expect(await run('call', 'wait_for', '{"match": {"type": "mark", "text": "here"}, "since": 0, "timeout_ms": 5000}', '--api-port', port)).toBe(0);
+    expect(JSON.parse(out.stdout)).toMatchObject({ matched: true });
+    expect(out.stderr).toBe('');
+  });
+
   it('--progress: one line per progress report on stderr, with its total and message when given', async () => {
-    expect(await run('call', 'wait_for', '{"match": {"type": "never_happens"}, "timeout_ms": 300}', '--progress', '--api-port', port)).toBe(0);
+    expect(await run('call', 'wait_for', '{"match": {"type": "never_happens"}, "timeout_ms": 300}', '--progress', '--api-port', port)).toBe(1);
     expect(out.stderr.split('\n')[0]).toBe('progress 0/300 waiting for a matching event');
     expect(JSON.parse(out.stdout)).toMatchObject({ matched: false, timedOut: true });
     out.stderr = '';
+    process.exitCode = undefined; // one process per command in real use
     expect(await run('call', 'bare_progress', '--progress', '--api-port', port)).toBe(0);
     expect(out.stderr).toBe('progress 7\n');
   });
@@ -145,15 +161,16 @@ describe('main, the quick call path', () => {
     const tty = Object.getOwnPropertyDescriptor(process.stderr, 'isTTY');
     Object.defineProperty(process.stderr, 'isTTY', { value: true, configurable: true });
     try {
-      expect(await run('call', 'wait_for', '{"match": {"type": "never_happens"}, "timeout_ms": 300}', '--api-port', port)).toBe(0);
+      expect(await run('call', 'wait_for', '{"match": {"type": "never_happens"}, "timeout_ms": 300}', '--api-port', port)).toBe(1);
       expect(out.stderr).toContain('wait_for (type "never_happens")');
       expect(out.stderr).toContain('(Ctrl-C cancels)');
       expect(out.stderr).toContain('0/300 waiting for a matching event');
       out.stderr = '';
+      process.exitCode = undefined; // one process per command in real use
       expect(await run('call', 'ping', '--api-port', port)).toBe(0);
       expect(out.stderr).toBe('');
-      expect(await run('call', 'wait_for', '{"match": {"type": "never_happens"}, "timeout_ms": 300}', '--progress', '--api-port', port)).toBe(0);
-      expect(out.stderr).toBe('progress 0/300 waiting for a matching event\n');
+      expect(await run('call', 'wait_for', '{"match": {"type": "never_happens"}, "timeout_ms": 300}', '--progress', '--api-port', port)).toBe(1);
+      expect(out.stderr).toMatch(/^progress 0\/300 waiting for a matching event\nerror: wait_for timed out/);
     } finally {
       if (tty) Object.defineProperty(process.stderr, 'isTTY', tty);
       else delete (process.stderr as { isTTY?: boolean }).isTTY;

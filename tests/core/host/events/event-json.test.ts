@@ -132,3 +132,54 @@ describe('topLevelValueSpan', () => {
     expect(value('[1]', 'k')).toBeNull();
   });
 });
+
+describe('topLevelValueSpan on text that is not one valid object', () => {
+  const value = (text: string, key: string) => {
+    const span = topLevelValueSpan(text, key);
+    return span && text.slice(span.start, span.end);
+  };
+
+  it('is null for every truncation or missing delimiter, wherever it falls', () => {
+    for (const text of [
+      '',
+      '{',
+      '{"k',
+      '{"k"',
+      '{"k" 1}',
+      '{"k":',
+      '{"k":}',
+      '{"k":"abc',
+      '{"k":{"a":1',
+      '{"k":[1,2',
+      '{"k":{"a":"x}',
+      '{"k":1 "b":2}',
+      '{"k":1,',
+      '{k:1}',
+      '{"a":1,k:2}',
+      '{"a":"\\"}',
+    ]) {
+      expect(topLevelValueSpan(text, 'k'), JSON.stringify(text)).toBeNull();
+    }
+  });
+
+  it('ends a number, true, false or null at each kind of whitespace, a comma or the brace', () => {
+    for (const ws of [' ', '\t', '\n', '\r']) {
+      expect(value(`{"k":12${ws},"b":2}`, 'k'), JSON.stringify(ws)).toBe('12');
+      expect(value(`{${ws}"k"${ws}:${ws}true${ws}}`, 'k'), JSON.stringify(ws)).toBe('true');
+    }
+    expect(value('{"k":false}', 'k')).toBe('false');
+    expect(value('{"a":[1,2],"k":3}', 'k')).toBe('3');
+  });
+
+  it('reads a key or value string whose quote follows backslashes: odd escapes it, even does not', () => {
+    expect(value('{"k":"a\\\\\\"b","c":1}', 'k')).toBe('"a\\\\\\"b"');
+    expect(value('{"a\\\\":1,"k":2}', 'k')).toBe('2');
+    expect(value('{"a\\"k":1,"k":2}', 'k')).toBe('2');
+    expect(value('{"k":{"s":"}\\"}","t":[{"u":"]"}]},"z":0}', 'k')).toBe('{"s":"}\\"}","t":[{"u":"]"}]}');
+  });
+
+  it('finds the key after nested objects and arrays that close in any order, and not inside them', () => {
+    expect(value('{"a":[{"k":1},[{}]],"k":{"k":[]}}', 'k')).toBe('{"k":[]}');
+    expect(value('{"a":{"b":{"c":{}}}}', 'c')).toBeNull();
+  });
+});
