@@ -27,7 +27,11 @@ interface Job extends ControlRequest {
   timer: NodeJS.Timeout;
   onAbort?: () => void;
   sentAt: number | null;
+  graced?: boolean;
 }
+
+/** How long a sent write is awaited past the deadline the server was sent. */
+export const WRITE_GRACE_MS = 1_000;
 
 /** Server error codes (docs/control.md) in mcbridge's closed set. */
 const CODE_OF: Record<string, ErrorCode> = {
@@ -59,6 +63,12 @@ export function replyError(job: Pick<ControlRequest, 'id' | 'line'>, raw: unknow
   return error.withOutcome({ retryable: e.retryable === true && !resultUnknown, resultUnknown, requestId: job.id });
 }
 
+/** A success's result (a reply frame's, a ledger status's) as a reply: an object as it is, anything else (null included) as its `value`. */
+export function resultOf(frame: Record<string, unknown>): ModReply {
+  const result = frame.result;
+  return result !== null && typeof result === 'object' && !Array.isArray(result) ? (result as ModReply) : { type: 'result', value: result ?? null };
+}
+
 export class ControlRequests {
   private readonly out = new Map<string, Job>();
   private readonly waiting: Job[] = [];
@@ -67,7 +77,7 @@ export class ControlRequests {
 
   constructor(
     private readonly maxWaiting: number,
-    /** A reply came after its caller gave up: (id, reply or error). */
+    /** A reply came after its caller gave up: (id, the reply of a success or null, the error of a failure). */
     private readonly onLate: (id: string, reply: ModReply | null, error: unknown) => void,
   ) {}
 
@@ -126,11 +136,10 @@ export class ControlRequests {
     const id = typeof frame.id === 'string' ? frame.id : '';
     const job = this.out.get(id);
     if (!job) {
-      if (id) this.onLate(id, frame.ok === true ? (frame.result as ModReply) : null, frame.error);
+      if (id) this.onLate(id, frame.ok === true ? resultOf(frame) : null, frame.error);
       return false;
     }
-    if (frame.ok === true && frame.result !== null && typeof frame.result === 'object' && !Array.isArray(frame.result)) this.settle(job, null, frame.result as ModReply);
-    else if (frame.ok === true) this.settle(job, null, { type: 'result', value: frame.result ?? null });
+    if (frame.ok === true) this.settle(job, null, resultOf(frame));
     else this.settle(job, replyError(job, frame.error, job.write));
     return true;
   }
@@ -146,6 +155,13 @@ export class ControlRequests {
   }
 
   private expire(job: Job): void {
+    // A sent write waits a little past the deadline the server was given: the server's own answer
+    // (done, or `resultUnknown`) then settles it, not a guess made 2 ms before it came.
+    if (job.write && job.sentAt !== null && !job.graced) {
+      job.graced = true;
+      job.timer = setTimeout(() => this.expire(job), WRITE_GRACE_MS);
+      return;
+    }
     this.settle(job, timeoutError(job.line, job.timeoutMs, (job.sentAt ?? Date.now()) - job.arrivedAt));
   }
 
