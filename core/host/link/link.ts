@@ -28,6 +28,8 @@ export interface LinkStatus extends QueueStatus {
   lastError: string | null;
   connectedAt: number | null;
   stats: LinkStats;
+  /** The daemon's write ledger (legacy; a control link says it under `control`). */
+  writes?: { tracked: number; unknown: number; bytes: number };
   /** A control link's session: trust, credential source, permissions, run, limits, events. */
   control?: Record<string, unknown>;
 }

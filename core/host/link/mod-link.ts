@@ -196,6 +196,7 @@ export class ModLink extends EventEmitter implements Link {
       connectedAt: this.connectedAt,
       ...this.queue.status(),
       stats: { ...this.stats },
+      writes: this.writes.summary(),
     };
   }
 

@@ -3,7 +3,7 @@
  * ledger that keeps a write's answer by id, so that sending one id again never runs it twice
  * (docs/control.md, "Writes whose result is unknown").
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { McbridgeError, type ErrorCode } from '../errors.js';
 import type { ModReply } from './replies.js';
 
@@ -44,27 +44,77 @@ export function withWriteOutcome(err: McbridgeError, sent: boolean, requestId: s
   return err.withOutcome(sent ? { retryable: false, resultUnknown: true, requestId } : { retryable: true, resultUnknown: false, requestId });
 }
 
-type Entry = { state: 'pending'; at: number } | { state: 'completed'; at: number; reply: ModReply } | { state: 'unknown' | 'failed'; at: number; error: McbridgeError };
+type Settled = { state: 'completed'; reply: ModReply } | { state: 'unknown' | 'failed'; error: McbridgeError };
+type Entry = { at: number; fingerprint: string; bytes: number } & ({ state: 'pending' } | Settled);
 
 export const LEDGER_ENTRIES = 1024;
 export const LEDGER_MS = 30 * 60_000;
+/** All kept answers together (a count bound alone let 254 answers of 8 MiB take the daemon down). */
+export const LEDGER_BYTES = 16 * 1024 * 1024;
+/** An answer bigger than this is kept as a cut: its small fields, its size and digest, said as such. */
+export const KEEP_WHOLE_BYTES = 64 * 1024;
+/** A field of a cut answer is kept when its JSON is at most this long. */
+const SMALL_FIELD_BYTES = 512;
+const ENTRY_OVERHEAD = 256;
+
+/** What a write asked (its verb and arguments), so an id reused for another payload is told apart. */
+export function fingerprintOf(line: string): string {
+  return createHash('sha256').update(line).digest('hex').slice(0, 32);
+}
+
+/** A reply as the ledger keeps it, and its size: whole when small, else a cut that says it is one. */
+export function keptReply(reply: ModReply): { reply: ModReply; bytes: number } {
+  const json = JSON.stringify(reply) ?? 'null';
+  const size = Buffer.byteLength(json);
+  if (size <= KEEP_WHOLE_BYTES) return { reply, bytes: size };
+  const cut: Record<string, unknown> = {};
+  const dropped: string[] = [];
+  for (const [key, value] of Object.entries(reply)) {
+    if ((JSON.stringify(value)?.length ?? 0) <= SMALL_FIELD_BYTES) cut[key] = value;
+    else dropped.push(key);
+  }
+  const kept = {
+    ...cut,
+    type: reply.type,
+    truncated: true,
+    originalBytes: size,
+    sha256: createHash('sha256').update(json).digest('hex'),
+    droppedFields: dropped.slice(0, 32),
+    note: `the stored answer was ${size} bytes; only its small fields were kept (the first answer had it whole)`,
+  } as ModReply;
+  return { reply: kept, bytes: Buffer.byteLength(JSON.stringify(kept)) };
+}
 
 /**
  * The answers of this link's recent writes by request id, bounded like the mod's own (1024
- * entries, 30 minutes). The legacy mod keeps none, so this is what makes a resent id safe there.
+ * entries, 30 minutes) and by bytes. The legacy mod keeps none, so this is what makes a resent
+ * id safe there.
  */
 export class WriteLedger {
   private readonly entries = new Map<string, Entry>();
+  private bytesHeld = 0;
+
+  constructor(private readonly maxBytes = LEDGER_BYTES) {}
 
   /**
    * Before sending `id`: null when it is new (now pending), else the answer that stands:
-   * the stored reply marked `duplicate`, or an error saying why it is not sent again.
+   * the stored reply marked `duplicate`, or an error saying why it is not sent again
+   * (`conflict` when the id was used for another payload).
    */
   admit(id: string, line: string, resendUnknown = false): ModReply | McbridgeError | null {
     this.prune();
     const known = this.entries.get(id);
+    const fingerprint = fingerprintOf(line);
+    if (known && known.fingerprint !== fingerprint) {
+      return new McbridgeError(
+        'conflict',
+        `request id ${id} was already used for another write, so '${line.slice(0, 120)}' was not sent. Use a new request id for a new write`,
+        { requestId: id },
+        { retryable: false, resultUnknown: false, requestId: id },
+      );
+    }
     if (!known || (resendUnknown && known.state === 'unknown')) {
-      this.entries.set(id, { state: 'pending', at: Date.now() });
+      this.put(id, { state: 'pending', at: Date.now(), fingerprint, bytes: ENTRY_OVERHEAD });
       return null;
     }
     if (known.state === 'completed') return { ...known.reply, duplicate: true, requestId: id };
@@ -85,11 +135,21 @@ export class WriteLedger {
     );
   }
 
+  /** What became of `id`; a write this ledger never admitted is left alone (a stray answer resolves nothing). */
   settle(id: string, reply: ModReply | null, error: McbridgeError | null): void {
+    const known = this.entries.get(id);
+    if (!known) return;
     const at = Date.now();
-    if (error === null) this.entries.set(id, { state: 'completed', at, reply: reply as ModReply });
-    else if (error.outcome?.retryable) this.entries.delete(id);
-    else this.entries.set(id, { state: error.outcome?.resultUnknown ? 'unknown' : 'failed', at, error });
+    const { fingerprint } = known;
+    if (error === null) {
+      const kept = keptReply(reply ?? { type: 'result' });
+      this.put(id, { state: 'completed', at, fingerprint, bytes: ENTRY_OVERHEAD + kept.bytes, reply: kept.reply });
+    } else if (error.outcome?.retryable) this.remove(id);
+    else {
+      const bytes = ENTRY_OVERHEAD + Buffer.byteLength(error.message) + Buffer.byteLength(JSON.stringify(error.details ?? null) ?? '');
+      this.put(id, { state: error.outcome?.resultUnknown ? 'unknown' : 'failed', at, fingerprint, bytes, error });
+    }
+    this.prune();
   }
 
   /** Writes whose answer never came, oldest first. */
@@ -105,13 +165,32 @@ export class WriteLedger {
     return this.entries.size;
   }
 
+  /** The bytes its entries hold (bounded by `maxBytes`, besides writes still in flight). */
+  get bytes(): number {
+    return this.bytesHeld;
+  }
+
+  /** For `status`: how many it holds, how many are unknown, and their bytes. */
+  summary(): { tracked: number; unknown: number; bytes: number } {
+    return { tracked: this.entries.size, unknown: this.unknownIds().length, bytes: this.bytesHeld };
+  }
+
+  private put(id: string, entry: Entry): void {
+    this.bytesHeld += entry.bytes - (this.entries.get(id)?.bytes ?? 0);
+    this.entries.set(id, entry);
+  }
+
+  private remove(id: string): void {
+    this.bytesHeld -= this.entries.get(id)?.bytes ?? 0;
+    this.entries.delete(id);
+  }
+
   private prune(): void {
     const oldest = Date.now() - LEDGER_MS;
     for (const [id, entry] of this.entries) {
-      if (entry.at >= oldest && this.entries.size <= LEDGER_ENTRIES) break;
+      if (entry.at >= oldest && this.entries.size <= LEDGER_ENTRIES && this.bytesHeld <= this.maxBytes) break;
       // Never forget a write still in flight: it is settled later.
-      if (entry.state !== 'pending') this.entries.delete(id);
-      else break;
+      if (entry.state !== 'pending') this.remove(id);
     }
   }
 }

@@ -24,7 +24,7 @@ import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, type FrameReader } from './frames
 import { boundLimits, type SessionLimits } from './limits.js';
 import { livenessOf, type Liveness, Watchdog } from './liveness.js';
 import { DEFAULT_FRAMES_PER_TURN, readFrames } from './reading.js';
-import { checkStatusReply, ControlRequests, replyError, wireName, type ControlRequest } from './requests.js';
+import { checkStatusReply, ControlRequests, replyError, resultOf, wireName, type ControlRequest } from './requests.js';
 import { fatalMessage, openSession, type Welcome } from './session.js';
 import type { TrustSettings } from './trust.js';
 
@@ -153,6 +153,9 @@ export class ControlLink extends EventEmitter implements Link {
       if (trimmed === '') throw new McbridgeError('invalid_params', 'a mod request needs a verb, e.g. "PING"');
       if (/[\r\n]/.test(trimmed)) throw new McbridgeError('invalid_params', 'a mod request must be a single line: remove the line breaks from its arguments');
       const spec = resolveVerb(trimmed, this.opts.verbs);
+      if (spec.control?.op === 'request_status') {
+        return this.send(trimmed, spec, this.ids.next(), options, arrivedAt).then((status) => this.fromStatus(spec.control?.params?.requestId, status));
+      }
       if (!spec.write) return this.send(trimmed, spec, this.ids.next(), options, arrivedAt);
       const id = options.requestId === undefined ? this.ids.next() : checkRequestId(options.requestId);
       return sendWrite(this.writes, id, trimmed, () => this.send(trimmed, spec, id, options, arrivedAt), { resendUnknown: true });
@@ -369,9 +372,8 @@ export class ControlLink extends EventEmitter implements Link {
         continue;
       }
       try {
-        const status = await this.ledgerStatus(id);
+        const status = this.fromStatus(id, await this.ledgerStatus(id));
         const state = typeof status.state === 'string' ? status.state : 'unknown';
-        if (state === 'completed') this.writes.settle(id, (status.result as ModReply) ?? { type: 'result' }, null);
         if (state === 'completed' || state === 'failed' || state === 'unknown') {
           this.opts.onEvent({ type: 'bridge_request_resolved', requestId: id, state, text: `request ${id}: the server says ${state}` });
         }
@@ -393,7 +395,17 @@ export class ControlLink extends EventEmitter implements Link {
     if (!this.writes.isUnknown(id)) return;
     const failure = reply === null ? replyError({ id, line: id }, error, true) : null;
     this.writes.settle(id, reply, failure);
-    this.opts.onEvent({ type: 'bridge_request_resolved', requestId: id, state: reply ? 'completed' : 'failed', text: `the answer to request ${id} came after its caller stopped waiting` });
+    // A late `resultUnknown` (the server's own deadline passed) leaves it unknown: request_status resolves it.
+    const state = failure === null ? 'completed' : failure.outcome?.resultUnknown ? 'unknown' : 'failed';
+    this.opts.onEvent({ type: 'bridge_request_resolved', requestId: id, state, text: `the answer to request ${id} came after its caller stopped waiting: ${state}` });
+  }
+
+  /** What the server's ledger says of a write this daemon lost the answer of becomes the daemon's record too. */
+  private fromStatus(id: unknown, status: ModReply): ModReply {
+    if (typeof id !== 'string' || (status.requestId !== undefined && status.requestId !== id) || !this.writes.isUnknown(id)) return status;
+    if (status.state === 'completed') this.writes.settle(id, resultOf(status), null);
+    if (status.state === 'failed') this.writes.settle(id, null, replyError({ id, line: id }, status.error, false).withOutcome({ retryable: false, resultUnknown: false, requestId: id }));
+    return status;
   }
 
   // ---- state ------------------------------------------------------------------------
@@ -473,7 +485,7 @@ export class ControlLink extends EventEmitter implements Link {
         liveness: this.watch.status(this.liveness),
         lastSeq: this.stream.position().lastSeq,
         events: { ...this.stream.stats },
-        writes: { tracked: this.writes.size, unknown: this.writes.unknownIds().length },
+        writes: this.writes.summary(),
       },
     };
   }

@@ -27,7 +27,11 @@ interface Job extends ControlRequest {
   timer: NodeJS.Timeout;
   onAbort?: () => void;
   sentAt: number | null;
+  graced?: boolean;
 }
+
+/** How long a sent write is awaited past the deadline the server was sent. */
+export const WRITE_GRACE_MS = 1_000;
 
 /** Server error codes (docs/control.md) in mcbridge's closed set. */
 const CODE_OF: Record<string, ErrorCode> = {
@@ -75,6 +79,12 @@ export function checkStatusReply(reply: ModReply, asked: unknown, line: string):
   });
 }
 
+/** A success's result (a reply frame's, a ledger status's) as a reply: an object as it is, anything else (null included) as its `value`. */
+export function resultOf(frame: Record<string, unknown>): ModReply {
+  const result = frame.result;
+  return result !== null && typeof result === 'object' && !Array.isArray(result) ? (result as ModReply) : { type: 'result', value: result ?? null };
+}
+
 export class ControlRequests {
   private readonly out = new Map<string, Job>();
   private readonly waiting: Job[] = [];
@@ -83,7 +93,7 @@ export class ControlRequests {
 
   constructor(
     private readonly maxWaiting: number,
-    /** A reply came after its caller gave up: (id, reply or error). */
+    /** A reply came after its caller gave up: (id, the reply of a success or null, the error of a failure). */
     private readonly onLate: (id: string, reply: ModReply | null, error: unknown) => void,
     /** A deadline passed: `sent` false when it had not left yet. */
     private readonly onExpire: (sent: boolean) => void = () => {},
@@ -145,11 +155,10 @@ export class ControlRequests {
     const id = typeof frame.id === 'string' ? frame.id : '';
     const job = this.out.get(id);
     if (!job) {
-      if (id) this.onLate(id, frame.ok === true ? (frame.result as ModReply) : null, frame.error);
+      if (id) this.onLate(id, frame.ok === true ? resultOf(frame) : null, frame.error);
       return false;
     }
-    if (frame.ok === true && frame.result !== null && typeof frame.result === 'object' && !Array.isArray(frame.result)) this.settle(job, null, frame.result as ModReply);
-    else if (frame.ok === true) this.settle(job, null, { type: 'result', value: frame.result ?? null });
+    if (frame.ok === true) this.settle(job, null, resultOf(frame));
     else this.settle(job, replyError(job, frame.error, job.write));
     return true;
   }
@@ -165,6 +174,13 @@ export class ControlRequests {
   }
 
   private expire(job: Job): void {
+    // A sent write waits a little past the deadline the server was given: the server's own answer
+    // (done, or `resultUnknown`) then settles it, not a guess made 2 ms before it came.
+    if (job.write && job.sentAt !== null && !job.graced) {
+      job.graced = true;
+      job.timer = setTimeout(() => this.expire(job), WRITE_GRACE_MS);
+      return;
+    }
     this.onExpire(job.sentAt !== null);
     this.settle(job, timeoutError(job.line, job.timeoutMs, (job.sentAt ?? Date.now()) - job.arrivedAt));
   }
