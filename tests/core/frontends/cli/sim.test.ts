@@ -129,6 +129,6 @@ describe('mcbridge sim chat|join|leave|die against `mcbridge run --sim`', () => 
     });
     expect(call.out.stderr).toBe('');
     expect(code).toBe(0);
-    expect(JSON.parse(call.out.stdout)).toMatchObject({ command: 'say Ready?', feedback: [], event: { category: 'chat', sender: 'Steve', text: 'yes' } });
+    expect(JSON.parse(call.out.stdout)).toMatchObject({ command: 'say Ready?', feedback: ['[Server] Ready?'], event: { category: 'chat', sender: 'Steve', text: 'yes' } });
   }, 60_000);
 });
