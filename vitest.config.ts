@@ -55,6 +55,8 @@ export default defineConfig({
       { extends: true, test: { name: 'stacks', include: ALL, exclude: [...IGNORED, ...UNIT, ...SPAWNING] } },
       { extends: true, test: { name: 'processes', include: SPAWNING, exclude: IGNORED } },
     ],
+    // Each test file's daemons keep their write ledgers in a temporary folder of its own.
+    setupFiles: ['tests/support/state-dir.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Integration suites open real sockets and spawn real processes; two cores.

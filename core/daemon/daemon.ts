@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { LocalApiServer, type LocalApiOptions } from '../api/server.js';
 import type { LoadedConfig } from './config/load.js';
 import type { ConfigRuntime } from './config/runtime.js';
@@ -13,6 +14,7 @@ import { portTakenError } from './port-taken.js';
 import { DEFAULT_TARGET, Targets } from '../api/targets.js';
 import type { TargetSpec } from './config/targets.js';
 import { exposedSecretFile } from '../util/private-file.js';
+import { ledgerFileOf, STATE_DIR } from '../host/link/ledger-file.js';
 
 export interface DaemonOptions {
   vantage?: Vantage;
@@ -33,6 +35,12 @@ export interface DaemonOptions {
   config?: { loaded: LoadedConfig; watch?: boolean };
   /** What plugins resolve their paths against (`ctx.configDir`); default: the config's folder, else the working directory. */
   configDir?: string;
+  /**
+   * The folder of the daemon's state files (each target's write ledger); default `.mcbridge` in
+   * `configDir` when given, else MCBRIDGE_STATE_DIR, else `.mcbridge` beside the config file (the
+   * working directory without one). False keeps the ledgers in memory only.
+   */
+  stateDir?: string | false;
   /** Leave the built-in plugins out (tests of a plugin on its own). */
   builtins?: boolean;
   /**
@@ -183,6 +191,19 @@ function embeddedControl(sim: SimulatedMod): { address: string; pin: string; tok
   return { address: `127.0.0.1:${control.port}`, pin: control.fingerprint, token, reconnectMinMs: 100 };
 }
 
+/**
+ * Where the write ledgers live (docs/control.md, "Writes whose result is unknown"): `stateDir`;
+ * else `.mcbridge` in the `configDir` given; else MCBRIDGE_STATE_DIR; else `.mcbridge` beside the
+ * config file, or in the working directory. Null: in memory only.
+ */
+function stateDirOf(options: DaemonOptions): string | null {
+  if (options.stateDir === false) return null;
+  if (options.stateDir !== undefined) return path.resolve(options.stateDir);
+  if (options.configDir !== undefined) return path.resolve(options.configDir, STATE_DIR);
+  const fromEnv = process.env.MCBRIDGE_STATE_DIR;
+  return path.resolve(fromEnv ? fromEnv : path.join(options.config?.loaded.dir ?? process.cwd(), STATE_DIR));
+}
+
 async function buildTarget(spec: TargetSpec & { simDir?: string }, targets: Targets, options: DaemonOptions): Promise<{ host: Host; sim: SimulatedMod | null }> {
   const vantage = spec.vantage ?? 'server';
   let link: LinkSettings = spec.link;
@@ -205,6 +226,8 @@ async function buildTarget(spec: TargetSpec & { simDir?: string }, targets: Targ
     const exposed = exposedSecretFile(link.tokenFile, 'the control token file');
     if (exposed) options.log.warn({ target: spec.name, tokenFile: link.tokenFile }, exposed);
   }
+  const stateDir = stateDirOf(options);
+  if (stateDir !== null) link = { ...link, ledgerFile: ledgerFileOf(stateDir, spec.name) };
   const host: Host = new Host({
     target: spec.name,
     vantage,

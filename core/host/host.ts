@@ -378,6 +378,7 @@ export class Host extends EventEmitter {
         oldestQueuedMs: link.oldestQueuedMs,
         owed: link.owed,
         stats: link.stats,
+        ...(link.writes ? { writes: link.writes } : {}),
       },
       ...(link.control ? { control: link.control } : {}),
       events: this.events.stats(),

@@ -74,6 +74,8 @@ export interface StateFileOptions {
 export class StateFile {
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> | undefined;
+  /** The write that starts once the one in flight ends: every `durable()` meanwhile waits for it. */
+  private nextWrite: Promise<boolean> | undefined;
   private dirty = false;
   private lastEndedAt = 0;
   private lastTook = 0;
@@ -100,6 +102,25 @@ export class StateFile {
     await this.writing;
     this.dirty = true;
     await this.write();
+  }
+
+  /**
+   * Until a write that began after this call has ended: true when it succeeded, so the state of
+   * now is on disk. Callers in one tick share one write (a group commit), not one each.
+   */
+  durable(): Promise<boolean> {
+    this.dirty = true;
+    if (this.nextWrite) return this.nextWrite;
+    this.clearTimer();
+    // A write in flight may have rendered before this change: wait for it, then one more.
+    const next = (this.writing ?? Promise.resolve()).then(async () => {
+      if (this.nextWrite === next) this.nextWrite = undefined;
+      this.dirty = true;
+      await this.write();
+      return !this.counts.failing;
+    });
+    this.nextWrite = next;
+    return next;
   }
 
   /** Stop writing on schedule (a flush still writes). */

@@ -7,6 +7,7 @@
  *   expect(await t.call('my_tool', { x: 1 })).toMatchObject({ ok: true });
  *   await t.close();
  */
+import path from 'node:path';
 import { ApiClient, type ClientCallOptions } from '../api/client.js';
 import { inlineConfig, loadConfig, type LoadedConfig } from '../daemon/config/load.js';
 import type { CompositeSpec, McbridgeConfig, PluginConfigEntry } from '../authoring/config.js';
@@ -118,6 +119,8 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
       link: { modPort: sim.port, reconnectMinMs: 20, reconnectMaxMs: 200 },
       api: { port: 0 },
       configDir: loaded?.dir ?? sim.dir,
+      // The write ledger beside this test's own world: a request id of one test is never known to the next.
+      stateDir: path.join(sim.dir, '.mcbridge'),
       config: loaded ? { loaded, watch: options.watch ?? false } : undefined,
       log: options.log ?? silentLogger(),
     });

@@ -3,8 +3,9 @@ import { definePlugin, defineTool } from 'mcbridge';
 import { isObject } from 'mcbridge/kit';
 
 /**
- * `request_status`: what the game's own ledger says of a write whose answer was lost
- * (control protocol 1 only: the legacy mod keeps no ledger). docs/control.md.
+ * `request_status`: what the game's own ledger says of a write whose answer was lost (control
+ * protocol 1); on a legacy target, whose mod keeps no ledger, the daemon's own answers (it
+ * outlives a daemon restart). docs/control.md.
  */
 export const requestStatusPlugin = definePlugin({
   name: 'request-status',
@@ -12,6 +13,7 @@ export const requestStatusPlugin = definePlugin({
   apiVersion: 1,
   guide: 'A write (command, chat, mark, snapshot) that failed with resultUnknown may have run: ask `request_status` with its requestId before doing anything else; never send it again under a new id.',
   verbs: {
+    // Never sent over the legacy socket: the legacy link answers it from the daemon's ledger.
     REQUEST_STATUS: (requestId) => ({ replies: ['request_status'], legacy: false, control: { op: 'request_status', params: { requestId } } }),
   },
   tools: [
@@ -20,7 +22,8 @@ export const requestStatusPlugin = definePlugin({
       description:
         "Whether a write the game was sent ran: the server's ledger answers pending, completed (with the result), failed (with the error) " +
         'or unknown (no record: the game restarted, or the id was never sent; then check the game itself and do not retry blindly). ' +
-        'Use the requestId an error with resultUnknown named. The ledger keeps 1024 writes for 30 minutes, of the current game run only.',
+        "On a legacy target the daemon's own ledger answers (source: daemon), across daemon restarts; there unknown with sent: true means it was sent and may have run. " +
+        'Use the requestId an error with resultUnknown named. A ledger keeps 1024 writes for 30 minutes.',
       input: z
         .object({
           request_id: z
@@ -38,7 +41,6 @@ export const requestStatusPlugin = definePlugin({
       }),
       annotations: { readOnly: true, idempotent: true },
       paramAliases: { requestId: 'request_id' },
-      only: { transport: 'control' },
       run: async ({ request_id }, ctx) => {
         const reply = await ctx.request(`REQUEST_STATUS ${request_id}`);
         const state = typeof reply.state === 'string' && ['pending', 'completed', 'failed', 'unknown'].includes(reply.state) ? reply.state : 'unknown';

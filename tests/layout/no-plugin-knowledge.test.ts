@@ -51,6 +51,8 @@ const HOMONYMS: ReadonlyArray<readonly [file: string, name: string]> = [
   // The control protocol's ledger op, which the link asks itself after a reconnect (like PING): a
   // fact of the protocol (docs/control.md), spelled like the tool that asks it for a caller.
   ['core/host/link/control/control-link.ts', 'request_status'],
+  // The same op on a legacy link, which the daemon's own write ledger answers (the mod keeps none).
+  ['core/host/link/mod-link.ts', 'request_status'],
 ];
 
 const pluginVerbs = new Set(builtinPlugins.flatMap((p) => Object.keys(p.verbs ?? {})).filter((v) => !(v in PROTOCOL_VERBS)));

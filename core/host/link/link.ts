@@ -9,6 +9,7 @@ import type { PortResolution, Vantage } from './discovery.js';
 import type { RequestOptions } from './mod-link.js';
 import type { QueueStatus } from './request-queue.js';
 import type { LinkStats, ModReply } from './replies.js';
+import type { LedgerFileStatus } from './ledger-file.js';
 import type { WriteLedger } from './writes.js';
 
 export type Transport = 'legacy' | 'control';
@@ -29,7 +30,7 @@ export interface LinkStatus extends QueueStatus {
   connectedAt: number | null;
   stats: LinkStats;
   /** The daemon's write ledger (legacy; a control link says it under `control`). */
-  writes?: { tracked: number; unknown: number; bytes: number };
+  writes?: { tracked: number; unknown: number; bytes: number; file?: LedgerFileStatus };
   /** A control link's session: trust, credential source, permissions, run, limits, events. */
   control?: Record<string, unknown>;
 }

@@ -40,6 +40,8 @@ export interface ModLinkOptions {
   maxSideRequests?: number;
   /** The verbs plugins declared (the registry's lookup); a verb nobody declared takes any reply. */
   verbs?: VerbLookup;
+  /** Where the write ledger outlives the daemon (its state folder, one file per target); without it, memory only. */
+  ledgerFile?: string;
   log: Logger;
   /**
    * Mod events, the greeting hello and the link's synthetic events, in arrival order;
@@ -65,7 +67,7 @@ export interface RequestOptions {
   requestId?: string;
 }
 
-type OptionalSettings = 'modPort' | 'portFile' | 'serverDir' | 'cwd' | 'env' | 'verbs';
+type OptionalSettings = 'modPort' | 'portFile' | 'serverDir' | 'cwd' | 'env' | 'verbs' | 'ledgerFile';
 
 /**
  * The one connection to the mod: discovery, connect, greeting, CAPS negotiation and reconnect
@@ -98,10 +100,11 @@ export class ModLink extends EventEmitter implements Link {
   private readonly queue: RequestQueue;
   private readonly side: SideRequests;
   private readonly ids = new RequestIds('lg-');
-  readonly writes = new WriteLedger();
+  readonly writes: WriteLedger;
 
   constructor(options: ModLinkOptions) {
     super();
+    this.writes = new WriteLedger(undefined, options.ledgerFile === undefined ? undefined : { file: options.ledgerFile, log: options.log });
     this.opts = {
       modHost: '127.0.0.1',
       reconnectMinMs: 250,
@@ -173,6 +176,7 @@ export class ModLink extends EventEmitter implements Link {
     this.queue.stop();
     this.side.stopAll();
     await this.loop;
+    await this.writes.close();
   }
 
   /** The game folder this link discovers the mod's port in, as configured. */
@@ -216,6 +220,8 @@ export class ModLink extends EventEmitter implements Link {
       }
       const spec = resolveVerb(trimmed, this.opts.verbs);
       if (spec.write) return this.write(trimmed, spec, options, arrivedAt);
+      // The legacy mod keeps no ledger: the daemon's own answers (it outlives a daemon restart).
+      if (spec.control?.op === 'request_status') return Promise.resolve(this.writes.statusOf(String(spec.control.params?.requestId)));
       if (options.signal?.aborted) throw cancelledError(trimmed);
       if (!spec.legacy) throw this.controlOnly(trimmed);
       if (this.state === 'ready') return this.send(trimmed, spec, options, arrivedAt);

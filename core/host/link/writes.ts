@@ -5,6 +5,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { McbridgeError, type ErrorCode } from '../errors.js';
+import type { Logger } from '../../util/log.js';
+import { LedgerFile, type LedgerFileStatus, type StoredEntry } from './ledger-file.js';
 import type { ModReply } from './replies.js';
 
 /** What a caller may give as a request id: what control protocol 1 takes (1..128 characters), printable, no spaces. */
@@ -45,7 +47,8 @@ export function withWriteOutcome(err: McbridgeError, sent: boolean, requestId: s
 }
 
 type Settled = { state: 'completed'; reply: ModReply } | { state: 'unknown' | 'failed'; error: McbridgeError };
-type Entry = { at: number; fingerprint: string; bytes: number } & ({ state: 'pending' } | Settled);
+/** `previous`: sent by an earlier daemon run (read back from the file) whose answer it never had. */
+type Entry = { at: number; fingerprint: string; bytes: number; operation: string; previous?: true } & ({ state: 'pending' } | Settled);
 
 export const LEDGER_ENTRIES = 1024;
 export const LEDGER_MS = 30 * 60_000;
@@ -85,16 +88,43 @@ export function keptReply(reply: ModReply): { reply: ModReply; bytes: number } {
   return { reply: kept, bytes: Buffer.byteLength(JSON.stringify(kept)) };
 }
 
+/** A failure's share of the ledger's bytes. */
+function errorBytes(error: McbridgeError): number {
+  return ENTRY_OVERHEAD + Buffer.byteLength(error.message) + Buffer.byteLength(JSON.stringify(error.details ?? null) ?? '');
+}
+
+/** The verb a write line starts with, which `request_status` names as its operation. */
+function operationOf(line: string): string {
+  return (line.split(' ', 1)[0] ?? '').toUpperCase().slice(0, 64);
+}
+
+/** An entry as the file holds it. */
+function toStored(id: string, entry: Entry): StoredEntry {
+  const base = { id, at: entry.at, fingerprint: entry.fingerprint, operation: entry.operation };
+  if (entry.state === 'completed') return { ...base, state: 'completed', reply: entry.reply };
+  if (entry.state === 'pending') return { ...base, state: 'pending' };
+  const { code, message, details } = entry.error;
+  return { ...base, state: entry.state, error: { code, message, ...(details === undefined ? {} : { details }) } };
+}
+
 /**
  * The answers of this link's recent writes by request id, bounded like the mod's own (1024
  * entries, 30 minutes) and by bytes. The legacy mod keeps none, so this is what makes a resent
- * id safe there.
+ * id safe there. With a file (the daemon's state folder), it outlives the daemon: each write's
+ * `pending` entry is on disk before the write is sent, and a restarted daemon reads it back.
  */
 export class WriteLedger {
   private readonly entries = new Map<string, Entry>();
   private bytesHeld = 0;
+  private readonly file: LedgerFile | null;
 
-  constructor(private readonly maxBytes = LEDGER_BYTES) {}
+  constructor(
+    private readonly maxBytes = LEDGER_BYTES,
+    persist?: { file: string; log: Logger },
+  ) {
+    this.file = persist ? new LedgerFile(persist.file, persist.log) : null;
+    if (this.file) this.restore(this.file.load());
+  }
 
   /**
    * Before sending `id`: null when it is new (now pending), else the answer that stands:
@@ -113,8 +143,9 @@ export class WriteLedger {
         { retryable: false, resultUnknown: false, requestId: id },
       );
     }
-    if (!known || (resendUnknown && known.state === 'unknown')) {
-      this.put(id, { state: 'pending', at: Date.now(), fingerprint, bytes: ENTRY_OVERHEAD });
+    // The server's own ledger answers an unknown id sent again, but only within its run: one of an earlier daemon's is never resent.
+    if (!known || (resendUnknown && known.state === 'unknown' && !known.previous)) {
+      this.put(id, { state: 'pending', at: Date.now(), fingerprint, operation: operationOf(line), bytes: ENTRY_OVERHEAD });
       return null;
     }
     if (known.state === 'completed') return { ...known.reply, duplicate: true, requestId: id };
@@ -127,12 +158,19 @@ export class WriteLedger {
       );
     }
     if (known.state === 'failed') return known.error;
+    const when = known.previous ? 'before the daemon restarted' : '';
     return new McbridgeError(
       'busy',
-      `request ${id} was sent and its answer never came, so it may have run: it is not sent again. Check the game (state, events), then use a new request id if it did not run`,
+      `request ${id} was sent ${when ? `${when} ` : ''}and its answer never came, so it may have run: it is not sent again. ` +
+        `Resolve it with \`mcbridge request-status ${id}\` (the request_status tool) or check the game (state, events), then use a new request id if it did not run`,
       { requestId: id, previous: known.error.message },
       { retryable: false, resultUnknown: true, requestId: id },
     );
+  }
+
+  /** Until the entries admitted so far are on disk (or cannot be put there): null without a file. */
+  durable(): Promise<void> | null {
+    return this.file ? this.file.durable() : null;
   }
 
   /** What became of `id`; a write this ledger never admitted is left alone (a stray answer resolves nothing). */
@@ -140,16 +178,35 @@ export class WriteLedger {
     const known = this.entries.get(id);
     if (!known) return;
     const at = Date.now();
-    const { fingerprint } = known;
+    const { fingerprint, operation } = known;
     if (error === null) {
       const kept = keptReply(reply ?? { type: 'result' });
-      this.put(id, { state: 'completed', at, fingerprint, bytes: ENTRY_OVERHEAD + kept.bytes, reply: kept.reply });
+      this.put(id, { state: 'completed', at, fingerprint, operation, bytes: ENTRY_OVERHEAD + kept.bytes, reply: kept.reply });
     } else if (error.outcome?.retryable) this.remove(id);
-    else {
-      const bytes = ENTRY_OVERHEAD + Buffer.byteLength(error.message) + Buffer.byteLength(JSON.stringify(error.details ?? null) ?? '');
-      this.put(id, { state: error.outcome?.resultUnknown ? 'unknown' : 'failed', at, fingerprint, bytes, error });
-    }
+    else this.put(id, { state: error.outcome?.resultUnknown ? 'unknown' : 'failed', at, fingerprint, operation, bytes: errorBytes(error), error });
     this.prune();
+  }
+
+  /** What this daemon knows of `id`, as `request_status` answers it (`source: 'daemon'`). */
+  statusOf(id: string): ModReply {
+    this.prune();
+    const entry = this.entries.get(id);
+    const base = { type: 'result', requestId: id, source: 'daemon' };
+    if (!entry) {
+      return { ...base, state: 'unknown', note: 'this daemon has no record of it (never sent through it, or older than its last 1024 writes or 30 minutes): check the game itself' };
+    }
+    const known = { ...base, operation: entry.operation, updatedAtMillis: entry.at };
+    if (entry.state === 'completed') return { ...known, state: 'completed', result: entry.reply };
+    if (entry.state === 'pending') return { ...known, state: 'pending' };
+    const error = { code: entry.error.code, message: entry.error.message };
+    if (entry.state === 'failed') return { ...known, state: 'failed', error };
+    return {
+      ...known,
+      state: 'unknown',
+      sent: true,
+      error,
+      note: `it was sent ${entry.previous ? 'before the daemon restarted ' : ''}and its answer never came, so it may have run: check the game (state, events) and do not send it again blindly`,
+    };
   }
 
   /** Writes whose answer never came, oldest first. */
@@ -170,19 +227,47 @@ export class WriteLedger {
     return this.bytesHeld;
   }
 
-  /** For `status`: how many it holds, how many are unknown, and their bytes. */
-  summary(): { tracked: number; unknown: number; bytes: number } {
-    return { tracked: this.entries.size, unknown: this.unknownIds().length, bytes: this.bytesHeld };
+  /** For `status`: how many it holds, how many are unknown, their bytes, and its file's health. */
+  summary(): { tracked: number; unknown: number; bytes: number; file?: LedgerFileStatus } {
+    return { tracked: this.entries.size, unknown: this.unknownIds().length, bytes: this.bytesHeld, ...(this.file ? { file: this.file.status() } : {}) };
+  }
+
+  /** Its last state on disk (a stopping link). */
+  async close(): Promise<void> {
+    await this.file?.close();
+  }
+
+  /** A previous run's entries: bounded as new ones are, and those it never had an answer for may have run. */
+  private restore(stored: StoredEntry[]): void {
+    for (const s of stored) {
+      if (!REQUEST_ID.test(s.id)) continue;
+      const base = { at: s.at, fingerprint: s.fingerprint, operation: s.operation };
+      if (s.state === 'completed') {
+        const kept = keptReply(s.reply);
+        this.put(s.id, { ...base, state: 'completed', reply: kept.reply, bytes: ENTRY_OVERHEAD + kept.bytes });
+        continue;
+      }
+      const cause =
+        s.state === 'pending' ? new McbridgeError('unavailable', 'the daemon stopped before its answer came') : new McbridgeError(s.error.code as ErrorCode, s.error.message, s.error.details);
+      const state = s.state === 'failed' ? 'failed' : 'unknown';
+      const error = cause.withOutcome({ retryable: false, resultUnknown: state === 'unknown', requestId: s.id });
+      this.put(s.id, { ...base, state, error, bytes: errorBytes(error), ...(state === 'unknown' ? { previous: true as const } : {}) });
+    }
+    this.prune();
   }
 
   private put(id: string, entry: Entry): void {
     this.bytesHeld += entry.bytes - (this.entries.get(id)?.bytes ?? 0);
     this.entries.set(id, entry);
+    this.file?.put(id, toStored(id, entry));
+    this.file?.changed();
   }
 
   private remove(id: string): void {
     this.bytesHeld -= this.entries.get(id)?.bytes ?? 0;
     this.entries.delete(id);
+    this.file?.remove(id);
+    this.file?.changed();
   }
 
   private prune(): void {
@@ -211,12 +296,16 @@ export function sendWrite(
   const known = ledger.admit(id, line, resendUnknown);
   if (known instanceof McbridgeError) return Promise.reject(known);
   if (known !== null) return Promise.resolve(known);
-  let sent: Promise<ModReply>;
-  try {
-    sent = send();
-  } catch (err) {
-    sent = Promise.reject(err);
-  }
+  const go = (): Promise<ModReply> => {
+    try {
+      return send();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
+  // With a file, nothing leaves before its `pending` entry is on disk (writes of one tick share one disk write).
+  const durable = ledger.durable();
+  const sent = durable === null ? go() : durable.then(go);
   return sent.then(
     (reply) => {
       ledger.settle(id, reply, null);

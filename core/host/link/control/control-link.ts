@@ -42,6 +42,8 @@ export interface ControlLinkOptions extends TrustSettings, CredentialSettings {
   /** Requests that may wait here while the server's pending limit is reached. */
   maxQueued?: number;
   verbs?: VerbLookup;
+  /** Where the write ledger outlives the daemon (its state folder, one file per target); without it, memory only. */
+  ledgerFile?: string;
   /** Internal (tests): the silence before a ping and before the session is declared dead, instead of the idle-derived ones. */
   liveness?: Partial<Liveness>;
   /** Internal: frames handled per turn of the event loop before the socket is paused for the others. */
@@ -62,7 +64,7 @@ export function parseAddress(address: string): { host: string; port: number } | 
 export class ControlLink extends EventEmitter implements Link {
   readonly transport = 'control' as const;
   readonly stats: LinkStats = newLinkStats();
-  readonly writes = new WriteLedger();
+  readonly writes: WriteLedger;
   private readonly opts: ControlLinkOptions & { host: string; port: number };
   private state: LinkState = 'idle';
   private socket: tls.TLSSocket | null = null;
@@ -97,6 +99,7 @@ export class ControlLink extends EventEmitter implements Link {
     }
     if (credentialSource(options) === null) throw new McbridgeError('invalid_params', 'a control target needs a credential: tokenFile or tokenEnv');
     this.opts = { ...options, ...at };
+    this.writes = new WriteLedger(undefined, options.ledgerFile === undefined ? undefined : { file: options.ledgerFile, log: options.log });
     this.backoff = new Backoff(options.reconnectMinMs ?? 250, options.reconnectMaxMs ?? 5_000);
     this.requests = new ControlRequests(
       options.maxQueued ?? 4096,
@@ -144,6 +147,7 @@ export class ControlLink extends EventEmitter implements Link {
     this.opening?.destroy();
     this.requests.detach('the daemon stopped');
     await this.loop;
+    await this.writes.close();
   }
 
   request(line: string, options: RequestOptions = {}): Promise<ModReply> {

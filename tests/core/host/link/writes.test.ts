@@ -73,10 +73,14 @@ describe('writes over the legacy link', () => {
     expect(bad.code).toBe('invalid_params');
   });
 
-  it('request_status and the leases are not offered over the legacy link, with the reason', async () => {
+  it('the leases are not offered over the legacy link, with the reason; request_status is, from the daemon ledger', async () => {
     const s = await stack();
     const manifest = (await s.client.call('tools', {})) as { tools: Array<{ name: string; available: boolean; reason?: string }> };
-    for (const name of ['request_status', 'exclusive_acquire', 'exclusive_status']) {
+    expect(manifest.tools.find((t) => t.name === 'request_status')).toMatchObject({ available: true });
+    await s.client.call('command', { command: 'list', request_id: 'st-1' });
+    expect(await s.client.call('request_status', { request_id: 'st-1' })).toMatchObject({ requestId: 'st-1', state: 'completed', source: 'daemon', operation: 'CMD' });
+    expect(await s.client.call('request_status', { request_id: 'never-sent' })).toMatchObject({ requestId: 'never-sent', state: 'unknown', source: 'daemon' });
+    for (const name of ['exclusive_acquire', 'exclusive_status']) {
       expect(manifest.tools.find((t) => t.name === name)).toMatchObject({ available: false, reason: expect.stringMatching(/only in the mod's control protocol/) });
     }
   });
