@@ -57,7 +57,8 @@ export function replyError(job: Pick<ControlRequest, 'id' | 'line'>, raw: unknow
   const details: Record<string, unknown> = { request: job.line, serverCode };
   if (e.details && typeof e.details === 'object') details.server = e.details;
   const line = job.line.length > 120 ? `${job.line.slice(0, 120)}…` : job.line;
-  const error = new McbridgeError(CODE_OF[serverCode] ?? 'mod_error', `${line}: ${message}`, details);
+  // Own keys only: a server's code 'toString' must not find Object.prototype's function.
+  const error = new McbridgeError(Object.hasOwn(CODE_OF, serverCode) ? CODE_OF[serverCode]! : 'mod_error', `${line}: ${message}`, details);
   if (!write) return error;
   const resultUnknown = e.resultUnknown === true;
   return error.withOutcome({ retryable: e.retryable === true && !resultUnknown, resultUnknown, requestId: job.id });

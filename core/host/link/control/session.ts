@@ -73,7 +73,8 @@ const FATAL_ADVICE: Record<string, string> = {
 export function fatalMessage(frame: Record<string, unknown>): { code: string; message: string } {
   const code = typeof frame.code === 'string' ? frame.code.slice(0, 64) : 'error';
   const text = typeof frame.message === 'string' ? frame.message.slice(0, 300) : '';
-  return { code, message: `the server ended the session (${code}${text ? `: ${text}` : ''})${FATAL_ADVICE[code] ? `; ${FATAL_ADVICE[code]}` : ''}` };
+  const advice = Object.hasOwn(FATAL_ADVICE, code) ? `; ${FATAL_ADVICE[code]}` : '';
+  return { code, message: `the server ended the session (${code}${text ? `: ${text}` : ''})${advice}` };
 }
 
 export function openSession(o: SessionOptions): Promise<OpenSession> {
