@@ -7,20 +7,10 @@ import { Argument, type Command, type Option } from 'commander';
 import { DAEMON_OPTIONS } from '../../authoring/options.js';
 import { ApiClient } from '../../api/client.js';
 import type { Manifest } from '../../host/plugin-api.js';
-import { clientOptions, type GlobalOptions } from './options.js';
+import { clientOptions, optionValues, type GlobalOptions } from './options.js';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof SHELLS)[number];
-
-/** Values an option's argument can take, where they are few. */
-const VALUES: Record<string, readonly string[]> = {
-  '--transport': ['stdio', 'http', 'streamable-http'],
-  '--log-level': ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
-  '--log-format': ['pretty', 'json'],
-  '--vantage': ['server', 'client'],
-  '--format': ['json', 'text'],
-  '--events': ['*', 'hello', 'chat', 'game', 'mark', 'sample', 'error', 'other'],
-};
 
 /** A completion takes this long at most to ask the daemon for tool names; past it, none. */
 const DAEMON_WAIT_MS = 500;
@@ -115,7 +105,7 @@ export async function candidates(program: Command, words: string[], global: () =
   const previous = before.at(-1);
   const valueFor = previous?.startsWith('-') ? findOption(command ? [command, program] : [program], previous) : undefined;
   let found: string[];
-  if (valueFor && (valueFor.required || valueFor.optional)) found = [...(VALUES[valueFor.long ?? ''] ?? valueFor.argChoices ?? [])];
+  if (valueFor && (valueFor.required || valueFor.optional)) found = [...optionValues(valueFor)];
   else if (current.startsWith('-')) found = [...(command ? longFlags(command) : []), ...longFlags(program), '--help'];
   else if (!command)
     found = program

@@ -50,11 +50,29 @@ export function parseTarget(value: string): string {
   return value;
 }
 
+/** `mcp --transport`: streamable-http is the predecessor's (and the MCP SDK's) name for http. */
+export const MCP_TRANSPORTS = ['stdio', 'http', 'streamable-http'] as const;
+
 export function parseTransport(value: string): 'stdio' | 'http' {
-  // streamable-http is the predecessor's (and the MCP SDK's) name for the same transport.
   if (value === 'streamable-http') return 'http';
   if (value !== 'stdio' && value !== 'http') throw new InvalidArgumentError(`expected stdio, http or streamable-http, got '${value}'`);
   return value;
+}
+
+/**
+ * The values an option's argument can take, for shell completion (completion.ts), kept on the
+ * option itself: one flag name can mean two things on two commands (`run --transport` and
+ * `mcp --transport`). Commander's own `choices` stays for options without a parser of their own.
+ */
+const OPTION_VALUES = new WeakMap<Option, readonly string[]>();
+
+export function withValues(option: Option, values: readonly string[]): Option {
+  OPTION_VALUES.set(option, values);
+  return option;
+}
+
+export function optionValues(option: Option): readonly string[] {
+  return OPTION_VALUES.get(option) ?? option.argChoices ?? [];
 }
 
 /** The commander option for one table entry: its flag, help, parser and default. */
@@ -62,6 +80,7 @@ function tableOption(key: OptionKey): Option {
   const spec: OptionSpec = DAEMON_OPTIONS[key];
   const env = [spec.env ?? spec.discoveryEnv, spec.legacyEnv].filter(Boolean).join(' or ');
   const option = new Option(spec.flag, env ? `${spec.description} (or set ${env})` : spec.description);
+  if (spec.value.type === 'enum') withValues(option, spec.value.values);
   if (option.required || option.optional) {
     option.argParser((text: string) => {
       const parsed = parseText(spec, text);

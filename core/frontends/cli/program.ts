@@ -4,7 +4,21 @@ import { VERSION } from '../../util/version.js';
 import { holdYoungGeneration } from '../../util/young-generation.js';
 import { EXIT } from './exit.js';
 import { PLAIN_MCP_OPTIONS } from './mcp-options.js';
-import { addTableOptions, clientOptions, parseList, parseTarget, parseNonNegativeInt, parseNonNegativeSeconds, parsePositiveInt, parsePort, parseSeconds, parseTransport } from './options.js';
+import {
+  addTableOptions,
+  clientOptions,
+  parseList,
+  parseTarget,
+  parseNonNegativeInt,
+  parseNonNegativeSeconds,
+  parsePositiveInt,
+  parsePort,
+  parseSeconds,
+  parseTransport,
+  withValues,
+  MCP_TRANSPORTS,
+} from './options.js';
+import { EVENT_CATEGORIES } from '../../host/events/categories.js';
 import { addSimCommand } from './sim.js';
 import { addAuthoringCommands } from './authoring.js';
 import { addDiagnosisCommands } from './doctor.js';
@@ -51,7 +65,7 @@ export function buildProgram(): Command {
   program
     .command('watch')
     .description('print pushed events, one recorded event per line (as JSON, or --format text), until interrupted')
-    .option('--events <list>', 'categories: hello,chat,game,mark,sample,error,other or *', parseList, ['*'])
+    .addOption(withValues(new Option('--events <list>', 'categories: hello,chat,game,mark,sample,error,other or *').argParser(parseList).default(['*']), ['*', ...EVENT_CATEGORIES]))
     .option('--since <seq>', 'first replay buffered events after this seq', parseNonNegativeInt)
     .option('--limit <n>', 'with --since: replay only the newest n of them', parsePositiveInt)
     .option('--frames', 'print whole {"type":"event","event","data"} frames instead of the records')
@@ -102,7 +116,12 @@ export function buildProgram(): Command {
     .action(async (opts) => (await import('./targets.js')).targetsCommand(opts, await globals()));
 
   addTableOptions(program.command('mcp').description('serve the toolkit over MCP (stdio, or streamable HTTP), in front of the daemon'), 'mcp')
-    .addOption(new Option('--transport <transport>', "stdio or http (streamable-http, the predecessor's name, is http)").argParser(parseTransport).default(PLAIN_MCP_OPTIONS.transport))
+    .addOption(
+      withValues(
+        new Option('--transport <transport>', "stdio or http (streamable-http, the predecessor's name, is http)").argParser(parseTransport).default(PLAIN_MCP_OPTIONS.transport),
+        MCP_TRANSPORTS,
+      ),
+    )
     .option('--host <host>', 'HTTP: address to bind; anything but loopback needs --token', PLAIN_MCP_OPTIONS.host)
     .option('--port <port>', 'HTTP: port to listen on (0 = any free port; default 8766)', (v) => parsePort(v))
     .option('--token <token>', 'HTTP: bearer token every request must carry, or "auto" to generate and store one (or set MCBRIDGE_MCP_TOKEN)')

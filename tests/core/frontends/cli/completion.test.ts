@@ -40,6 +40,14 @@ describe('shell completion', { timeout: 60_000 }, () => {
     expect(await complete(['mcbridge', 'completion', ''])).toEqual(['bash', 'zsh', 'fish']);
   });
 
+  it("bash: one flag name on two commands completes each command's own values", async () => {
+    expect(await complete(['mcbridge', 'run', '--transport', ''])).toEqual(['legacy', 'control']);
+    expect(await complete(['mcbridge', 'mcp', '--transport', ''])).toEqual(['stdio', 'http', 'streamable-http']);
+    expect(await complete(['mcbridge', 'run', '--vantage', 'c'])).toEqual(['client']);
+    expect(await complete(['mcbridge', 'watch', '--events', ''])).toContain('chat');
+    expect(await complete(['mcbridge', 'status', '--log-level', 'si'])).toEqual(['silent']);
+  });
+
   it('bash: tool names come from the running daemon, the one the flag or the environment names', async () => {
     const s = await startStack();
     stacks.push(s);
