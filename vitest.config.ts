@@ -15,8 +15,8 @@ const core = (file: string) => path.resolve(import.meta.dirname, 'core', file);
  * A unit file that leaves global state behind belongs in `stacks`.
  */
 const UNIT = [
-  'tests/core/api/{activity-log,connection-guard,event-frames,request-line}.test.ts',
-  'tests/core/frontends/mcp/{projection,prompts,stdio-transport,tool-schemas}.test.ts',
+  'tests/core/api/{activity-log,connection-guard,event-frames,request-line,targets,target-views}.test.ts',
+  'tests/core/frontends/mcp/{projection,prompts,stdio-transport,targets-schema,tool-schemas}.test.ts',
   'tests/core/host/{cancel,host-call,usable-tools}.test.ts',
   'tests/core/host/{events,link,registry}/**/*.test.ts',
   'tests/core/{kit,util}/**/*.test.ts',
