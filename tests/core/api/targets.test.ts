@@ -195,6 +195,9 @@ describe('Targets: named', () => {
     expect(targets.named(own, a!)).toBe(own);
     const plain = new Error('x');
     expect(targets.named(plain, a!)).toBe(plain);
+    // Only our coded errors are named: a foreign error whose `code` reads like one stays as it is.
+    const foreign = Object.assign(new Error('late'), { code: 'timeout' });
+    expect(targets.named(foreign, a!)).toBe(foreign);
   });
 
   it('on one target, a refusal stays as it is', () => {
