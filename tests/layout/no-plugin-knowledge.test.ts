@@ -37,8 +37,6 @@ const KNOWN: ReadonlyArray<readonly [file: string, name: string]> = [
 const HOMONYMS: ReadonlyArray<readonly [file: string, name: string]> = [
   ['core/frontends/cli/doctor.ts', 'status'], // the CLI command `mcbridge status`
   ['core/frontends/cli/sim.ts', 'chat'], // the CLI command `mcbridge sim chat`
-  ['core/frontends/cli/completion.ts', 'chat'], // event categories
-  ['core/frontends/cli/completion.ts', 'mark'],
   ['core/frontends/cli/watch-format.ts', 'context'], // an event's field
   ['core/kit/text.ts', 'command'], // a parameter's name
   ['core/frontends/cli/create-plugin.ts', 'STATE'], // the source of a new plugin, which sends STATE itself

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { StateFile, type StateFileStatus } from '../../kit/state-file.js';
+import { StateFile, type StateFileStatus } from '../../util/state-file.js';
 import { isErrorCode } from '../errors.js';
 import { exceedsJsonDepth, MAX_MOD_LINE_DEPTH } from '../../util/json-depth.js';
 import type { Logger } from '../../util/log.js';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { StateFile, writeFileAtomic } from '../../../core/kit/index.js';
+import { StateFile, writeFileAtomic } from '../../../core/util/state-file.js';
 import { waitUntil } from '../../support/helpers.js';
 
 const dirs: string[] = [];
