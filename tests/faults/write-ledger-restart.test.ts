@@ -49,7 +49,7 @@ function stored(file: string, id: string): Record<string, unknown> | undefined {
   }
 }
 
-describe('the write ledger across a daemon killed with SIGKILL', () => {
+describe('the write ledger across a daemon killed with SIGKILL', { timeout: 60_000 }, () => {
   it('a completed write, resent to the restarted daemon: its recorded answer marked duplicate; another payload is a conflict; request_status answers it', async () => {
     const { start, ledger } = folder();
     const first = await start(['--sim']);
