@@ -5,6 +5,7 @@
  * `mcbridge request-status` to ask. That id is the daemon's own: request-status answers for it.
  */
 import { once } from 'node:events';
+import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, type SimulatedMod } from '../../../../core/sim/index.js';
 import { CliProcesses, runCli } from '../../../support/cli-process.js';
@@ -72,5 +73,25 @@ describe('a write given up on while a legacy mod never answers it', { timeout: 6
     // The legacy mod keeps no ledger: the daemon's record of the id says it was sent, answer never came.
     const status = await runCli(['request-status', id!, '--json', ...api]);
     expect(JSON.parse(status.stdout)).toMatchObject({ requestId: id, state: 'unknown', sent: true, source: 'daemon' });
+  });
+});
+
+describe('a daemon that never answers, not even the cancel', { timeout: 30_000 }, () => {
+  it('--timeout still ends the call, after the 2 s bound, saying the cancel was not confirmed and that a write may have run', async () => {
+    const lines: string[] = [];
+    const silent = net.createServer((socket) => socket.on('data', (d) => lines.push(...String(d).split('\n').filter(Boolean))));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = String((silent.address() as net.AddressInfo).port);
+      const started = Date.now();
+      const call = await runCli(['call', 'command', '{"command": "say into the void"}', '--timeout', '0.3', '--api-port', port]);
+      expect(call.code).toBe(1);
+      expect(call.stderr).toBe("error: no answer from the daemon for 'command' within 300 ms; the daemon did not confirm the cancel within 2.0 s: if command writes, it may have run [timeout]\n");
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2_300);
+      // It did ask: the call, then its cancel.
+      expect(lines.map((l) => (JSON.parse(l) as { method: string }).method)).toEqual(['command', 'cancel']);
+    } finally {
+      silent.close();
+    }
   });
 });
