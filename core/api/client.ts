@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { EventEmitter } from 'node:events';
-import { McbridgeError, isErrorCode, readOutcome } from '../host/errors.js';
+import { McbridgeError, isErrorCode, readOutcome, type WriteOutcome } from '../host/errors.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../util/lines.js';
 import type { EventFrame, GapFrame, ProgressFrame, ResponseFrame } from './frames.js';
 import { DEFAULT_API_HOST, DEFAULT_API_PORT } from './address.js';
@@ -38,6 +38,11 @@ export class DaemonUnreachableError extends McbridgeError {
       port,
     });
   }
+}
+
+/** A call the client stopped waiting for after `ms`; `outcome`: what the daemon said of its write since; `more`: said after. */
+export function callTimeoutError(method: string, ms: number, outcome?: WriteOutcome, more = ''): McbridgeError {
+  return new McbridgeError('timeout', `no answer from the daemon for '${method}' within ${ms} ms${more}`, undefined, outcome);
 }
 
 /**
@@ -117,12 +122,13 @@ export class ApiClient extends EventEmitter {
       // Cancelling asks the daemon to stop; its `cancelled` response settles the call.
       const onAbort = () => this.write({ id: `cancel-${id}`, method: 'cancel', params: { id } });
       options.signal?.addEventListener('abort', onAbort, { once: true });
-      if (options.timeoutMs !== undefined) {
+      const { timeoutMs } = options;
+      if (timeoutMs !== undefined) {
         timer = setTimeout(() => {
           this.pending.delete(id);
           this.write({ id: `cancel-${id}`, method: 'cancel', params: { id } });
-          pending.reject(new McbridgeError('timeout', `no answer from the daemon for '${method}' within ${options.timeoutMs} ms`));
-        }, options.timeoutMs);
+          pending.reject(callTimeoutError(method, timeoutMs));
+        }, timeoutMs);
       }
       this.pending.set(id, pending);
       const frame: Record<string, unknown> = { id, method, params };

@@ -29,6 +29,11 @@ export interface OptionSpec {
   env?: string;
   /** The predecessor's name for the same variable (mc-agent-bridge), read when `env` is unset. */
   legacyEnv?: string;
+  /**
+   * The predecessor's client's name for it (its LocalApiClient), read by the client commands only,
+   * after `env` and before the config: `run` does not take it as the token to require.
+   */
+  clientEnv?: string;
   /** Read by port discovery itself (core/host/link/discovery.ts), only when neither flag nor config gives a value. */
   discoveryEnv?: string;
   commands: readonly OptionCommand[];
@@ -262,6 +267,7 @@ export const DAEMON_OPTIONS = {
     value: { type: 'text', min: 16, expected: 'a token of at least 16 characters, e.g. the output of: openssl rand -hex 16' },
     secret: true,
     env: 'MCBRIDGE_API_TOKEN',
+    clientEnv: 'MC_AGENT_IPC_TOKEN',
     commands: ['global'],
     group: 'daemon',
   },

@@ -1,7 +1,7 @@
 /**
- * What to say when the API port is taken: a bare EADDRINUSE leaves a person guessing. The
- * process on the port is asked over the local API; an mcbridge daemon answers `status` with
- * its pid, anything else is named as not ours, with how to find it.
+ * What to say when the API port (or `mcbridge mcp`'s HTTP port) is taken: a bare EADDRINUSE
+ * leaves a person guessing. The process on the port is asked over the local API; an mcbridge
+ * daemon answers `status` with its pid, anything else is named as not ours, with how to find it.
  */
 import { ApiClient } from '../api/client.js';
 import { McbridgeError } from '../host/errors.js';
@@ -12,7 +12,14 @@ export interface TakenPort {
   host: string;
   port: number;
   token?: string;
+  /** Whose port it was to be: the daemon's local API (the default), or the MCP front-end's HTTP endpoint. */
+  role?: 'api' | 'mcp-http';
 }
+
+const ROLES = {
+  api: { what: 'the local API port', who: 'this daemon', flag: '--api-port <port>', after: 'clients then need the same --api-port' },
+  'mcp-http': { what: 'the MCP HTTP port', who: 'this MCP endpoint', flag: '--port <port>', after: 'its URL is printed on stdout' },
+} as const;
 
 /** Who holds the port, in words (with the pid when an mcbridge daemon answers). */
 async function whoHolds({ host, port, token }: TakenPort): Promise<{ mcbridge: boolean; pid?: number; words: string }> {
@@ -32,17 +39,21 @@ async function whoHolds({ host, port, token }: TakenPort): Promise<{ mcbridge: b
   }
 }
 
-/** The error for a taken API port: who holds it and what to do. */
+/** The error for a taken port: who holds it and what to do. */
 export async function portTakenError(address: TakenPort): Promise<McbridgeError> {
-  const { host, port } = address;
+  const { host, port, role = 'api' } = address;
+  const { what, who, flag, after } = ROLES[role];
   const holder = await whoHolds(address);
+  const kill = holder.pid ? ` (\`kill ${holder.pid}\`)` : '';
+  // A daemon on the API port is one to use; on the MCP port it is only in the way.
   const todo = holder.mcbridge
-    ? `Use that one (\`mcbridge status --api-port ${port}\`), stop it${holder.pid ? ` (\`kill ${holder.pid}\`)` : ''}, or`
+    ? role === 'api'
+      ? `Use that one (\`mcbridge status --api-port ${port}\`), stop it${kill}, or`
+      : `Stop it${kill}, or`
     : `Find it with \`ss -ltnp 'sport = :${port}'\` (or \`lsof -i :${port}\`) and stop it, or`;
   return new McbridgeError(
     'unavailable',
-    `the local API port ${host}:${port} is taken by ${holder.words} already listening there. ${todo} start this daemon on another ` +
-      'port: --api-port <port> (0 picks a free one; clients then need the same --api-port).',
-    { reason: 'port_taken', host, port, ...(holder.pid ? { pid: holder.pid } : {}) },
+    `${what} ${host}:${port} is taken by ${holder.words} already listening there. ${todo} start ${who} on another port: ${flag} (0 picks a free one; ${after}).`,
+    { reason: 'port_taken', host, port, ...(role === 'api' ? {} : { role }), ...(holder.pid ? { pid: holder.pid } : {}) },
   );
 }

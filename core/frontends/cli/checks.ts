@@ -9,6 +9,7 @@ import type { Manifest, PluginInfo } from '../../host/plugin-api.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../util/lines.js';
 import type { GlobalOptions } from './options.js';
 import { callSomeTarget, singleTarget } from './target.js';
+import { errorCell } from './targets.js';
 
 export interface Check {
   name: string;
@@ -38,6 +39,8 @@ export function nodeCheck(version = process.versions.node): Check {
 export interface DaemonView {
   status: DaemonStatus;
   manifest: Manifest;
+  /** The target the status is of when none was named and none is the default: the first listed. */
+  first?: string;
 }
 
 export interface DaemonStatus {
@@ -61,19 +64,24 @@ export interface DaemonStatus {
   control?: Record<string, unknown>;
 }
 
-/** Every target's link, on a daemon of several; null (no line) on a daemon of one. */
-export function targetsCheck(targets: DaemonStatus['targets'], asked: string | undefined): Check | null {
+/**
+ * Every target's link, on a daemon of several, and whose the checks below are: the target asked,
+ * or (`first`) the first listed when none was named and none is the default; null (no line) on a
+ * daemon of one.
+ */
+export function targetsCheck(targets: DaemonStatus['targets'], asked: string | undefined, first?: string): Check | null {
   const names = Object.keys(targets ?? {});
   if (!targets || names.length < 2) return null;
   const down = names.filter((name) => !targets[name]!.connected);
-  const links = names.map((name) => `${name} ${targets[name]!.connected ? 'connected' : `not connected (${targets[name]!.lastError ?? targets[name]!.state})`}`).join(', ');
-  const shown = asked === undefined ? '' : `; the checks below are ${asked}'s`;
+  const links = names.map((name) => `${name} ${targets[name]!.connected ? 'connected' : `not connected (${errorCell(targets[name]!.lastError ?? targets[name]!.state).cell})`}`).join(', ');
+  const shown =
+    asked !== undefined ? `; the checks below are ${asked}'s` : first !== undefined ? `; no target is the default, so the checks below are ${first}'s, the first listed (--target names another)` : '';
   if (down.length === 0) return { name: 'targets', ok: true, detail: `${names.length} targets: ${links}${shown}` };
   return {
     name: 'targets',
     ok: false,
     detail: `${names.length} targets: ${links}${shown}`,
-    advice: `start the game of ${down.join(', ')}; \`mcbridge targets\` shows where each one's mod is looked for`,
+    advice: `start the game of ${down.join(', ')}; \`mcbridge targets\` shows where each one's mod is looked for (\`--json\`: each error whole)`,
   };
 }
 
@@ -102,9 +110,11 @@ export async function daemonCheck(global: GlobalOptions): Promise<{ check: Check
   let client: ApiClient | undefined;
   try {
     client = await ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken, frontend: 'cli' });
-    const status = (await callSomeTarget(client, 'status', singleTarget(global.target, 'status'), { timeoutMs: PROBE_MS })) as DaemonStatus;
+    const { answer, first } = await callSomeTarget(client, 'status', singleTarget(global.target, 'status'), { timeoutMs: PROBE_MS });
+    const status = answer as DaemonStatus;
     const manifest = (await client.call('tools', {}, { timeoutMs: PROBE_MS })) as Manifest;
-    return { check: { name: 'daemon', ok: true, detail: `mcbridge ${status.version ?? ''} answers on ${where}`.replace('  ', ' ') }, view: { status, manifest } };
+    const view: DaemonView = { status, manifest, ...(first !== undefined ? { first } : {}) };
+    return { check: { name: 'daemon', ok: true, detail: `mcbridge ${status.version ?? ''} answers on ${where}`.replace('  ', ' ') }, view };
   } catch (err) {
     const message = (err as Error).message;
     const refused = /ECONNREFUSED|connect timed out/.test(message);

@@ -54,8 +54,8 @@ async function diagnose(cmd: Command, opts: DiagnoseOptions, global: GlobalOptio
   const daemon = await daemonCheck(global);
   checks.push(daemon.check);
   if (daemon.view) {
-    const { status, manifest } = daemon.view;
-    const targets = targetsCheck(status.targets, global.target);
+    const { status, manifest, first } = daemon.view;
+    const targets = targetsCheck(status.targets, global.target, first);
     if (targets) checks.push(targets);
     const where = status.control ? controlCheck(status.control, status.connected) : discoveryCheck(status.discovery);
     checks.push(where, modCheckFromDaemon(status), capsCheck(status.connected ? status.capabilities : undefined, status.capsSource));

@@ -11,18 +11,22 @@ export class UsageError extends Error {}
  * MCBRIDGE_TARGET), or one that exists. Usage errors, whoever noticed them.
  */
 const USAGE_CODES = new Set(['target_required', 'target_unknown']);
+/** Refusals whose fix is on the command line too: a port taken (pick another with --api-port, or mcp's --port). */
+const USAGE_REASONS = new Set(['port_taken']);
 
 export function exitCodeFor(err: unknown): number {
   if (err instanceof UsageError) return EXIT.usage;
-  if (err instanceof McbridgeError && USAGE_CODES.has(err.code)) return EXIT.usage;
+  if (err instanceof McbridgeError && (USAGE_CODES.has(err.code) || USAGE_REASONS.has(String(err.details?.reason)))) return EXIT.usage;
   if (err instanceof McbridgeError && err.details?.reason === 'daemon_unreachable') return EXIT.unreachable;
   return EXIT.failed;
 }
 
-/** What a failed write leaves a person to do (docs/control.md, "Writes whose result is unknown"). */
-function outcomeHint(o: NonNullable<McbridgeError['outcome']>): string {
-  if (o.resultUnknown)
-    return `request ${o.requestId}: it may have run. Check with \`mcbridge request-status ${o.requestId}\` (control targets) or look at the game; do not send it again under a new id`;
+/**
+ * What a failed write leaves a person to do (docs/control.md, "Writes whose result is unknown"):
+ * also said of a write the CLI gave up on (call.ts).
+ */
+export function outcomeHint(o: NonNullable<McbridgeError['outcome']>): string {
+  if (o.resultUnknown) return `request ${o.requestId}: it may have run. Check with \`mcbridge request-status ${o.requestId}\` or look at the game; do not send it again under a new id`;
   if (o.retryable) return `request ${o.requestId}: it was not sent; sending it again is safe`;
   return `request ${o.requestId}: the game refused it; it did not run`;
 }

@@ -46,6 +46,13 @@ export async function mcpCommand(opts: McpCliOptions, global: GlobalOptions): Pr
       .map(([k]) => k);
     if (given.length > 0) throw new UsageError(`${given.join(', ')} apply to --transport http only`);
   }
+  const token = opts.token ?? (process.env.MCBRIDGE_MCP_TOKEN || undefined);
+  if (opts.transport === 'http') {
+    // A usage error (exit 2), said before the front-end loads; the server refuses it too, in the same words.
+    const { tokenlessBindRefusal } = await import('../mcp/http-guard.js');
+    const refusal = tokenlessBindRefusal(opts.host, token);
+    if (refusal) throw new UsageError(refusal);
+  }
   // The MCP SDK loads only for this command; the other commands stay quick to start.
   const target = singleTarget(global.target, 'mcp');
   const { runMcp, createLogger } = await loadMcpRun();
@@ -59,7 +66,7 @@ export async function mcpCommand(opts: McpCliOptions, global: GlobalOptions): Pr
     http: {
       host: opts.host,
       port: opts.port,
-      token: opts.token ?? (process.env.MCBRIDGE_MCP_TOKEN || undefined),
+      token,
       tokenFile: opts.tokenFile,
       allowedHosts: opts.allowedHost,
       allowedOrigins: opts.allowedOrigin,
@@ -82,5 +89,10 @@ export async function mcpCommand(opts: McpCliOptions, global: GlobalOptions): Pr
         }
       : undefined,
     log,
+  }).catch(async (err: NodeJS.ErrnoException & { address?: string; port?: number }) => {
+    if (opts.transport !== 'http' || err.code !== 'EADDRINUSE') throw err;
+    // Who holds it and what to do, as `run` says of its API port (exit 2: --port picks another).
+    const { portTakenError } = await import('../../daemon/port-taken.js');
+    throw await portTakenError({ host: err.address ?? opts.host, port: err.port ?? opts.port ?? 0, role: 'mcp-http' });
   });
 }

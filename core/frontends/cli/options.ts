@@ -79,7 +79,8 @@ export function optionValues(option: Option): readonly string[] {
 function tableOption(key: OptionKey): Option {
   const spec: OptionSpec = DAEMON_OPTIONS[key];
   const env = [spec.env ?? spec.discoveryEnv, spec.legacyEnv].filter(Boolean).join(' or ');
-  const option = new Option(spec.flag, env ? `${spec.description} (or set ${env})` : spec.description);
+  const client = spec.clientEnv ? `; a client also reads ${spec.clientEnv}` : '';
+  const option = new Option(spec.flag, env ? `${spec.description} (or set ${env}${client})` : spec.description);
   if (spec.value.type === 'enum') withValues(option, spec.value.values);
   if (option.required || option.optional) {
     option.argParser((text: string) => {
@@ -103,11 +104,11 @@ export function fromCommandLine<K extends OptionKey>(cmd: Command, key: K): Reso
  * config (a path relative to the config file), then the table's default (resolve.ts). `cmd` is
  * the command being run; a global option is read from the program, wherever on the line it was given.
  */
-export function resolveOption<K extends OptionKey>(cmd: Command, key: K, config?: ConfigValues): ResolvedValue<K> {
+export function resolveOption<K extends OptionKey>(cmd: Command, key: K, config?: ConfigValues, asClient = false): ResolvedValue<K> {
   const spec: OptionSpec = DAEMON_OPTIONS[key];
   let carrier = cmd;
   if (spec.commands.includes('global')) while (carrier.parent) carrier = carrier.parent;
-  return resolveValue(key, fromCommandLine(carrier, key), config);
+  return resolveValue(key, fromCommandLine(carrier, key), config, asClient);
 }
 
 type Table = typeof DAEMON_OPTIONS;
@@ -131,7 +132,7 @@ export function addTableOptions(cmd: Command, command: OptionCommand): Command {
 export type GlobalOptions = { [K in CommandKey<'global'>]: ResolvedValue<K> } & { timeout?: number; target?: string };
 
 export function globalOptions(program: Command, config?: ConfigValues): GlobalOptions {
-  const table = Object.fromEntries(commandKeys('global').map((key) => [key, resolveOption(program, key, config)]));
+  const table = Object.fromEntries(commandKeys('global').map((key) => [key, resolveOption(program, key, config, true)]));
   const { timeout, target = targetFromEnv() } = program.opts() as { timeout?: number; target?: string };
   return { ...table, ...(timeout !== undefined ? { timeout } : {}), ...(target !== undefined ? { target } : {}) } as GlobalOptions;
 }

@@ -51,7 +51,7 @@ function pluginHeading(p: PluginReport): string {
 export async function pluginsCommand(opts: { json?: boolean }, global: GlobalOptions): Promise<void> {
   const client = await ApiClient.connect({ host: global.apiHost, port: global.apiPort, token: global.apiToken, frontend: 'cli' });
   try {
-    const status = (await callSomeTarget(client, 'status', singleTarget(global.target, 'plugins'))) as { plugins: PluginInfo[] };
+    const status = (await callSomeTarget(client, 'status', singleTarget(global.target, 'plugins'))).answer as { plugins: PluginInfo[] };
     const manifest = (await client.call('tools')) as Manifest;
     const report = pluginReport(status.plugins, manifest);
     if (opts.json) {

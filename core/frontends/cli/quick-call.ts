@@ -106,7 +106,7 @@ export function quickMcp(args: readonly string[]): GivenGlobals | null {
 
 /** The global options: flag, environment, config, default (a bad environment variable is a usage error first). */
 async function resolveGlobals(given: GivenGlobals): Promise<GlobalOptions> {
-  const globals = (config?: Awaited<ReturnType<typeof clientConfig>>) => Object.fromEntries([...GLOBAL_FLAGS.values()].map((key) => [key, resolveValue(key, given[key] as never, config)]));
+  const globals = (config?: Awaited<ReturnType<typeof clientConfig>>) => Object.fromEntries([...GLOBAL_FLAGS.values()].map((key) => [key, resolveValue(key, given[key] as never, config, true)]));
   globals();
   const target = given.target ?? targetFromEnv();
   return { ...globals(await clientConfig()), ...(target !== undefined ? { target } : {}) } as GlobalOptions;

@@ -21,9 +21,9 @@ export function parseText(spec: OptionSpec, text: string): { ok: true; value: un
   return checked.ok ? checked : { ok: false, message: `${checked.message}, got '${text}'` };
 }
 
-function fromEnv(spec: OptionSpec): unknown {
-  // Empty counts as unset, so `VAR= mcbridge ...` clears it; the predecessor's name comes second.
-  const name = [spec.env, spec.legacyEnv].find((n) => n !== undefined && process.env[n]);
+function fromEnv(spec: OptionSpec, asClient: boolean): unknown {
+  // Empty counts as unset, so `VAR= mcbridge ...` clears it; the predecessor's names come after ours.
+  const name = [spec.env, spec.legacyEnv, asClient ? spec.clientEnv : undefined].find((n) => n !== undefined && process.env[n]);
   if (name === undefined) return undefined;
   const text = process.env[name]!;
   const parsed = parseText(spec, text);
@@ -33,11 +33,12 @@ function fromEnv(spec: OptionSpec): unknown {
 
 /**
  * One option's value, first found: `given` (the command line's), then its environment variable,
- * then the config (a path relative to the config file), then the table's default.
+ * then the config (a path relative to the config file), then the table's default. `asClient`:
+ * for a client command, which reads the predecessor client's variable too (`clientEnv`).
  */
-export function resolveValue<K extends OptionKey>(key: K, given: ResolvedValue<K> | undefined, config?: ConfigValues): ResolvedValue<K> {
+export function resolveValue<K extends OptionKey>(key: K, given: ResolvedValue<K> | undefined, config?: ConfigValues, asClient = false): ResolvedValue<K> {
   const spec: OptionSpec = DAEMON_OPTIONS[key];
-  const found = given ?? fromEnv(spec);
+  const found = given ?? fromEnv(spec, asClient);
   if (found !== undefined) return found as ResolvedValue<K>;
   const configured = config?.values[key];
   if (configured !== undefined) return (spec.path ? path.resolve(config!.dir, configured as string) : configured) as ResolvedValue<K>;

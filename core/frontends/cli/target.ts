@@ -53,14 +53,15 @@ export function singleTarget(target: string | undefined, command: string): strin
 /**
  * A question about the daemon asked through one target's tool (`status`): the named target,
  * else the daemon's default, else, on a daemon of several with none marked default, the first
- * it lists; the answer's `targets` section covers every link anyway.
+ * it lists; the answer's `targets` section covers every link anyway. `first`: that first one,
+ * named, so that what the answer says can be said to be of it.
  */
-export async function callSomeTarget(client: ApiClient, method: string, target: string | undefined, options: ClientCallOptions = {}): Promise<unknown> {
+export async function callSomeTarget(client: ApiClient, method: string, target: string | undefined, options: ClientCallOptions = {}): Promise<{ answer: unknown; first?: string }> {
   try {
-    return await client.call(method, withTarget({}, target), options);
+    return { answer: await client.call(method, withTarget({}, target), options) };
   } catch (err) {
     const names = (err as McbridgeError).details?.targets;
     if (target !== undefined || (err as McbridgeError).code !== 'target_required' || !Array.isArray(names) || typeof names[0] !== 'string') throw err;
-    return client.call(method, { target: names[0] }, options);
+    return { answer: await client.call(method, { target: names[0] }, options), first: names[0] };
   }
 }

@@ -23,14 +23,29 @@ function where(t: TargetInfo): string {
   return t.serverDir ? `${mod}, dir ${t.serverDir}` : mod;
 }
 
+/** The most of a target's error a table row shows: a whole multi-line error made rows of 400+ characters. */
+export const ERROR_CELL_CHARS = 80;
+
+/** An error as one table cell (or status line): its first line, cut at ERROR_CELL_CHARS; `cut` when anything was left out. */
+export function errorCell(text: string): { cell: string; cut: boolean } {
+  const whole = text.trim();
+  const first = whole.split(/\r?\n/, 1)[0]!.trimEnd();
+  if (first === whole && first.length <= ERROR_CELL_CHARS) return { cell: first, cut: false };
+  return { cell: `${first.slice(0, ERROR_CELL_CHARS - 1).trimEnd()}…`, cut: true };
+}
+
 /** A line for a person per target, and under it the tools it hides and why. */
 export function targetsText(answer: TargetsAnswer): string {
   const rows = [['TARGET', 'DEFAULT', 'CONNECTED', 'VANTAGE', 'CAPS', 'HIDDEN', 'WHERE']];
+  let cut = false;
   for (const t of answer.targets) {
-    const connected = t.connected ? 'yes' : `no (${t.lastError ?? t.state})`;
+    const error = errorCell(t.lastError ?? t.state);
+    cut ||= !t.connected && error.cut;
+    const connected = t.connected ? 'yes' : `no (${error.cell})`;
     rows.push([t.name, t.default ? '*' : '', connected, t.vantage, String(t.capabilities?.length ?? 0), String(t.tools.hidden), where(t)]);
   }
   const lines = table(rows);
+  if (cut) lines.push('', 'errors are cut to one line here: `mcbridge targets --json` has them whole');
   for (const t of answer.targets.filter((t) => t.hidden.length > 0)) {
     lines.push('', `${t.name} hides:`);
     const width = Math.max(...t.hidden.map((h) => h.name.length));

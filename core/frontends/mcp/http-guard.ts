@@ -9,6 +9,15 @@ import os from 'node:os';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { isLoopback } from '../../util/net.js';
 
+/**
+ * Why serving MCP on `host` without a token is refused, or null: one text for the server and
+ * for the CLI, which says it as a usage error before anything loads (exit 2).
+ */
+export function tokenlessBindRefusal(host: string, token: string | undefined): string | null {
+  if (isLoopback(host) || token) return null;
+  return `refusing to serve MCP on ${host} without a token: anyone who reaches it can run console commands. Pass --token auto (generates one and stores it) or --token <secret>, or bind 127.0.0.1.`;
+}
+
 export interface GuardOptions {
   /** The address the server binds. */
   bindHost: string;

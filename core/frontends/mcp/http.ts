@@ -15,7 +15,7 @@ import { errorResponse, RPC } from './jsonrpc.js';
 import { batchRefusal } from './protocol.js';
 import { parseMessage } from './message-text.js';
 import type { McpFrontend } from './frontend.js';
-import { HttpGuard, userSource, type ClientId } from './http-guard.js';
+import { HttpGuard, tokenlessBindRefusal, userSource, type ClientId } from './http-guard.js';
 import { peerUid } from '../../util/peer-uid.js';
 import { SessionTable, shortId, type Session } from './sessions.js';
 
@@ -90,12 +90,8 @@ function startsSession(body: unknown): boolean {
 /** Bind and serve; refuses a non-loopback bind without a token. */
 export async function startHttp(frontend: McpFrontend, options: HttpOptions): Promise<McpHttpServer> {
   const host = options.host ?? '127.0.0.1';
-  if (!isLoopback(host) && !options.token) {
-    throw new McbridgeError(
-      'invalid_params',
-      `refusing to serve MCP on ${host} without a token: anyone who reaches it can run console commands. ` + 'Pass --token auto (generates one and stores it) or --token <secret>, or bind 127.0.0.1.',
-    );
-  }
+  const refusal = tokenlessBindRefusal(host, options.token);
+  if (refusal) throw new McbridgeError('invalid_params', refusal);
   const guard = new HttpGuard({ bindHost: host, token: options.token, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins });
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const graceMs = Math.min(options.sessionGraceMs ?? DEFAULT_SESSION_GRACE_MS, idleMs);

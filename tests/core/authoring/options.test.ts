@@ -169,13 +169,13 @@ describe('the docs list every option', () => {
     for (const key of OPTION_KEYS) expect(keys, `docs/plugins.md config table lacks \`${key}\``).toContain(key);
   });
 
-  it('docs/cli.md names each flag and each environment variable', () => {
+  it("docs/cli.md names each flag and each environment variable, the predecessor's too", () => {
     const page = fs.readFileSync(path.join(REPO, 'docs/cli.md'), 'utf8');
     for (const key of OPTION_KEYS) {
       const spec: OptionSpec = DAEMON_OPTIONS[key];
       const flag = spec.flag.split(' ')[0]!;
       expect(page, `docs/cli.md lacks ${flag}`).toMatch(new RegExp(`${flag}(?![\\w-])`));
-      if (spec.env) expect(page, `docs/cli.md lacks ${spec.env}`).toContain(spec.env);
+      for (const env of [spec.env, spec.legacyEnv, spec.clientEnv]) if (env) expect(page, `docs/cli.md lacks ${env}`).toContain(env);
     }
   });
 });

@@ -1,6 +1,7 @@
 /**
- * Daily use (issue 27): a taken API port says who holds it and what to do; the --help of run and
- * call lists the global options that apply to them; status shows the calls in progress.
+ * Daily use (issue 27): a taken API port says who holds it and what to do (exit 2: --api-port picks
+ * another); the --help of run and call lists the global options that apply to them; status shows
+ * the calls in progress.
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +22,7 @@ afterAll(async () => {
 describe('mcbridge run on a taken API port', { timeout: 60_000 }, () => {
   it('names the mcbridge daemon that holds it (asked over the API for its pid) and what to do', async () => {
     const run = await runCli(['run', '--sim', '--no-config', '--api-port', String(daemon.port)]);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.stderr).toContain(`is taken by another mcbridge daemon (pid ${daemon.pid})`);
     expect(run.stderr).toMatch(/--api-port <port> \(0 picks a free one/);
     expect(run.stderr).not.toMatch(/EADDRINUSE/);
@@ -34,7 +35,7 @@ describe('mcbridge run on a taken API port', { timeout: 60_000 }, () => {
     const port = (other.address() as net.AddressInfo).port;
     try {
       const run = await runCli(['run', '--sim', '--no-config', '--api-port', String(port)]);
-      expect(run.code).toBe(1);
+      expect(run.code).toBe(2);
       expect(run.stderr).toContain('is taken by a process that is not an mcbridge daemon');
       expect(run.stderr).toContain(`ss -ltnp 'sport = :${port}'`);
     } finally {

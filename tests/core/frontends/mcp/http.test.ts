@@ -243,10 +243,10 @@ describe('mcbridge mcp over streamable HTTP', { timeout: 60_000 }, () => {
       expect((await raw(second.endpoint.port, { body: INITIALIZE, headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     });
 
-    it('the CLI refuses a non-loopback bind without a token', async () => {
+    it('the CLI refuses a non-loopback bind without a token: a usage error (exit 2)', async () => {
       const { code, stderr } = await runNode([BIN, 'mcp', '--transport', 'http', '--host', '0.0.0.0', '--port', '0', '--api-port', String(await freePort())], { env: { MCBRIDGE_MCP_TOKEN: '' } });
-      expect(code).toBe(1);
-      expect(stderr).toMatch(/refusing to serve MCP on 0\.0\.0\.0 without a token.*\[invalid_params\]/);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(/refusing to serve MCP on 0\.0\.0\.0 without a token.*Pass --token auto/);
     });
   });
 });
