@@ -57,3 +57,9 @@ export async function portTakenError(address: TakenPort): Promise<McbridgeError>
     { reason: 'port_taken', host, port, ...(role === 'api' ? {} : { role }), ...(holder.pid ? { pid: holder.pid } : {}) },
   );
 }
+
+/** Whether `err` is the error above (or the bare one it stands for). */
+export function isPortTaken(err: unknown): boolean {
+  if ((err as NodeJS.ErrnoException)?.code === 'EADDRINUSE') return true;
+  return err instanceof McbridgeError && (err.details as { reason?: unknown } | undefined)?.reason === 'port_taken';
+}

@@ -5,6 +5,7 @@
  */
 import type { LoadedConfig } from '../../daemon/config/load.js';
 import { startDaemon, type Daemon, type DaemonOptions } from '../../daemon/daemon.js';
+import { isPortTaken } from '../../daemon/port-taken.js';
 import type { DaemonAddress } from '../../daemon/unreachable.js';
 
 export type EmbeddedDaemonOptions = Omit<DaemonOptions, 'api' | 'config'> & {
@@ -38,7 +39,8 @@ export class EmbeddedDaemon {
     try {
       this.daemon = await startDaemon(daemonOptions);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+      // The daemon says a taken port in its own words (core/daemon/port-taken.ts), not as EADDRINUSE.
+      if (!isPortTaken(err)) throw err;
       this.daemon = await startDaemon({ ...daemonOptions, api: { ...options.api, port: 0 } });
     }
     return this.daemon.apiAddress;
