@@ -215,7 +215,9 @@ async function buildTarget(spec: TargetSpec & { simDir?: string }, targets: Targ
     // A world folder, so fork works on --sim.
     const control = spec.sim.control === true || link.transport === 'control';
     const { control: _asked, ...simOptions } = spec.sim;
-    sim = await startSim({ vantage, port: 0, worldDisk: {}, ...simOptions, ...(control ? { control: true } : {}), ...(spec.simDir !== undefined ? { dir: spec.simDir } : {}) });
+    // Ids of its own per target, so an id names its target; the one target of `--sim` keeps the usual ones.
+    const name = spec.name === DEFAULT_TARGET ? {} : { name: spec.name };
+    sim = await startSim({ vantage, port: 0, worldDisk: {}, ...name, ...simOptions, ...(control ? { control: true } : {}), ...(spec.simDir !== undefined ? { dir: spec.simDir } : {}) });
     // An embedded sim gives the link its address, its certificate's pin and its credential.
     link = control ? { transport: 'control', ...embeddedControl(sim) } : { ...(link as Extract<LinkSettings, { modPort?: number }>), modPort: sim.port };
     simDriver = { plugin: simDriverPlugin(sim), source: 'built-in' };

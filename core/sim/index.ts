@@ -16,7 +16,7 @@ import { errorReply, textEvent, type Plan, type Reply } from './host.js';
 import { javaTrim } from './java-text.js';
 import { toJavaJson } from './json.js';
 import { JavaLineReader } from './line-reader.js';
-import { SeededRandom } from './random.js';
+import { namedSeed, SeededRandom } from './random.js';
 import { SerialQueue } from './serial-queue.js';
 import { matchServerVerb, planServerVerb, SERVER_CAPABILITIES } from './server-vantage.js';
 import { checkSimOptions } from './options.js';
@@ -64,6 +64,8 @@ export interface SimOptions {
   capabilities?: string[];
   /** Seeds every generated UUID and context id. Default 1. */
   seed?: number;
+  /** Whose ids (a daemon's target name): the seed and the default world's UUIDs derive from it. Default: none. */
+  name?: string;
   /** Ticks per second of the automatic tick loop. Default 20. */
   tps?: number;
   /** false: no timer; call sim.tick(n) to advance. Default true. */
@@ -246,9 +248,9 @@ export class SimulatedMod {
     this.eventsFile = path.join(this.modDir, 'events.jsonl');
     this.samplesFile = path.join(this.modDir, 'samples.jsonl');
     this.snapshotsDir = path.join(this.modDir, 'snapshots');
-    this.random = new SeededRandom(options.seed ?? 1);
+    this.random = new SeededRandom(options.name === undefined ? (options.seed ?? 1) : namedSeed(options.name, options.seed ?? 1));
     this.clock = options.now ?? Date.now;
-    const spec: WorldSpec = { ...defaultWorld(), ...options.world };
+    const spec: WorldSpec = { ...defaultWorld(options.name), ...options.world };
     if (options.players) spec.players = options.players;
     if (options.entities) spec.entities = options.entities;
     this.worldRoot = path.join(this.dir, spec.levelName);

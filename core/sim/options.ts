@@ -116,6 +116,7 @@ export const simOptionsSchema = z
     version: z.string().min(1).optional(),
     capabilities: z.array(z.string()).optional(),
     seed: int.optional(),
+    name: z.string().min(1).max(64).optional(),
     tps: finite.positive().max(1000).optional(),
     autoTick: z.boolean().optional(),
     lineEnding: z.enum(['\n', '\r\n']).optional(),

@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { v4Uuid } from './uuid.js';
+
 /**
  * Seeded PRNG (mulberry32) so every UUID and context id the sim invents is reproducible
  * from the `seed` option.
@@ -24,11 +27,11 @@ export class SeededRandom {
 
   /** A version-4 UUID, dashed and lower-case, like `UUID.randomUUID()`. */
   uuid(): string {
-    const hex = [0, 1, 2, 3].map(() => this.nextUint32().toString(16).padStart(8, '0')).join('');
-    const chars = hex.split('');
-    chars[12] = '4';
-    chars[16] = ((parseInt(chars[16], 16) & 0x3) | 0x8).toString(16);
-    const h = chars.join('');
-    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+    return v4Uuid([0, 1, 2, 3].map(() => this.nextUint32().toString(16).padStart(8, '0')).join(''));
   }
+}
+
+/** The seed of the sim named `name` (a daemon's target): its own stream of UUIDs and context ids, the same on every start. */
+export function namedSeed(name: string, seed: number): number {
+  return createHash('sha256').update(`${name}\0${seed}`).digest().readUInt32BE(0);
 }

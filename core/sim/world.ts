@@ -7,7 +7,7 @@
 import { normaliseId, typeInfo } from './entity-types.js';
 import type { SeededRandom } from './random.js';
 import type { Tag } from './snbt.js';
-import { parseUuid } from './uuid.js';
+import { namedUuid, parseUuid } from './uuid.js';
 
 export type GameMode = 'survival' | 'creative' | 'adventure' | 'spectator';
 export const GAME_MODES: readonly GameMode[] = ['survival', 'creative', 'adventure', 'spectator'];
@@ -129,9 +129,10 @@ export const RESTING_VY = -0.0784000015258789;
 /**
  * The world every sim starts with unless told otherwise. Entities load before Steve joins, so
  * Steve comes last in tick order. Steve looks north and 45° down at the stone floor block
- * (0, 63, -2).
+ * (0, 63, -2). With `name` (the sim's, a daemon's target) every UUID is that name's own.
  */
-export function defaultWorld(): WorldSpec {
+export function defaultWorld(name?: string): WorldSpec {
+  const id = (uuid: string) => (name === undefined ? uuid : namedUuid(name, uuid));
   return {
     levelName: 'world',
     dimensions: [OVERWORLD, THE_NETHER, THE_END],
@@ -140,20 +141,20 @@ export function defaultWorld(): WorldSpec {
     spawn: { x: 0, y: 64, z: 0 },
     floorY: 63,
     entities: [
-      { type: 'minecraft:pig', uuid: '1f6a3c2e-8b4d-4f7a-9e05-3c2b1a0f9e8d', x: 3.5, y: 64, z: 2.5, yaw: 90 },
-      { type: 'minecraft:cow', uuid: '2a7b4d3f-9c5e-4a8b-8f16-4d3c2b1a0f9e', x: -4.5, y: 64, z: 3.5, yaw: 0 },
-      { type: 'minecraft:zombie', uuid: '3b8c5e4a-0d6f-4b9c-a027-5e4d3c2b1a0f', x: 6.5, y: 64, z: -5.5, yaw: -90 },
-      { type: 'minecraft:chicken', uuid: '4c9d6f5b-1e7a-4cad-b138-6f5e4d3c2b1a', x: 1.5, y: 64, z: 6.5, yaw: 180 },
+      { type: 'minecraft:pig', uuid: id('1f6a3c2e-8b4d-4f7a-9e05-3c2b1a0f9e8d'), x: 3.5, y: 64, z: 2.5, yaw: 90 },
+      { type: 'minecraft:cow', uuid: id('2a7b4d3f-9c5e-4a8b-8f16-4d3c2b1a0f9e'), x: -4.5, y: 64, z: 3.5, yaw: 0 },
+      { type: 'minecraft:zombie', uuid: id('3b8c5e4a-0d6f-4b9c-a027-5e4d3c2b1a0f'), x: 6.5, y: 64, z: -5.5, yaw: -90 },
+      { type: 'minecraft:chicken', uuid: id('4c9d6f5b-1e7a-4cad-b138-6f5e4d3c2b1a'), x: 1.5, y: 64, z: 6.5, yaw: 180 },
       {
         type: 'minecraft:item',
-        uuid: '5d0e7a6c-2f8b-4dbe-8249-7a6f5e4d3c2b',
+        uuid: id('5d0e7a6c-2f8b-4dbe-8249-7a6f5e4d3c2b'),
         x: 2.25,
         y: 64,
         z: -1.75,
         item: { id: 'minecraft:diamond', count: 1 },
       },
     ],
-    players: [{ name: 'Steve', uuid: STEVE_UUID, x: 0.5, y: 64, z: 0.5, gameMode: 'survival', yaw: 180, pitch: 45 }],
+    players: [{ name: 'Steve', uuid: id(STEVE_UUID), x: 0.5, y: 64, z: 0.5, gameMode: 'survival', yaw: 180, pitch: 45 }],
     blocks: [],
   };
 }
