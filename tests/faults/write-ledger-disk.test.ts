@@ -31,7 +31,7 @@ function folder() {
     () => fs.rmSync(dir, { recursive: true, force: true }),
     () => processes.stopAll(),
   );
-  const start = (args: string[] = ['--sim']) => startDaemonProcess(processes, args, { MCBRIDGE_STATE_DIR: '' });
+  const start = (args: string[] = ['--sim'], stateDir = '') => startDaemonProcess(processes, args, { MCBRIDGE_STATE_DIR: stateDir });
   return { dir, state, start, ledger: path.join(state, 'write-ledger-default.json') };
 }
 
@@ -153,6 +153,23 @@ describe('the write ledger file under a failing disk', () => {
     expect(fs.statSync(status.setAside as string).isFIFO()).toBe(true);
     await api.call('command', { command: 'say after the pipe', request_id: 'pipe-1' });
     await waitUntil(() => fs.existsSync(ledger) && storedIds(ledger).includes('pipe-1'), 5_000, 'the entry on disk');
+  }, 60_000);
+});
+
+describe('MCBRIDGE_STATE_DIR=none', () => {
+  it('keeps the ledger in memory only: no file, none in status, resends of this run still answered', async () => {
+    const { ledger, state, start } = folder();
+    const daemon = await start(['--sim'], 'none');
+    const api = await client(daemon);
+    await api.call('command', { command: 'say in memory', request_id: 'mem-1' });
+    expect(await api.call('command', { command: 'say in memory', request_id: 'mem-1' })).toMatchObject({ duplicate: true });
+    const writes = ((await api.call('status', {})) as { link: { writes: Record<string, unknown> } }).link.writes;
+    expect(writes).toMatchObject({ tracked: 1 });
+    expect(writes.file).toBeUndefined();
+    await daemon.kill('SIGTERM');
+    expect(fs.existsSync(ledger)).toBe(false);
+    expect(fs.readdirSync(state)).toEqual([]);
+    expect(fs.existsSync(path.join(path.dirname(state), 'none'))).toBe(false);
   }, 60_000);
 });
 
