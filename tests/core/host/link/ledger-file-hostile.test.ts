@@ -128,6 +128,28 @@ describe('what the ledger writes, it reads back', () => {
   });
 });
 
+describe('a link planted as the temporary file', () => {
+  it('is never written through: the save fails (ELOOP), the link is removed, the next save lands; its target is untouched', async () => {
+    const file = tmpFile();
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const victim = path.join(path.dirname(file), 'victim.txt');
+    fs.writeFileSync(victim, 'keep me');
+    fs.symlinkSync(victim, `${file}.tmp`);
+    const ledger = open(file);
+    await sendWrite(ledger, 'l-1', 'CMD say 1', async () => ack('1'));
+    expect(fs.readFileSync(victim, 'utf8')).toBe('keep me');
+    expect(ledger.summary().file).toMatchObject({ failing: true, lastError: expect.stringMatching(/^ELOOP/), unsafeSends: 1 });
+    const onDisk: boolean[] = [];
+    await sendWrite(ledger, 'l-2', 'CMD say 2', async () => {
+      onDisk.push(ids(file).includes('l-2'));
+      return ack('2');
+    });
+    expect(onDisk).toEqual([true]);
+    expect(fs.readFileSync(victim, 'utf8')).toBe('keep me');
+    expect(fs.lstatSync(file).isFile()).toBe(true);
+  });
+});
+
 describe('one writer per ledger file', () => {
   it('a second ledger on a file in use keeps to memory and says so; the first one’s file is untouched; once given up, the next takes it', async () => {
     const file = tmpFile();
