@@ -37,7 +37,7 @@ export interface DaemonOptions {
   configDir?: string;
   /**
    * The folder of the daemon's state files (each target's write ledger); default `.mcbridge` in
-   * `configDir` when given, else MCBRIDGE_STATE_DIR, else `.mcbridge` beside the config file (the
+   * `configDir` when given, else MCBRIDGE_STATE_DIR (`none`: memory only), else `.mcbridge` beside the config file (the
    * working directory without one). False keeps the ledgers in memory only.
    */
   stateDir?: string | false;
@@ -193,14 +193,16 @@ function embeddedControl(sim: SimulatedMod): { address: string; pin: string; tok
 
 /**
  * Where the write ledgers live (docs/control.md, "Writes whose result is unknown"): `stateDir`;
- * else `.mcbridge` in the `configDir` given; else MCBRIDGE_STATE_DIR; else `.mcbridge` beside the
- * config file, or in the working directory. Null: in memory only.
+ * else `.mcbridge` in the `configDir` given; else MCBRIDGE_STATE_DIR (`none`: in memory only);
+ * else `.mcbridge` beside the config file, or in the working directory. Null: in memory only.
  */
 function stateDirOf(options: DaemonOptions): string | null {
   if (options.stateDir === false) return null;
   if (options.stateDir !== undefined) return path.resolve(options.stateDir);
   if (options.configDir !== undefined) return path.resolve(options.configDir, STATE_DIR);
   const fromEnv = process.env.MCBRIDGE_STATE_DIR;
+  // A read-only disk, or the behaviour before the ledger had a file.
+  if (fromEnv === 'none') return null;
   return path.resolve(fromEnv ? fromEnv : path.join(options.config?.loaded.dir ?? process.cwd(), STATE_DIR));
 }
 

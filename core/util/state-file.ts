@@ -3,6 +3,7 @@
  * atomically, written off the event loop, and never able to stop the daemon. A full disk or a
  * read-only folder is a condition to report and count, not an exception in a timer.
  */
+import { constants } from 'node:fs';
 import { mkdir, open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -15,7 +16,8 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
   await mkdir(dirname(file), { recursive: true });
   const tmp = `${file}.tmp`;
   try {
-    const handle = await open(tmp, 'w', options.mode ?? 0o600);
+    // Never through a link planted as the temporary file: that would write over its target. The failure unlinks it.
+    const handle = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, options.mode ?? 0o600);
     try {
       await handle.writeFile(data);
       await handle.sync();

@@ -45,8 +45,8 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   });
 }
 
-export function spawnChild(name: string, args: string[]): Child {
-  const proc = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] });
+export function spawnChild(name: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Child {
+  const proc = spawn(process.execPath, args, { cwd: options.cwd ?? repoRoot, stdio: ['pipe', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}) });
   const child: Child = {
     name,
     proc,

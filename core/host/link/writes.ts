@@ -59,6 +59,10 @@ export const KEEP_WHOLE_BYTES = 64 * 1024;
 /** A field of a cut answer is kept when its JSON is at most this long. */
 const SMALL_FIELD_BYTES = 512;
 const ENTRY_OVERHEAD = 256;
+/** Writes in flight (admitted, not answered) one ledger tracks: each is kept until it settles, so the file stays readable. */
+export const MAX_IN_FLIGHT = 4096;
+/** A kept error's message and details: an answer repeated to a resend, not a log (a mod's error may echo megabytes). */
+export const KEEP_ERROR_CHARS = 4096;
 
 /** What a write asked (its verb and arguments), so an id reused for another payload is told apart. */
 export function fingerprintOf(line: string): string {
@@ -86,6 +90,17 @@ export function keptReply(reply: ModReply): { reply: ModReply; bytes: number } {
     note: `the stored answer was ${size} bytes; only its small fields were kept (the first answer had it whole)`,
   } as ModReply;
   return { reply: kept, bytes: Buffer.byteLength(JSON.stringify(kept)) };
+}
+
+/** An error as the ledger keeps it: its message and details bounded, a cut said as such, its code and outcome whole. */
+export function keptError(error: McbridgeError): McbridgeError {
+  const long = error.message.length > KEEP_ERROR_CHARS;
+  const details = error.details === undefined || (JSON.stringify(error.details)?.length ?? 0) <= KEEP_ERROR_CHARS ? error.details : { detailsCut: true };
+  if (!long && details === error.details) return error;
+  // The cut and its note within the bound: read back, it is not cut again.
+  const message = long ? `${error.message.slice(0, KEEP_ERROR_CHARS - 40)}… (cut: ${error.message.length} characters)` : error.message;
+  const kept = new McbridgeError(error.code, message, details);
+  return error.outcome ? kept.withOutcome(error.outcome) : kept;
 }
 
 /** A failure's share of the ledger's bytes. */
@@ -116,6 +131,7 @@ function toStored(id: string, entry: Entry): StoredEntry {
 export class WriteLedger {
   private readonly entries = new Map<string, Entry>();
   private bytesHeld = 0;
+  private inFlight = 0;
   private readonly file: LedgerFile | null;
 
   constructor(
@@ -145,6 +161,14 @@ export class WriteLedger {
     }
     // The server's own ledger answers an unknown id sent again, but only within its run: one of an earlier daemon's is never resent.
     if (!known || (resendUnknown && known.state === 'unknown' && !known.previous)) {
+      if (this.inFlight >= MAX_IN_FLIGHT) {
+        return new McbridgeError(
+          'busy',
+          `${this.inFlight} writes are in flight on this target, the most the daemon tracks, so '${line.slice(0, 120)}' was not sent. Wait for some to be answered, then send it again (with the same request id: it is safe)`,
+          { requestId: id, inFlight: this.inFlight },
+          { retryable: true, resultUnknown: false, requestId: id },
+        );
+      }
       this.put(id, { state: 'pending', at: Date.now(), fingerprint, operation: operationOf(line), bytes: ENTRY_OVERHEAD });
       return null;
     }
@@ -183,7 +207,10 @@ export class WriteLedger {
       const kept = keptReply(reply ?? { type: 'result' });
       this.put(id, { state: 'completed', at, fingerprint, operation, bytes: ENTRY_OVERHEAD + kept.bytes, reply: kept.reply });
     } else if (error.outcome?.retryable) this.remove(id);
-    else this.put(id, { state: error.outcome?.resultUnknown ? 'unknown' : 'failed', at, fingerprint, operation, bytes: errorBytes(error), error });
+    else {
+      const kept = keptError(error);
+      this.put(id, { state: error.outcome?.resultUnknown ? 'unknown' : 'failed', at, fingerprint, operation, bytes: errorBytes(kept), error: kept });
+    }
     this.prune();
   }
 
@@ -250,21 +277,25 @@ export class WriteLedger {
       const cause =
         s.state === 'pending' ? new McbridgeError('unavailable', 'the daemon stopped before its answer came') : new McbridgeError(s.error.code as ErrorCode, s.error.message, s.error.details);
       const state = s.state === 'failed' ? 'failed' : 'unknown';
-      const error = cause.withOutcome({ retryable: false, resultUnknown: state === 'unknown', requestId: s.id });
+      const error = keptError(cause.withOutcome({ retryable: false, resultUnknown: state === 'unknown', requestId: s.id }));
       this.put(s.id, { ...base, state, error, bytes: errorBytes(error), ...(state === 'unknown' ? { previous: true as const } : {}) });
     }
     this.prune();
   }
 
   private put(id: string, entry: Entry): void {
-    this.bytesHeld += entry.bytes - (this.entries.get(id)?.bytes ?? 0);
+    const before = this.entries.get(id);
+    this.inFlight += (entry.state === 'pending' ? 1 : 0) - (before?.state === 'pending' ? 1 : 0);
+    this.bytesHeld += entry.bytes - (before?.bytes ?? 0);
     this.entries.set(id, entry);
     this.file?.put(id, toStored(id, entry));
     this.file?.changed();
   }
 
   private remove(id: string): void {
-    this.bytesHeld -= this.entries.get(id)?.bytes ?? 0;
+    const before = this.entries.get(id);
+    if (before?.state === 'pending') this.inFlight -= 1;
+    this.bytesHeld -= before?.bytes ?? 0;
     this.entries.delete(id);
     this.file?.remove(id);
     this.file?.changed();

@@ -12,7 +12,7 @@ import { McbridgeError } from '../../../../core/host/errors.js';
 import { MAX_FILE_BYTES, readLedgerFile } from '../../../../core/host/link/ledger-file.js';
 import type { ModReply } from '../../../../core/host/link/replies.js';
 import { fingerprintOf, KEEP_WHOLE_BYTES, LEDGER_BYTES, LEDGER_ENTRIES, sendWrite, WriteLedger } from '../../../../core/host/link/writes.js';
-import type { Logger } from '../../../../core/util/log.js';
+import { recorder, writeLedgerFile } from './ledger-support.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -23,13 +23,6 @@ function tmpFile(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcbridge-ledger-file-'));
   dirs.push(dir);
   return path.join(dir, '.mcbridge', 'write-ledger-default.json');
-}
-
-/** A logger that keeps its warnings. */
-function recorder(): { log: Logger; warnings: string[] } {
-  const warnings: string[] = [];
-  const log = { warn: (_: unknown, msg: string) => warnings.push(msg), info: () => {} } as unknown as Logger;
-  return { log, warnings };
 }
 
 function open(file: string, log = recorder().log): WriteLedger {
@@ -43,12 +36,6 @@ function storedEntry(file: string, id: string): Record<string, unknown> | undefi
 
 const ack = (detail: string): ModReply => ({ type: 'cmd_ack', detail });
 const never = () => new Promise<ModReply>(() => {});
-
-/** A file as a daemon writes it, with `entries`. */
-function writeLedgerFile(file: string, entries: unknown[]): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify({ format: 'mcbridge-write-ledger', version: 1, savedAt: Date.now(), entries }));
-}
 
 const completed = (id: string, reply: ModReply) => ({ id, at: Date.now(), fingerprint: fingerprintOf(`CMD ${id}`), operation: 'CMD', state: 'completed', reply });
 
@@ -123,7 +110,30 @@ describe('the write ledger on disk', () => {
     ['not JSON', (f) => fs.writeFileSync(f, 'garbage{'), /not JSON/],
     ['cut short', cut, /not JSON \(cut short/],
     ['another shape', (f) => fs.writeFileSync(f, JSON.stringify({ entries: [] })), /not a write ledger this daemon wrote: format/],
-    ['an entry of the wrong shape', (f) => writeLedgerFile(f, [{ id: 'x', state: 'completed', at: 1, fingerprint: 'nothex', operation: 'CMD' }]), /not a write ledger this daemon wrote: entries\.0/],
+    [
+      'of another target',
+      (f) => fs.writeFileSync(f, JSON.stringify({ format: 'mcbridge-write-ledger', version: 1, target: 'other', savedAt: 1, entries: [completed('a', ack('a'))] })),
+      /the write ledger of target 'other', not of 'default'/,
+    ],
+    ['naming no target', (f) => fs.writeFileSync(f, JSON.stringify({ format: 'mcbridge-write-ledger', version: 1, savedAt: 1, entries: [] })), /not a write ledger this daemon wrote: target/],
+    [
+      'that is a symbolic link to a good ledger elsewhere',
+      (f) => {
+        const elsewhere = `${path.dirname(f)}/elsewhere.json`;
+        writeLedgerFile(elsewhere, [completed('a', ack('a'))]);
+        fs.rmSync(f);
+        fs.symlinkSync(elsewhere, f);
+      },
+      /symbolic link/,
+    ],
+    [
+      'that is a folder',
+      (f) => {
+        fs.rmSync(f);
+        fs.mkdirSync(f);
+      },
+      /not a plain file \(a folder\)/,
+    ],
     [
       'too many entries',
       (f) =>
