@@ -157,6 +157,14 @@ describe('topLevelValueSpan on text that is not one valid object', () => {
       '{k:1}',
       '{"a":1,k:2}',
       '{"a":"\\"}',
+      // Not an object's opening, a key's opening quote, a colon or a comma, where the rest would parse.
+      'x"k":1}',
+      '{xk":1}',
+      '{"k"=1}',
+      '{"k":1 ;"b":2}',
+      '{"k":1]}',
+      // A key cut off after an escape: null, not JSON.parse's throw.
+      '{"\\ab',
     ]) {
       expect(topLevelValueSpan(text, 'k'), JSON.stringify(text)).toBeNull();
     }
@@ -168,6 +176,10 @@ describe('topLevelValueSpan on text that is not one valid object', () => {
       expect(value(`{${ws}"k"${ws}:${ws}true${ws}}`, 'k'), JSON.stringify(ws)).toBe('true');
     }
     expect(value('{"k":false}', 'k')).toBe('false');
+    // A string runs to its closing quote, over spaces, commas and braces.
+    expect(value('{"k":"a b, c}","z":1}', 'k')).toBe('"a b, c}"');
+    // A key with no escape is compared as written, never parsed (this one holds a raw tab).
+    expect(value('{"a\tb":1,"k":2}', 'k')).toBe('2');
     expect(value('{"a":[1,2],"k":3}', 'k')).toBe('3');
   });
 

@@ -104,8 +104,8 @@ describe('EventLog bounds', () => {
   it('holds one event or one byte at the least, and says so otherwise', () => {
     expect(new EventLog({ capacity: 1 }).capacity).toBe(1);
     expect(new EventLog({ maxBytes: 1 }).maxBytes).toBe(1);
-    expect(caught(() => new EventLog({ capacity: 0 })).message).toBe('the event buffer must hold at least 1 event, got 0');
-    expect(caught(() => new EventLog({ maxBytes: 0 })).message).toBe('the event buffer must hold at least 1 byte, got 0');
+    expect(caught(() => new EventLog({ capacity: 0 }))).toMatchObject({ code: 'invalid_params', message: 'the event buffer must hold at least 1 event, got 0' });
+    expect(caught(() => new EventLog({ maxBytes: 0 }))).toMatchObject({ code: 'invalid_params', message: 'the event buffer must hold at least 1 byte, got 0' });
   });
 
   it('keeps events whose text fills maxBytes exactly, and evicts at one byte over', () => {
@@ -129,7 +129,10 @@ describe('the words of the refusals', () => {
     expect(caught(() => log.position({ seq: 1.5 })).message).toBe('since must be a whole seq number, got 1.5');
     expect(caught(() => parseCursor(-1)).message).toBe('since must be a seq number or an eventId "<streamId>:<seq>", got -1');
     expect(caught(() => parseCursor('x:y')).message).toBe('since must be a seq number or an eventId "<streamId>:<seq>", got "x:y"');
-    expect(caught(() => followEvents(log, { categories: ['chatter' as never] })).message).toBe("unknown event category 'chatter'; use one of hello, chat, game, mark, sample, error, other");
+    expect(caught(() => followEvents(log, { categories: ['chatter' as never] }))).toMatchObject({
+      code: 'invalid_params',
+      message: "unknown event category 'chatter'; use one of hello, chat, game, mark, sample, error, other",
+    });
     const aborted = AbortSignal.abort();
     const early = await log.waitFor(() => true, { signal: aborted }).catch((e: unknown) => e);
     expect(early).toMatchObject({ code: 'cancelled', message: 'the wait was cancelled' });
