@@ -190,8 +190,9 @@ describe('MCP front-end (in-memory client)', () => {
   });
 
   it('keeps the surface across a daemon restart and reconnects', async () => {
-    const apiPort = await freePort();
-    const first = await startStack({ daemon: { api: { port: apiPort } } });
+    // A port the first daemon picks itself: a free port asked for beforehand can be taken by another test first.
+    const first = await startStack({ daemon: { api: { port: 0 } } });
+    const apiPort = first.daemon.apiAddress.port;
     const f = frontend(apiPort);
     const c = await session(f);
     expect(await listedNames(c)).toContain('mc_state');
