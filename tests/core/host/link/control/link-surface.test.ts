@@ -109,6 +109,10 @@ describe('before a session', () => {
       sessionId: null,
       limits: null,
       lastSeq: 0,
+      // The keep-alive of the default 300 s idle time; no session, so no silence measured.
+      liveness: { pingMs: 15_000, deadMs: 25_000, silentSessions: 0, pings: 0, silentMs: null },
+      events: { events: 0, replayed: 0, duplicates: 0, lost: 0, gaps: 0, runChanges: 0, badEnvelopes: 0 },
+      writes: { tracked: 0, unknown: 0, bytes: 0 },
     });
     expect(linkOf({ address: 'h:1' }).serverDir).toBeNull();
     expect(linkOf({ address: 'h:1' }).status().control).toMatchObject({ trust: 'pin' });
