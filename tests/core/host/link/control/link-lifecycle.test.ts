@@ -290,3 +290,32 @@ describe('the link holds to its own bounds', () => {
     expect(server.frames.filter((f) => f.op === 'request_status')).toHaveLength(64);
   });
 });
+
+describe('reconnecting', () => {
+  /** When each hello of a server that refuses every session came. */
+  async function attempts(count: number, options: Partial<ControlLinkOptions>) {
+    const at: number[] = [];
+    const server = await fixture.server((s) => {
+      at.push(Date.now());
+      s.end(encodeFrame({ type: 'error', code: 'maintenance' }));
+    });
+    start(server, options);
+    await waitUntil(() => at.length >= count, 10_000, `${count} attempts`);
+    return at;
+  }
+
+  it('the pauses follow the options given: at most 40 ms, ten attempts well within 4 s (5 s apart at the default cap)', async () => {
+    const at = await attempts(10, {});
+    expect(at[9]! - at[0]!).toBeLessThan(4_000);
+  });
+
+  it('the first pause is the given minimum: 20 ms, not the default 250', async () => {
+    const at = await attempts(2, { reconnectMaxMs: 1_000 });
+    expect(at[1]! - at[0]!).toBeLessThan(200);
+  });
+
+  it('without options the first pause is about 250 ms (less its jitter), not none', async () => {
+    const at = await attempts(2, { reconnectMinMs: undefined, reconnectMaxMs: undefined });
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(200);
+  });
+});
