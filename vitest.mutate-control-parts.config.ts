@@ -16,5 +16,7 @@ export default defineConfig({
     ...kernel.test,
     include: ['tests/core/host/link/control/frames.test.ts', 'tests/core/host/link/control/*-parts.test.ts'],
     exclude: kernel.test?.exclude ?? [],
+    // One copy of core's modules for every file (as in vitest.mutate-control.config.ts).
+    isolate: false,
   },
 });

@@ -133,9 +133,12 @@ describe('the request queue', () => {
     const a = req();
     const b = req();
     const c = req();
+    expect(q.status()).toEqual({ inFlight: [], queued: 0, oldestQueuedMs: null });
     const answers = [a, b, c].map((r) => q.enqueue(r));
     expect(q.queued).toBe(3);
     expect(q.has(a.id)).toBe(true);
+    // Only its own id: others waiting make no other id busy.
+    expect(q.has('nobody')).toBe(false);
     vi.advanceTimersByTime(250);
     expect(q.status()).toEqual({ inFlight: [], queued: 3, oldestQueuedMs: 250 });
     attach(2);
@@ -267,10 +270,11 @@ describe('the request queue', () => {
   it('an abort cancels it where it is, once, and lets the next one out', async () => {
     const { q, sent, attach } = queue();
     const listeners = new Set<() => void>();
+    // Keyed by the event's name, as an AbortSignal is: a listener for another event never fires on abort.
     const signal = {
       aborted: false,
-      addEventListener: (_t: 'abort', l: () => void) => listeners.add(l),
-      removeEventListener: (_t: 'abort', l: () => void) => listeners.delete(l),
+      addEventListener: (t: 'abort', l: () => void) => t === 'abort' && listeners.add(l),
+      removeEventListener: (t: 'abort', l: () => void) => t === 'abort' && listeners.delete(l),
     };
     attach(1);
     const first = failure(q.enqueue(req({ signal, line: 'first' })));

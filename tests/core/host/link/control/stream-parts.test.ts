@@ -87,6 +87,7 @@ describe('event envelopes', () => {
     t.welcome(welcome('r1'));
     t.envelope(env(1));
     expect(t.envelope(env(2 + MAX_SEQ_LEAD))).toBe(false);
+    expect(t.stats.badEnvelopes).toBe(1);
     expect(t.envelope(env(1 + MAX_SEQ_LEAD))).toBe(true);
     expect(MAX_SEQ_LEAD).toBe(1_048_576);
     const { s: u } = stream();
@@ -96,6 +97,10 @@ describe('event envelopes', () => {
     const { s: v } = stream();
     v.welcome(welcome('r1', { lost: false, to: 2 ** 60 }));
     expect(v.envelope(env(2 ** 40))).toBe(true);
+    // A `to` that is no whole number is no horizon either: the first seq is taken wherever it is.
+    const { s: w } = stream();
+    w.welcome(welcome('r1', { lost: false, to: 1.5 }));
+    expect(w.envelope(env(2 ** 40))).toBe(true);
   });
 
   it("a later welcome of a new run says so and starts the seqs again; the first session's is no change", () => {

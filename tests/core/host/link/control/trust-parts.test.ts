@@ -57,6 +57,12 @@ describe('the credential', () => {
     expect(readCredential({ tokenFile: file, tokenEnv: 'UNUSED' }, {})).toEqual({ token: TOKEN, id: 'tk_abc', secret: 'secret-123_X', source: `file ${file}` });
     fs.writeFileSync(file, `${' '.repeat(4096)}${TOKEN}`);
     expect(thrown(() => readCredential({ tokenFile: file })).message).toMatch(/is not of the form/);
+    // Each read closes its file: a token read at every connect must not leak a descriptor.
+    const open = () => fs.readdirSync('/proc/self/fd').length;
+    fs.writeFileSync(file, TOKEN);
+    const before = open();
+    for (let i = 0; i < 20; i++) readCredential({ tokenFile: file });
+    expect(open()).toBe(before);
     const missing = path.join(dir, 'none');
     const e = thrown(() => readCredential({ tokenFile: missing }));
     expect([e.code, e.message]).toEqual(['unauthorized', `cannot read the token file ${missing}: ENOENT`]);
@@ -98,6 +104,8 @@ describe('the pin', () => {
     expect(parsePin(`sha256 ${HEX}`)).toBe(HEX);
     expect(parsePin(`Sha-256 :  ${HEX.toUpperCase()}`)).toBe(HEX);
     expect(parsePin(`x${HEX}`)).toBeNull();
+    // The prefix only at the start: hex before a later 'sha256:' is not taken into the pin.
+    expect(parsePin(`ab sha256:${'cd'.repeat(31)}`)).toBeNull();
     expect(parsePin(`sha256:${HEX}\tx`)).toBeNull();
   });
 
@@ -121,6 +129,9 @@ describe('the pin', () => {
     ]);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, `\r\n  \r\nsha256:${HEX}\r\nsha256:${'ff'.repeat(32)}\n`);
+    expect(currentPin({ serverDir: dir })).toEqual({ pin: HEX, source: file });
+    // Lines ended by a bare LF, as the mod writes them on Linux.
+    fs.writeFileSync(file, `sha256:${HEX}\nsha256:${'ff'.repeat(32)}\n`);
     expect(currentPin({ serverDir: dir })).toEqual({ pin: HEX, source: file });
     fs.writeFileSync(file, `${'\n'.repeat(1024)}sha256:${HEX}\n`);
     const far = thrown(() => currentPin({ serverDir: dir }));
