@@ -3,7 +3,7 @@
  * atomically, written off the event loop, and never able to stop the daemon. A full disk or a
  * read-only folder is a condition to report and count, not an exception in a timer.
  */
-import { constants } from 'node:fs';
+import fs, { constants } from 'node:fs';
 import { mkdir, open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -194,5 +194,34 @@ export class StateFile {
     } catch {
       // nothing more to tell
     }
+  }
+}
+
+/**
+ * A file the daemon keeps, read back at most `maxBytes`: never through a symbolic link (it writes
+ * a plain file by rename), never hanging on a pipe in its place. Null when there is none; else
+ * its text, or the problem in words (`what` names the kind of file). Synchronous: such files are read once, at start.
+ */
+export function readOwnFile(file: string, maxBytes: number, what: string): { text: string } | { problem: string } | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    if (code === 'ELOOP') return { problem: 'it is a symbolic link; the daemon writes a plain file there' };
+    return { problem: `cannot open it: ${(err as Error).message}` };
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) return { problem: `it is not a plain file (${stat.isDirectory() ? 'a folder' : 'a pipe, socket or device'})` };
+    if (stat.size > maxBytes) return { problem: `it is ${stat.size} bytes, over the ${maxBytes} ${what} can take` };
+    const buffer = Buffer.alloc(stat.size);
+    const read = fs.readSync(fd, buffer, 0, stat.size, 0);
+    return { text: buffer.subarray(0, read).toString('utf8') };
+  } catch (err) {
+    return { problem: `cannot read it: ${(err as Error).message}` };
+  } finally {
+    fs.closeSync(fd);
   }
 }

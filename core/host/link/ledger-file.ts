@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { StateFile, type StateFileStatus } from '../../util/state-file.js';
+import { readOwnFile, StateFile, type StateFileStatus } from '../../util/state-file.js';
 import { isErrorCode } from '../errors.js';
 import { exceedsJsonDepth, MAX_MOD_LINE_DEPTH } from '../../util/json-depth.js';
 import type { Logger } from '../../util/log.js';
@@ -78,30 +78,9 @@ function trusted(entries: StoredEntry[], now: number): StoredEntry[] {
 
 /** The ledger of `target` at `file`, checked; null when there is none. Synchronous: it is read once, before the first write. */
 export function readLedgerFile(file: string, target = targetOfFile(file)): LedgerRead {
-  let fd: number;
-  try {
-    // Not through a symbolic link (the daemon writes a plain file by rename), and a pipe in its place must not hang the start.
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'ELOOP') return { problem: 'it is a symbolic link; the daemon writes a plain file there' };
-    return { problem: `cannot open it: ${(err as Error).message}` };
-  }
-  let text: string;
-  try {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) return { problem: `it is not a plain file (${stat.isDirectory() ? 'a folder' : 'a pipe, socket or device'})` };
-    const size = stat.size;
-    if (size > MAX_FILE_BYTES) return { problem: `it is ${size} bytes, over the ${MAX_FILE_BYTES} a write ledger can take` };
-    const buffer = Buffer.alloc(size);
-    const read = fs.readSync(fd, buffer, 0, size, 0);
-    text = buffer.subarray(0, read).toString('utf8');
-  } catch (err) {
-    return { problem: `cannot read it: ${(err as Error).message}` };
-  } finally {
-    fs.closeSync(fd);
-  }
+  const read = readOwnFile(file, MAX_FILE_BYTES, 'a write ledger');
+  if (read === null || 'problem' in read) return read;
+  const { text } = read;
   if (exceedsJsonDepth(text, MAX_FILE_DEPTH)) return { problem: `it nests deeper than ${MAX_FILE_DEPTH} levels` };
   let json: unknown;
   try {

@@ -6,6 +6,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { readOwnFile } from '../../util/state-file.js';
+
+/** A lock holds `{"pid":…,"at":…}`: anything longer is not one. */
+const MAX_LOCK_BYTES = 256;
 
 /** Ledger files this process holds: a second link on one file (two targets, a case-folding disk) is held too. */
 const heldHere = new Set<string>();
@@ -24,13 +28,15 @@ function alive(pid: number): boolean {
 
 /** The holder named by a lock file, or null when it is gone (a daemon killed with SIGKILL leaves its lock behind). */
 function holderOf(lock: string, file: string): string | null {
+  // Read as the ledger is: bounded, not through a link, and a pipe in its place must not hang the start.
+  const read = readOwnFile(lock, MAX_LOCK_BYTES, 'a ledger lock');
   let pid: number;
   try {
-    pid = Number((JSON.parse(fs.readFileSync(lock, 'utf8')) as { pid?: unknown }).pid);
+    pid = read !== null && 'text' in read ? Number((JSON.parse(read.text) as { pid?: unknown }).pid) : Number.NaN;
   } catch {
-    // Unreadable or half-written: a creator killed between open and write. Taken over.
-    return null;
+    pid = Number.NaN;
   }
+  // Unreadable, not ours or half-written (a creator killed between open and write): taken over.
   if (!Number.isInteger(pid) || pid <= 0) return null;
   if (pid === process.pid) return heldHere.has(file) ? `another target of this daemon (pid ${pid})` : null;
   return alive(pid) ? `the process ${pid}` : null;
