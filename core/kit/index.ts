@@ -23,4 +23,4 @@ export { isObject, num, str } from './values.js';
 export { CMD_VERB, requestIdParam, STATE_VERB } from './verbs.js';
 // Bounding JSON before it is parsed: a recording or a reply nested deeper than this is refused.
 export { exceedsJsonDepth, MAX_MOD_LINE_DEPTH } from '../util/json-depth.js';
-export { StateFile, writeFileAtomic, type StateFileOptions, type StateFileStatus } from '../util/state-file.js';
+export { readOwnFile, StateFile, writeFileAtomic, type StateFileOptions, type StateFileStatus } from '../util/state-file.js';
