@@ -42,7 +42,7 @@ export interface ServerProcessOptions {
 /** A launch that failed; `code` says which kind, the message what to fix. */
 export class ServerProcessError extends Error {
   constructor(
-    readonly code: 'spawn_failed' | 'journal_failed' | 'already_started',
+    readonly code: 'spawn_failed' | 'journal_failed' | 'already_started' | 'not_started',
     message: string,
     readonly details: Record<string, unknown> = {},
   ) {
@@ -171,6 +171,7 @@ export class ServerProcess {
       throw new ServerProcessError('spawn_failed', spawnProblem(err as NodeJS.ErrnoException, command), { errno: (err as NodeJS.ErrnoException).code, command });
     }
     this.child = child;
+    child.on('error', (err) => this.opts.log.warn({ target, err: String(err) }, 'the server process reported an error'));
     this.startedAt = Date.now();
     const pid = child.pid!;
     child.stdin!.on('error', () => undefined);
@@ -194,7 +195,7 @@ export class ServerProcess {
   /** Ask, then terminate, then kill; resolves once nothing of it runs. */
   async stop(reason = 'asked'): Promise<ExitInfo> {
     const child = this.child;
-    if (!child || !this.leaderExited) throw new ServerProcessError('already_started', 'the server was never started');
+    if (!child || !this.leaderExited) throw new ServerProcessError('not_started', `the server of '${this.opts.target}' was never started`);
     if (child.exitCode === null && child.signalCode === null && !this.requested) {
       this.requested = true;
       this.note(`stopping (${reason}): sending stop`);

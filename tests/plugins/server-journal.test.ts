@@ -3,10 +3,10 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ProcessJournal } from '../../plugins/server/journal.js';
-import { reapLeftovers } from '../../plugins/server/process.js';
-import { alive } from '../../plugins/server/procfs.js';
+import { killMarked, reapLeftovers } from '../../plugins/server/process.js';
+import { alive, MARKER_ENV } from '../../plugins/server/procfs.js';
 import { waitUntil } from '../support/wait-until.js';
 
 const DRIVER = path.resolve(import.meta.dirname, '../support/server-driver.mjs');
@@ -71,5 +71,21 @@ describe('ProcessJournal', () => {
     expect(fs.readdirSync(dir).filter((n) => n.startsWith('processes.json.corrupt-'))).toHaveLength(1);
     await journal.record({ id: 'a', target: 'lab', command: ['x'], cwd: '/', startedAt: 1, marker: 'marker-000000001' });
     expect(journal.entries().map((e) => e.id)).toEqual(['a']);
+  });
+
+  it('killMarked ends every process carrying the marker, in whatever group, and no other', async () => {
+    const forever = ['-e', 'process.on("SIGTERM", () => {}); console.log("ready"); setInterval(() => {}, 1 << 30)'];
+    const marked = spawn(process.execPath, forever, { detached: true, stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, [MARKER_ENV]: 'marker-kill-0001' } });
+    const other = spawn(process.execPath, forever, { detached: true, stdio: 'ignore', env: { ...process.env, [MARKER_ENV]: 'marker-kill-0002' } });
+    const markedExit = new Promise((r) => marked.once('exit', (_c, signal) => r(signal)));
+    // Signalled only once it ignores SIGTERM (its handler set), so only SIGKILL can end it.
+    let ready = '';
+    marked.stdout!.on('data', (d) => (ready += d));
+    await waitUntil(() => ready.includes('ready') && alive(other.pid!), 10_000, 'both to run');
+    onTestFinished(() => void other.kill('SIGKILL'));
+    expect(await killMarked('marker-kill-0001', 300)).toBe(true);
+    expect(await markedExit).toBe('SIGKILL');
+    expect(alive(other.pid!)).toBe(true);
+    expect(await killMarked('marker-kill-0001', 300)).toBe(false);
   });
 });
