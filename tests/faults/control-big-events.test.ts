@@ -65,8 +65,17 @@ describe('a control server sending 80 events of 4 MiB', { timeout: 120_000 }, ()
     expect(far8.events).toMatchObject({ maxBytes: 8 * MiB });
     expect(far8.events.buffered).toBeLessThanOrEqual(2);
     expect(far8.events.evicted).toBeGreaterThanOrEqual(EVENTS - 2);
-    // 320 MiB went through it; a ring counting 256 bytes an event would hold all of it.
-    expect(daemon.rss() - rssBefore).toBeLessThan(150 * MiB);
+    // 320 MiB went through it; a ring counting 256 bytes an event would hold all of it for good.
+    // Right after the flood, RSS still holds garbage not yet collected (166 MiB once on a loaded
+    // machine): what counts is what stays, so it is read while the daemon answers calls, until
+    // it is under the bound or 20 s have passed.
+    const deadline = Date.now() + 20_000;
+    let growth = daemon.rss() - rssBefore;
+    while (growth >= 150 * MiB && Date.now() < deadline) {
+      expect(await call('status', { target: 'far' })).toMatchObject({ ok: true });
+      growth = daemon.rss() - rssBefore;
+    }
+    expect(growth).toBeLessThan(150 * MiB);
     expect(nearAnswers).toBeGreaterThan(0);
     api.close();
   });
