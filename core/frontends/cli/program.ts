@@ -113,7 +113,14 @@ export function buildProgram(): Command {
     .command('targets')
     .description('list the game servers (targets) the daemon reaches: default, link, vantage, CAPS, the tools each hides and why')
     .option('--json', "print the daemon's answer as JSON")
-    .action(async (opts) => (await import('./targets.js')).targetsCommand(opts, await globals()));
+    .option(
+      '--discover <dir>',
+      'instead: look under <dir> for game servers with the mod (mc-agent-server/port.txt), say which answer, and print config for the new ones; needs no daemon, changes nothing',
+    )
+    // --discover reads no daemon options: a config that fails to load is something it reports, not a stop.
+    .action(async (opts) =>
+      opts.discover !== undefined ? (await import('./discover.js')).discoverCommand(opts.discover, { json: opts.json === true }) : (await import('./targets.js')).targetsCommand(opts, await globals()),
+    );
 
   addTableOptions(program.command('mcp').description('serve the toolkit over MCP (stdio, or streamable HTTP), in front of the daemon'), 'mcp')
     .addOption(

@@ -40,6 +40,11 @@ export function readPortFile(file: string): PortFileRead {
     if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
     return { kind: 'bad', problem: `cannot be read (${(err as Error).message})` };
   }
+  return portFileText(text);
+}
+
+/** What a port file's text holds: the bare decimal port (1-65535), or the problem in words. */
+export function portFileText(text: string): { kind: 'ok'; port: number } | { kind: 'bad'; problem: string } {
   const trimmed = text.trim();
   if (!/^[+]?\d+$/.test(trimmed)) {
     return { kind: 'bad', problem: `does not contain a port number (found '${trimmed.slice(0, 40)}')` };
