@@ -101,7 +101,12 @@ function exists(file: string): boolean {
   }
 }
 
-type Probe = Pick<FoundServer, 'state' | 'reason' | 'hello'>;
+/** What a knock learns: the state, why, and the hello. */
+interface Probe {
+  state: ServerState;
+  reason: string | null;
+  hello?: FoundServer['hello'];
+}
 
 /** Knock on 127.0.0.1:port: the mod greets with a hello line (event lines may come first). */
 export function probe(port: number): Promise<Probe> {
@@ -281,7 +286,7 @@ export function discoveryText(d: Discovery, cwd = process.cwd()): string {
   if (d.configError !== undefined) lines.push(`the config did not load, so nothing is marked as configured: ${errorCell(d.configError).cell}`, '');
   if (d.servers.length === 0) lines.push(`no servers under ${d.dir} (a server is a folder with mc-agent-server/port.txt)`);
   else {
-    const rows = [['NAME', 'STATE', 'PORT', 'DIR', 'DETAIL', 'CONFIG']];
+    const rows = [['NAME', 'STATUS', 'PORT', 'DIR', 'DETAIL', 'CONFIG']];
     for (const s of d.servers) {
       const detail = s.hello ? `mod ${String(s.hello.version)}, ${String(s.hello.instance)}, protocol ${String(s.hello.protocol)}` : errorCell(s.reason ?? '').cell;
       rows.push([

@@ -144,7 +144,7 @@ describe('mcbridge targets --discover', { timeout: 60_000 }, () => {
     const run = await runCli(['targets', '--discover', 'servers'], { cwd: root });
     expect(run.code).toBe(0);
     const lines = run.stdout.split('\n');
-    expect(lines[0]).toMatch(/^NAME\s+STATE\s+PORT\s+DIR\s+DETAIL\s+CONFIG$/);
+    expect(lines[0]).toMatch(/^NAME\s+STATUS\s+PORT\s+DIR\s+DETAIL\s+CONFIG$/);
     expect(lines.find((l) => l.startsWith('live '))).toMatch(
       new RegExp(`^live\\s+live\\s+${simPort}\\s+servers/live\\s+mod \\S+, server, protocol 1\\s+\\{ "live": \\{ "serverDir": "servers/live" \\} \\}$`),
     );
