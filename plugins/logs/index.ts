@@ -35,7 +35,6 @@ const logsOptions = z
     pollMs: z.number().int().min(10).max(60_000).default(250),
   })
   .strict();
-type LogsOptions = z.infer<typeof logsOptions>;
 
 /** Facts the host is gaining (HostView.stateDir, targetOptions); read loosely until every host has them. */
 interface HostFacts {
@@ -200,5 +199,4 @@ export function createLogsPlugin() {
   });
 }
 
-export type { LogsOptions };
 export default createLogsPlugin;
