@@ -30,11 +30,15 @@ export class LogCapture {
   private idle: NodeJS.Timeout | null = null;
   private readonly idleMs: number;
   private readonly file: RecordFile | null;
+  /** Where the previous run's log-file follower stopped, from the records file. */
+  readonly resume: { inode: number; offset: number } | undefined;
 
   constructor(private readonly options: CaptureOptions) {
     this.idleMs = options.idleMs ?? 100;
     this.file = options.file ?? null;
-    const restored = this.file?.load().records ?? [];
+    const loaded = this.file?.load();
+    this.resume = loaded?.follow;
+    const restored = loaded?.records ?? [];
     this.ring = new LogRing(options.maxRecords, options.maxBytes, 0);
     for (const record of restored) {
       const { seq, ...entry } = record;

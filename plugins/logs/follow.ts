@@ -35,6 +35,8 @@ export class FileFollower {
   private stopped = false;
   private first = true;
   private running: Promise<void> = Promise.resolve();
+  /** The last bytes read: a file truncated and written past the old offset between two polls no longer has them there. */
+  private tail = Buffer.alloc(0);
   private readonly pollMs: number;
   private readonly readBytes: number;
   private readonly backlogBytes: number;
@@ -92,9 +94,10 @@ export class FileFollower {
         return;
       }
       if (this.handle === null) await this.open();
-      if ((await this.handle!.stat()).size < this.status.offset) {
+      if ((await this.handle!.stat()).size < this.status.offset || !(await this.sameTail())) {
         this.status.truncations += 1;
         this.status.offset = 0;
+        this.tail = Buffer.alloc(0);
       }
       await this.drain();
       this.status.problem = null;
@@ -114,7 +117,15 @@ export class FileFollower {
     else this.status.offset = this.first ? Math.max(0, opened.size - this.backlogBytes) : 0;
     this.first = false;
     this.status.inode = opened.ino;
+    this.tail = Buffer.alloc(0);
     this.status.state = 'following';
+  }
+
+  private async sameTail(): Promise<boolean> {
+    if (this.tail.length === 0 || this.status.offset < this.tail.length) return true;
+    const seen = Buffer.alloc(this.tail.length);
+    const { bytesRead } = await this.handle!.read(seen, 0, seen.length, this.status.offset - this.tail.length);
+    return bytesRead === seen.length && seen.equals(this.tail);
   }
 
   /** Read to the current end in slices; stop() waits for the slice in hand. */
@@ -125,7 +136,9 @@ export class FileFollower {
       if (bytesRead === 0) return;
       this.status.offset += bytesRead;
       this.status.bytesRead += bytesRead;
-      this.onData(Buffer.from(buffer.subarray(0, bytesRead)));
+      const chunk = Buffer.from(buffer.subarray(0, bytesRead));
+      this.tail = Buffer.from(Buffer.concat([this.tail, chunk]).subarray(-64));
+      this.onData(chunk);
       if (this.stopped) return;
     }
   }

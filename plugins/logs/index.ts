@@ -105,7 +105,16 @@ export function createLogsPlugin() {
           capture = c;
           const logFile = host.targetOptions?.logFile ?? (ctx.config.logFile ? path.resolve(ctx.configDir, ctx.config.logFile) : undefined);
           if (logFile !== undefined) {
-            follower = new FileFollower(logFile, (chunk) => c.write('file', chunk), { pollMs: ctx.config.pollMs });
+            const f = new FileFollower(
+              logFile,
+              (chunk) => {
+                c.write('file', chunk);
+                // After the records it read, so a restart goes on past them instead of reading them twice.
+                if (f.status.inode !== null) file?.mark({ inode: f.status.inode, offset: f.status.offset });
+              },
+              { pollMs: ctx.config.pollMs, resume: c.resume },
+            );
+            follower = f;
             follower.start();
           }
           const serverConsole = (kit as Record<string, unknown>).serverConsole as ServerConsole | undefined;
