@@ -21,7 +21,7 @@ const UNIT = [
   'tests/core/host/{events,link,registry}/**/*.test.ts',
   'tests/core/{kit,util}/**/*.test.ts',
   'tests/core/sim/{faults,java-format,restore-commands,server-verbs,snapshot}.test.ts',
-  'tests/plugins/{restore-compare,restore-parts}.test.ts',
+  'tests/plugins/{crash-policy,restore-compare,restore-parts}.test.ts',
   'tests/plugins/webhook/{config,engine,spool}.test.ts',
   'tests/types/**/*.test.ts',
 ];
@@ -31,7 +31,7 @@ const SPAWNING = [
   'tests/core/frontends/cli/**/*.test.ts',
   'tests/core/frontends/mcp/{http,http-other-user,inspector,stdio,targets-workflow}.test.ts',
   'tests/integration/activity-log.test.ts',
-  'tests/plugins/{fork-cli,publishable,restore-cli,restore-doc-workflow,targets-workflow}.test.ts',
+  'tests/plugins/{fork-cli,publishable,restore-cli,restore-doc-workflow,server-journal,server-process,targets-workflow}.test.ts',
   'tests/plugins/webhook/{config-entry,daemon-spool,no-leak,spool-faults,standalone,targets}.test.ts',
 ];
 const ALL = ['tests/**/*.test.ts', 'examples/**/*.test.ts'];

@@ -18,6 +18,7 @@ export type {
   DeferredCleanup,
   EventsView,
   HostView,
+  TargetOptionsView,
   HostStatus,
   Manifest,
   ManifestTool,

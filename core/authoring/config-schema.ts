@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { CompositeSpec, PluginConfigEntry } from './config.js';
 import { OPTION_KEYS, type DAEMON_OPTIONS, type OptionValue } from './options.js';
 import { optionSchema } from './option-schema.js';
+import { launchSchema } from '../host/launch-schema.js';
 
 /**
  * Written over `keyof typeof DAEMON_OPTIONS` so the mapped type is homomorphic: an editor shows
@@ -54,6 +55,10 @@ export const targetObject = z
     sim: simSchema.optional(),
     /** The target a call that names none goes to. */
     default: z.boolean().optional(),
+    /** A server the daemon runs itself: `{ command: [...], cwd }` or `{ sim: true }` (docs/servers.md). */
+    launch: launchSchema.optional(),
+    /** The server's log file, followed for `logs` (relative to the config's folder), e.g. `logs/latest.log`. */
+    logFile: z.string().min(1).max(4096).optional(),
   })
   .strict();
 

@@ -1,4 +1,6 @@
+import os from 'node:os';
 import path from 'node:path';
+import type { TargetOptionsView } from '../host/plugin-api.js';
 import { LocalApiServer, type LocalApiOptions } from '../api/server.js';
 import type { LoadedConfig } from './config/load.js';
 import type { ConfigRuntime } from './config/runtime.js';
@@ -232,6 +234,11 @@ async function buildTarget(spec: TargetSpec & { simDir?: string }, targets: Targ
   }
   const stateDir = stateDirOf(options);
   if (stateDir !== null) link = { ...link, ledgerFile: ledgerFileOf(stateDir, spec.name) };
+  const targetOptions = launchedSimFolder(spec, stateDir);
+  if (targetOptions.launch && 'sim' in targetOptions.launch && link.transport !== 'control' && spec.link.transport !== 'control') {
+    const own = link as Extract<LinkSettings, { modPort?: number }>;
+    if (own.serverDir === undefined && own.portFile === undefined && own.modPort === undefined) link = { ...own, serverDir: targetOptions.launch.cwd };
+  }
   const host: Host = new Host({
     target: spec.name,
     vantage,
@@ -239,6 +246,8 @@ async function buildTarget(spec: TargetSpec & { simDir?: string }, targets: Targ
     configDir: options.configDir ?? options.config?.loaded.dir,
     buffer: spec.buffer,
     bufferBytes: spec.bufferBytes,
+    stateDir,
+    targetOptions,
     log: spec.name === DEFAULT_TARGET ? options.log : options.log.child({ target: spec.name }),
     policy: options.policy,
     // `ctx.call(tool, { target: 'lab', ... })` from a composite on `live` runs on `lab`.
@@ -255,6 +264,18 @@ async function buildTarget(spec: TargetSpec & { simDir?: string }, targets: Targ
     ],
   });
   return { host, sim };
+}
+
+/**
+ * A launched sim that names no folder gets one of its own in the state folder (a temporary one
+ * on a daemon kept in memory), so its port file, world and log are found again after a restart.
+ */
+function launchedSimFolder(spec: TargetSpec, stateDir: string | null): TargetOptionsView {
+  const options = spec.options ?? {};
+  const launch = options.launch;
+  if (!launch || !('sim' in launch) || launch.cwd !== undefined) return options;
+  const base = stateDir ?? path.join(os.tmpdir(), `mcbridge-${process.pid}`);
+  return { ...options, launch: { ...launch, cwd: path.join(base, 'servers', spec.name.replace(/[^A-Za-z0-9.-]/g, '_')) } };
 }
 
 interface Running {

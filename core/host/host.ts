@@ -16,7 +16,7 @@ import { validatePlugin } from './define.js';
 import type { ToolPolicy } from './registry/policy.js';
 import { ToolRegistry, type CapsView, type RegisteredTool } from './registry/registry.js';
 import { applyParamAliases, describeZodError, parseParams } from './params.js';
-import type { EventsView, HostStatus, HostView, Manifest, Plugin, PluginContext, PluginInfo, PluginSource, Service, ServiceStop, Surface, ToolContext } from './plugin-api.js';
+import type { EventsView, HostStatus, TargetOptionsView, HostView, Manifest, Plugin, PluginContext, PluginInfo, PluginSource, Service, ServiceStop, Surface, ToolContext } from './plugin-api.js';
 import { VERSION } from '../util/version.js';
 import { UsableTools } from './usable-tools.js';
 
@@ -57,6 +57,10 @@ export interface HostOptions {
    * a call whose args name another target there. Default: this host.
    */
   route?: (name: string, args: unknown, options: CallOptions) => Promise<unknown>;
+  /** The daemon's state folder (ledgers, plugins' files); null or absent: memory only. */
+  stateDir?: string | null;
+  /** The target's config keys beyond its link (`launch`, `logFile`), validated by the daemon. */
+  targetOptions?: TargetOptionsView;
 }
 
 export const DEFAULT_SETUP_TIMEOUT_MS = 10_000;
@@ -104,6 +108,10 @@ export class Host extends EventEmitter {
   private readonly running = new Set<{ tool: string; startedAt: number }>();
   private started = false;
   private lastSurfaceKey = '';
+  private readonly stateDir: string | null;
+  private readonly targetOptions: TargetOptionsView;
+  /** What this target's plugins share (HostView.shared). */
+  private readonly shared = new Map<string, unknown>();
 
   /** Where `ctx.call` goes (see `HostOptions.route`). */
   private readonly route: (name: string, args: unknown, options: CallOptions) => Promise<unknown>;
@@ -114,6 +122,8 @@ export class Host extends EventEmitter {
     this.target = options.target ?? 'default';
     this.vantage = options.vantage ?? 'server';
     this.configDir = path.resolve(options.configDir ?? process.cwd());
+    this.stateDir = options.stateDir ?? null;
+    this.targetOptions = Object.freeze({ ...options.targetOptions });
     this.log = options.log ?? silentLogger();
     this.setupTimeoutMs = options.setupTimeoutMs ?? DEFAULT_SETUP_TIMEOUT_MS;
     this.cancelGraceMs = options.cancelGraceMs ?? DEFAULT_SETUP_TIMEOUT_MS;
@@ -415,6 +425,9 @@ export class Host extends EventEmitter {
     return {
       target: this.target,
       transport: link.transport,
+      stateDir: this.stateDir,
+      targetOptions: this.targetOptions,
+      shared: this.shared,
       get connected() {
         return link.connected;
       },
@@ -438,6 +451,7 @@ export class Host extends EventEmitter {
       query: (q) => log.query(q),
       waitFor: (match: (e: RecordedEvent) => boolean, options = {}) => log.waitFor(match, { ...options, signal }),
       stats: () => log.stats(),
+      emit: (type, fields = {}) => log.record({ ...fields, type, origin: 'mcbridge' }),
       follow: (options) => followEvents(log, options, scope ? [signal, scope.endSignal] : [signal]),
       scan: (since, visit) => {
         let going = true;

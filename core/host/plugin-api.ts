@@ -5,6 +5,7 @@ import type { EventFollower, FollowOptions } from './events/follow.js';
 import type { Vantage } from './link/discovery.js';
 import type { LinkState, LinkStatus, ModReply, RequestOptions } from './link/mod-link.js';
 import type { VerbRule } from './link/verbs.js';
+import type { LaunchConfig } from './launch-schema.js';
 
 export type { VerbRule, VerbSpec } from './link/verbs.js';
 
@@ -50,6 +51,12 @@ export interface EventsView {
   waitFor(match: (event: RecordedEvent) => boolean, options?: Omit<WaitForOptions, 'signal'>): Promise<RecordedEvent>;
   stats(): EventStats;
   /**
+   * Record an event of the daemon's own (a server crashed, a handle settled) beside the mod's:
+   * `type` names it, `fields` are its payload; it gets `origin: 'mcbridge'`, a seq and an id like
+   * every event, and reaches subscribers, webhooks and `events_since`.
+   */
+  emit(type: string, fields?: Record<string, unknown>): RecordedEvent;
+  /**
    * Every event recorded after `since` (default: now), as it arrives: `for await (const item of
    * ctx.events.follow())`. Yields `{ kind: 'gap' }` instead of skipping silently when events it had
    * not yet yielded left the ring. Ends on `break`, on `options.signal`, and with the context
@@ -93,6 +100,14 @@ export interface HostStatus {
   [section: string]: unknown;
 }
 
+/** A target's config keys beyond its link, as plugins read them (paths absolute). */
+export interface TargetOptionsView {
+  /** A server the daemon runs (docs/servers.md). */
+  readonly launch?: LaunchConfig;
+  /** The server's log file, for servers the daemon does not run (docs/logs.md). */
+  readonly logFile?: string;
+}
+
 /** Read-only facts about the host, for status-like tools. */
 export interface HostView {
   /** The target (game server) this plugin instance serves: each target sets its plugins up on its own. */
@@ -101,6 +116,15 @@ export interface HostView {
   readonly transport: LinkStatus['transport'];
   /** Whether the mod link is up now: the one fact of `status()` a tool often needs, without building the rest. */
   readonly connected: boolean;
+  /** The daemon's state folder, for a plugin's files that outlive a restart (a folder of its own inside it); null: memory only. */
+  readonly stateDir: string | null;
+  /** This target's config keys beyond its link, validated by the daemon (`launch`, `logFile`). */
+  readonly targetOptions: TargetOptionsView;
+  /**
+   * Objects this target's plugins share, by a name the providing plugin documents (e.g. the
+   * kit's `serverConsole`): one map per target, like a Fastify decorator scoped to it.
+   */
+  readonly shared: Map<string, unknown>;
   status(): HostStatus;
   surface(): Surface;
   manifest(): Manifest;

@@ -23,4 +23,6 @@ export { isObject, num, str } from './values.js';
 export { CMD_VERB, requestIdParam, STATE_VERB } from './verbs.js';
 // Bounding JSON before it is parsed: a recording or a reply nested deeper than this is refused.
 export { exceedsJsonDepth, MAX_MOD_LINE_DEPTH } from '../util/json-depth.js';
-export { StateFile, writeFileAtomic, type StateFileOptions, type StateFileStatus } from '../util/state-file.js';
+export { readOwnFile, StateFile, writeFileAtomic, type StateFileOptions, type StateFileStatus } from '../util/state-file.js';
+export { serverConsole, type ConsoleChunk, type ConsoleListener, type ServerConsole } from './server-console.js';
+export { durationMs, launchSchema, type LaunchConfig, type LaunchCommandConfig, type LaunchSimConfig } from '../host/launch-schema.js';

@@ -6,8 +6,8 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { definePlugin, defineTool, McbridgeError, type HostView } from 'mcbridge';
-import * as kit from 'mcbridge/kit';
+import { definePlugin, defineTool, McbridgeError } from 'mcbridge';
+import { serverConsole } from 'mcbridge/kit';
 import { LogCapture } from './capture.js';
 import { FileFollower } from './follow.js';
 import { GREP_BUDGET_MS, grepMatcher, MAX_PATTERN } from './grep.js';
@@ -35,18 +35,6 @@ const logsOptions = z
     pollMs: z.number().int().min(10).max(60_000).default(250),
   })
   .strict();
-
-/** Facts the host is gaining (HostView.stateDir, targetOptions); read loosely until every host has them. */
-interface HostFacts {
-  stateDir?: string | null;
-  targetOptions?: { logFile?: string };
-}
-interface ConsoleChunk {
-  stream: 'stdout' | 'stderr' | 'mcbridge';
-  data: Buffer;
-  at: number;
-}
-type ServerConsole = (host: HostView) => { subscribe(listener: (chunk: ConsoleChunk) => void): () => void };
 
 const tool = defineTool.withOptions(logsOptions);
 const DEFAULT_LIMIT = 200;
@@ -98,8 +86,9 @@ export function createLogsPlugin() {
       {
         name: 'capture',
         start(ctx) {
-          const host = ctx.host as HostView & HostFacts;
-          const stateDir = host.stateDir !== undefined ? host.stateDir : ctx.config.stateDir ? path.resolve(ctx.configDir, ctx.config.stateDir) : null;
+          const host = ctx.host;
+          // The plugin's own option wins: a test or an embedding may keep the records elsewhere.
+          const stateDir = ctx.config.stateDir ? path.resolve(ctx.configDir, ctx.config.stateDir) : host.stateDir;
           file = stateDir ? new RecordFile(logFileOf(stateDir, host.target), ctx.config.fileBytes) : null;
           const c = new LogCapture({ maxRecords: ctx.config.maxRecords, maxBytes: ctx.config.maxBytes, file });
           capture = c;
@@ -117,14 +106,13 @@ export function createLogsPlugin() {
             follower = f;
             follower.start();
           }
-          const serverConsole = (kit as Record<string, unknown>).serverConsole as ServerConsole | undefined;
-          const unsubscribe = serverConsole?.(ctx.host).subscribe((chunk) => {
+          const unsubscribe = serverConsole(ctx.host).subscribe((chunk) => {
             if (chunk.stream === 'mcbridge') c.note('mcbridge', chunk.data.toString('utf8'));
             else c.write(chunk.stream, chunk.data);
           });
-          consoleAttached = unsubscribe !== undefined;
+          consoleAttached = true;
           return async () => {
-            unsubscribe?.();
+            unsubscribe();
             await follower?.stop();
             c.stop();
             await file?.flush();

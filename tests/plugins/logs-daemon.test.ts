@@ -7,11 +7,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { serverConsole } from '../../core/kit/index.js';
 import { createLogsPlugin } from '../../plugins/logs/index.js';
 import { startStack, type Stack } from '../support/helpers.js';
 
 type Page = {
-  records: Array<{ seq: number; message: string; level: string | null; hash?: string; cut?: true; bytes?: number; binary?: object }>;
+  records: Array<{ seq: number; source: string; message: string; level: string | null; hash?: string; cut?: true; bytes?: number; binary?: object }>;
   next: number;
   dropped: boolean;
   evicted: number;
@@ -111,4 +112,25 @@ describe('logs in a daemon', () => {
     const summary = (await stack.client.call('logs_summary', {})) as { sources: Record<string, { cut: number; binaryLines: number }> };
     expect(summary.sources.file).toMatchObject({ cut: 1, binaryLines: 200 });
   }, 30_000);
+
+  it("reads a launched server's console: stdout split into records, mcbridge's own lines as they are", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcb-logsd-'));
+    dirs.push(dir);
+    const stack = await start(dir);
+    const console = serverConsole(stack.daemon.host.view());
+    console.publish({ stream: 'mcbridge', data: Buffer.from('[mcbridge] server started, pid 123'), at: 1 });
+    console.publish({ stream: 'stdout', data: Buffer.from('[12:00:00] [Server thread/INFO]: Star'), at: 2 });
+    console.publish({ stream: 'stdout', data: Buffer.from('ting minecraft server\n[12:00:01] [Server thread/WARN]: Can'), at: 3 });
+    console.publish({ stream: 'stderr', data: Buffer.from('oops on stderr\n'), at: 4 });
+    console.publish({ stream: 'stdout', data: Buffer.from("'t keep up!\n"), at: 5 });
+    const page = await until(stack, { since: 0 }, (p) => p.records.length === 4, 'the console records');
+    // In order per stream; across streams a record is placed when it is complete.
+    const of = (source: string) => page.records.filter((r) => r.source === source).map((r) => [r.level, r.message]);
+    expect(of('mcbridge')).toEqual([[null, '[mcbridge] server started, pid 123']]);
+    expect(of('stdout')).toEqual([
+      ['INFO', 'Starting minecraft server'],
+      ['WARN', "Can't keep up!"],
+    ]);
+    expect(of('stderr')).toEqual([[null, 'oops on stderr']]);
+  });
 });

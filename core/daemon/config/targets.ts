@@ -9,6 +9,8 @@ import { type TARGET_KEYS, targetObject } from '../../authoring/config-schema.js
 import { DEFAULT_TARGET, TARGET_NAME } from '../../api/targets.js';
 import type { Vantage } from '../../host/link/discovery.js';
 import type { LinkSettings } from '../../host/host.js';
+import type { TargetOptionsView } from '../../host/plugin-api.js';
+import type { LaunchConfig } from '../../host/launch-schema.js';
 
 /** Flat options that pick one game: beside `targets` they would be ambiguous. */
 export const LINK_KEYS = ['serverDir', 'portFile', 'modPort', 'sim', 'address'] as const;
@@ -62,8 +64,12 @@ export const targetsSchema = z.record(z.string(), targetObject).superRefine((tar
     }
     const t = targets[name]!;
     // Discovery's environment variables would send every such target to the same game.
-    if (t.serverDir === undefined && t.portFile === undefined && t.modPort === undefined && t.address === undefined && !t.sim) {
-      ctx.addIssue({ code: 'custom', path: [name], message: `says nowhere to find its game: give serverDir, portFile, modPort, address (transport: 'control') or sim: true` });
+    if (t.serverDir === undefined && t.portFile === undefined && t.modPort === undefined && t.address === undefined && !t.sim && !t.launch) {
+      ctx.addIssue({ code: 'custom', path: [name], message: `says nowhere to find its game: give serverDir, portFile, modPort, address (transport: 'control'), sim: true or launch` });
+    }
+    if (t.launch && t.sim) ctx.addIssue({ code: 'custom', path: [name], message: 'give sim (a simulated mod in the daemon) or launch (a server it runs as a child), not both' });
+    if (t.launch && 'sim' in t.launch && t.transport === 'control') {
+      ctx.addIssue({ code: 'custom', path: [name, 'launch'], message: "a launched sim serves the legacy protocol: leave transport: 'control' out" });
     }
     for (const message of linkProblems(t)) ctx.addIssue({ code: 'custom', path: [name], message });
   }
@@ -83,6 +89,8 @@ export interface TargetSpec {
   /** In bytes. */
   bufferBytes?: number | undefined;
   sim: false | { seed?: number; control?: boolean };
+  /** Its config keys beyond the link, paths resolved (a launched sim's folder is filled in by the daemon when it names none). */
+  options?: TargetOptionsView;
 }
 
 const MiB = 1024 * 1024;
@@ -92,7 +100,10 @@ export function targetSpecs(targets: Record<string, TargetConfig>, dir: string, 
   return Object.entries(targets).map(([name, own]) => {
     const t = { ...defaults, ...own };
     const at = (file: string | undefined) => (file === undefined ? undefined : path.resolve(dir, file));
-    const link = linkSettings({ ...t, serverDir: at(t.serverDir), portFile: at(t.portFile), caFile: at(t.caFile), tokenFile: at(t.tokenFile) });
+    // A launched server is found in its own folder unless the target says otherwise.
+    const launchDir = t.launch?.cwd;
+    const serverDir = t.serverDir ?? (t.portFile === undefined && t.modPort === undefined && t.address === undefined ? launchDir : undefined);
+    const link = linkSettings({ ...t, serverDir: at(serverDir), portFile: at(t.portFile), caFile: at(t.caFile), tokenFile: at(t.tokenFile) });
     return {
       name,
       default: own.default === true,
@@ -101,8 +112,19 @@ export function targetSpecs(targets: Record<string, TargetConfig>, dir: string, 
       buffer: t.buffer,
       bufferBytes: t.bufferBytes === undefined ? undefined : t.bufferBytes * MiB,
       sim: t.sim === true ? {} : t.sim === false || t.sim === undefined ? false : t.sim,
+      ...(t.launch !== undefined || t.logFile !== undefined ? { options: targetOptions(t, at) } : {}),
     };
   });
+}
+
+/** `launch` and `logFile` as plugins read them: every path absolute. */
+function targetOptions(t: Partial<TargetConfig>, at: (file: string | undefined) => string | undefined): TargetOptionsView {
+  const launch = t.launch;
+  const world = launch?.world && 'template' in launch.world ? { template: at(launch.world.template)! } : launch?.world;
+  return {
+    ...(launch ? { launch: { ...launch, ...(launch.cwd !== undefined ? { cwd: at(launch.cwd)! } : {}), ...(world ? { world } : {}) } as LaunchConfig } : {}),
+    ...(t.logFile !== undefined ? { logFile: at(t.logFile)! } : {}),
+  };
 }
 
 export { DEFAULT_TARGET };
