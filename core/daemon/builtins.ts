@@ -9,6 +9,7 @@ import { contextPlugin } from '../../plugins/context/index.js';
 import { entitiesPlugin } from '../../plugins/entities/index.js';
 import { eventsPlugin } from '../../plugins/events/index.js';
 import { forkPlugin } from '../../plugins/fork/index.js';
+import { createLogsPlugin } from '../../plugins/logs/index.js';
 import { leasesPlugin } from '../../plugins/leases/index.js';
 import { markPlugin } from '../../plugins/mark/index.js';
 import { playerPlugin } from '../../plugins/player/index.js';
@@ -48,6 +49,7 @@ const BUILTINS: ReadonlyArray<Plugin | (() => Plugin)> = [
   requestStatusPlugin,
   leasesPlugin,
   createWebhookPlugin,
+  createLogsPlugin,
 ];
 
 const make = (builtin: Plugin | (() => Plugin)): Plugin => (typeof builtin === 'function' ? builtin() : builtin);

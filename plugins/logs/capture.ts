@@ -1,0 +1,112 @@
+/**
+ * One target's log capture: raw chunks from each source cut into lines, lines assembled into
+ * records (traces joined), records into the ring, the folds and the file. Pure of timers but one:
+ * a record is held until the next line shows whether a trace follows, so a quiet source's last
+ * record is let go after `idleMs`.
+ */
+import { TraceFolds } from './fold.js';
+import { RecordAssembler, type LogEntry } from './log4j.js';
+import { DEFAULT_MAX_LINE, LineSplitter, type SplitterCounters } from './lines.js';
+import type { RecordFile } from './persist.js';
+import { LogRing, type LogRecord } from './ring.js';
+
+interface Source {
+  splitter: LineSplitter;
+  assembler: RecordAssembler;
+}
+
+export interface CaptureOptions {
+  maxRecords: number;
+  maxBytes: number;
+  maxLine?: number;
+  idleMs?: number;
+  file?: RecordFile | null;
+}
+
+export class LogCapture {
+  readonly ring: LogRing;
+  readonly folds = new TraceFolds();
+  private readonly sources = new Map<string, Source>();
+  private idle: NodeJS.Timeout | null = null;
+  private readonly idleMs: number;
+  private readonly file: RecordFile | null;
+  /** Where the previous run's log-file follower stopped, from the records file. */
+  readonly resume: { inode: number; offset: number } | undefined;
+
+  constructor(private readonly options: CaptureOptions) {
+    this.idleMs = options.idleMs ?? 100;
+    this.file = options.file ?? null;
+    const loaded = this.file?.load();
+    this.resume = loaded?.follow;
+    const restored = loaded?.records ?? [];
+    this.ring = new LogRing(options.maxRecords, options.maxBytes, 0);
+    for (const record of restored) {
+      const { seq, ...entry } = record;
+      this.ring.push(entry, seq);
+      this.folds.add(record);
+    }
+  }
+
+  private source(name: string): Source {
+    let source = this.sources.get(name);
+    if (!source) {
+      const assembler = new RecordAssembler((entry) => this.add(entry));
+      const splitter = new LineSplitter((item) => ('binary' in item ? assembler.binary(item, name) : assembler.line(item, name)), this.options.maxLine ?? DEFAULT_MAX_LINE);
+      source = { splitter, assembler };
+      this.sources.set(name, source);
+    }
+    return source;
+  }
+
+  /** Raw bytes from `source` (`file`, `stdout`, `stderr`). */
+  write(source: string, chunk: Buffer): void {
+    this.source(source).splitter.push(chunk);
+    this.armIdle();
+  }
+
+  /** Whole lines of mcbridge's own (`[mcbridge] server started, pid 123`): a record each, nothing held. */
+  note(source: string, text: string): void {
+    for (const line of text.split('\n')) if (line !== '') this.add({ time: null, level: null, thread: null, logger: null, message: line, at: Date.now(), source });
+  }
+
+  /** Let go of every held record (a source ended, the capture stops, a quiet moment). */
+  flush(): void {
+    if (this.idle) clearTimeout(this.idle);
+    this.idle = null;
+    // A partial line stays in its splitter: its end may still come.
+    for (const { assembler } of this.sources.values()) assembler.flush();
+  }
+
+  /** A source ended: its partial last line too. */
+  end(source: string): void {
+    const s = this.sources.get(source);
+    if (!s) return;
+    s.splitter.flush();
+    s.assembler.flush();
+  }
+
+  stop(): void {
+    for (const name of this.sources.keys()) this.end(name);
+    if (this.idle) clearTimeout(this.idle);
+    this.idle = null;
+  }
+
+  counters(): Record<string, SplitterCounters> {
+    return Object.fromEntries([...this.sources].map(([name, s]) => [name, { ...s.splitter.counters }]));
+  }
+
+  private armIdle(): void {
+    if (this.idle !== null) this.idle.refresh();
+    else {
+      this.idle = setTimeout(() => this.flush(), this.idleMs);
+      this.idle.unref?.();
+    }
+  }
+
+  private add(entry: LogEntry): LogRecord {
+    const record = this.ring.push(entry);
+    this.folds.add(record);
+    this.file?.append(record);
+    return record;
+  }
+}

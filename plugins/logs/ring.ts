@@ -1,0 +1,180 @@
+/**
+ * The record ring: bounded in records and in bytes, a `seq` per record, and pages with exact
+ * cursors as the event log gives them (core/host/events/event-log.ts): a `since` older than the
+ * ring says `dropped` and how many were `evicted`; a page cut by `limit` or `max_bytes` says
+ * `truncated` and its `next` is the last record it holds. Nothing is skipped silently.
+ */
+import { McbridgeError } from 'mcbridge';
+import type { LogEntry } from './log4j.js';
+
+export interface LogRecord extends LogEntry {
+  [field: string]: unknown;
+  seq: number;
+}
+
+export interface LogPage {
+  records: LogRecord[];
+  /** Feed back as `since` for exactly the records not seen yet. */
+  next: number;
+  dropped: boolean;
+  evicted: number;
+  truncated: boolean;
+  truncatedBy?: 'items' | 'bytes' | 'time';
+  /** Bytes of JSON the page's records hold. */
+  bytes: number;
+  /** The cursor is newer than anything here (another run's, or a state folder lost): read from the oldest record. */
+  reset?: true;
+}
+
+export interface RingStats {
+  buffered: number;
+  capacity: number;
+  bytes: number;
+  maxBytes: number;
+  lastSeq: number;
+  oldestSeq: number;
+  evicted: number;
+}
+
+export interface PageQuery {
+  since?: number | undefined;
+  limit: number;
+  maxBytes: number;
+  filter?: ((record: LogRecord) => boolean) | undefined;
+  /** Stop looking at this `performance.now()` (a grep's time budget): the page says `truncatedBy: 'time'`. */
+  deadline?: number | undefined;
+}
+
+export const recordBytes = (record: LogRecord): number => Buffer.byteLength(JSON.stringify(record)) + 1;
+
+export class LogRing {
+  private readonly records: LogRecord[] = [];
+  private readonly sizes: number[] = [];
+  private head = 0; // index of the oldest record in `records` (compacted now and then)
+  private bytes = 0;
+  private seq: number;
+  private evictedTotal = 0;
+
+  constructor(
+    readonly capacity: number,
+    readonly maxBytes: number,
+    firstSeq = 0,
+  ) {
+    if (!Number.isInteger(capacity) || capacity < 1) throw new McbridgeError('invalid_params', `the log ring must hold at least 1 record, got ${capacity}`);
+    if (!Number.isInteger(maxBytes) || maxBytes < 1) throw new McbridgeError('invalid_params', `the log ring must hold at least 1 byte, got ${maxBytes}`);
+    this.seq = firstSeq;
+  }
+
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  get size(): number {
+    return this.records.length - this.head;
+  }
+
+  get oldestSeq(): number {
+    return this.seq - this.size + 1;
+  }
+
+  /** Add a record with the next seq (or its own, when read back from disk: it must be newer). */
+  push(entry: LogEntry, seq?: number): LogRecord {
+    if (seq !== undefined && seq <= this.seq) throw new McbridgeError('internal', `log record seq ${seq} is not after ${this.seq}`);
+    const gap = seq === undefined ? 0 : seq - this.seq - 1;
+    this.seq = seq ?? this.seq + 1;
+    // Records lost between runs (a persisted file cut short) count as evicted, so cursors say so.
+    if (gap > 0) {
+      this.clear();
+      this.evictedTotal += gap;
+    }
+    const record = { ...entry, seq: this.seq } as LogRecord;
+    const size = recordBytes(record);
+    while (this.size === this.capacity || (this.size > 0 && this.bytes + size > this.maxBytes)) this.evictOldest();
+    this.records.push(record);
+    this.sizes.push(size);
+    this.bytes += size;
+    return record;
+  }
+
+  private clear(): void {
+    this.records.length = 0;
+    this.sizes.length = 0;
+    this.head = 0;
+    this.bytes = 0;
+  }
+
+  private evictOldest(): void {
+    this.bytes -= this.sizes[this.head]!;
+    this.head += 1;
+    this.evictedTotal += 1;
+    if (this.head > 1024 && this.head * 2 > this.records.length) {
+      this.records.splice(0, this.head);
+      this.sizes.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+
+  at(seq: number): LogRecord | undefined {
+    const offset = seq - this.oldestSeq;
+    return offset < 0 || offset >= this.size ? undefined : this.records[this.head + offset];
+  }
+
+  /** Every buffered record, oldest first. */
+  *all(): IterableIterator<LogRecord> {
+    for (let i = this.head; i < this.records.length; i += 1) yield this.records[i]!;
+  }
+
+  stats(): RingStats {
+    return { buffered: this.size, capacity: this.capacity, bytes: this.bytes, maxBytes: this.maxBytes, lastSeq: this.seq, oldestSeq: this.oldestSeq, evicted: this.evictedTotal };
+  }
+
+  /**
+   * Records after `since`, oldest first; without `since`, the newest that fit, oldest first. At
+   * least one record always comes back when one matches, so paging never sticks on a large one.
+   */
+  page(q: PageQuery): LogPage {
+    if (q.since !== undefined && (!Number.isInteger(q.since) || q.since < 0)) {
+      throw new McbridgeError('invalid_params', `since must be the whole seq number a previous answer gave as next, got ${q.since}`);
+    }
+    const filter = q.filter ?? (() => true);
+    const records: LogRecord[] = [];
+    let bytes = 0;
+    let truncatedBy: LogPage['truncatedBy'];
+    const forward = q.since !== undefined;
+    const reset = forward && q.since! > this.seq;
+    const after = reset ? 0 : (q.since ?? 0);
+    const first = Math.max(after + 1, this.oldestSeq);
+    const evicted = forward ? Math.max(0, this.oldestSeq - (after + 1)) : 0;
+    let lastLooked = forward ? first - 1 : this.seq;
+    let checked = 0;
+    for (let seq = forward ? first : this.seq; forward ? seq <= this.seq : seq >= this.oldestSeq; seq += forward ? 1 : -1) {
+      if (q.deadline !== undefined && (checked++ & 63) === 0 && performance.now() > q.deadline) {
+        truncatedBy = 'time';
+        break;
+      }
+      const record = this.at(seq)!;
+      if (filter(record)) {
+        if (records.length === q.limit) {
+          truncatedBy = 'items';
+          break;
+        }
+        const size = this.sizes[this.head + (seq - this.oldestSeq)]!;
+        if (records.length > 0 && bytes + size > q.maxBytes) {
+          truncatedBy = 'bytes';
+          break;
+        }
+        records.push(record);
+        bytes += size;
+      }
+      lastLooked = seq;
+    }
+    if (!forward) records.reverse();
+    const truncated = truncatedBy !== undefined;
+    // Forward: go on right after the last record looked at (kept or filtered out); a tail view goes on from the newest.
+    const next = forward ? (truncated ? lastLooked : this.seq) : this.seq;
+    const page: LogPage = { records, next, dropped: evicted > 0 || truncated, evicted, truncated, bytes };
+    if (truncatedBy) page.truncatedBy = truncatedBy;
+    if (reset) page.reset = true;
+    return page;
+  }
+}
