@@ -4,7 +4,7 @@
  * ring says `dropped` and how many were `evicted`; a page cut by `limit` or `max_bytes` says
  * `truncated` and its `next` is the last record it holds. Nothing is skipped silently.
  */
-import { McbridgeError } from 'mcbridge';
+import { McbridgeError, type EventStats } from 'mcbridge';
 import type { LogEntry } from './log4j.js';
 
 export interface LogRecord extends LogEntry {
@@ -26,15 +26,8 @@ export interface LogPage {
   reset?: true;
 }
 
-export interface RingStats {
-  buffered: number;
-  capacity: number;
-  bytes: number;
-  maxBytes: number;
-  lastSeq: number;
-  oldestSeq: number;
-  evicted: number;
-}
+/** The event ring's figures, without what only events have: a reader of `status` sees one shape. */
+export type RingStats = Omit<EventStats, 'streamId' | 'byCategory' | 'listeners'>;
 
 export interface PageQuery {
   since?: number | undefined;
