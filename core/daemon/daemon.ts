@@ -235,7 +235,7 @@ async function buildTarget(spec: TargetSpec & { simDir?: string }, targets: Targ
   const stateDir = stateDirOf(options);
   if (stateDir !== null) link = { ...link, ledgerFile: ledgerFileOf(stateDir, spec.name) };
   const targetOptions = launchedSimFolder(spec, stateDir);
-  if (targetOptions.launch && 'sim' in targetOptions.launch && link.transport !== 'control' && spec.link.transport !== 'control') {
+  if (targetOptions.launch?.sim === true && link.transport !== 'control') {
     const own = link as Extract<LinkSettings, { modPort?: number }>;
     if (own.serverDir === undefined && own.portFile === undefined && own.modPort === undefined) link = { ...own, serverDir: targetOptions.launch.cwd };
   }
@@ -273,7 +273,7 @@ async function buildTarget(spec: TargetSpec & { simDir?: string }, targets: Targ
 function launchedSimFolder(spec: TargetSpec, stateDir: string | null): TargetOptionsView {
   const options = spec.options ?? {};
   const launch = options.launch;
-  if (!launch || !('sim' in launch) || launch.cwd !== undefined) return options;
+  if (launch?.sim !== true || launch.cwd !== undefined) return options;
   const base = stateDir ?? path.join(os.tmpdir(), `mcbridge-${process.pid}`);
   return { ...options, launch: { ...launch, cwd: path.join(base, 'servers', spec.name.replace(/[^A-Za-z0-9.-]/g, '_')) } };
 }

@@ -68,7 +68,7 @@ export const targetsSchema = z.record(z.string(), targetObject).superRefine((tar
       ctx.addIssue({ code: 'custom', path: [name], message: `says nowhere to find its game: give serverDir, portFile, modPort, address (transport: 'control'), sim: true or launch` });
     }
     if (t.launch && t.sim) ctx.addIssue({ code: 'custom', path: [name], message: 'give sim (a simulated mod in the daemon) or launch (a server it runs as a child), not both' });
-    if (t.launch && 'sim' in t.launch && t.transport === 'control') {
+    if (t.launch?.sim === true && t.transport === 'control') {
       ctx.addIssue({ code: 'custom', path: [name, 'launch'], message: "a launched sim serves the legacy protocol: leave transport: 'control' out" });
     }
     for (const message of linkProblems(t)) ctx.addIssue({ code: 'custom', path: [name], message });
