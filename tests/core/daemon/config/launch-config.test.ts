@@ -24,7 +24,9 @@ describe('launch in a target', () => {
     expect(problems({ lab: { launch: { sim: true }, sim: true } }).join('\n')).toMatch(/not both/);
     // `sim: false` is a command of its own: a control link to it is the user's to give.
     expect(problems({ lab: { launch: { sim: true }, transport: 'control' } }).join('\n')).toMatch(/legacy protocol/);
-    expect(problems({ lab: { launch: { sim: false, command: ['java'], cwd: 'x' }, transport: 'control', address: '127.0.0.1:1', pin: 'sha256:00', tokenEnv: 'T' } }).join('\n')).not.toMatch(/legacy protocol/);
+    expect(problems({ lab: { launch: { sim: false, command: ['java'], cwd: 'x' }, transport: 'control', address: '127.0.0.1:1', pin: 'sha256:00', tokenEnv: 'T' } }).join('\n')).not.toMatch(
+      /legacy protocol/,
+    );
     expect(problems({ lab: { launch: { command: ['x'], cwd: 'x', shell: true } } }).length).toBeGreaterThan(0);
     expect(problems({ lab: { launch: { command: ['x'], cwd: 'x', env: { 'BAD NAME': '1' } } } }).join('\n')).toMatch(/lab\.launch\.env/);
   });
