@@ -20,7 +20,12 @@ let stalePort: number;
 const ports: Record<string, number> = {};
 
 function listen(onConnection: (socket: net.Socket) => void): Promise<number> {
-  const server = net.createServer(onConnection);
+  // The CLI hangs up on these listeners mid-write (a flood, a greeting it refuses): the reset it
+  // causes is expected, and unheard it would be an uncaught error in this test process.
+  const server = net.createServer((socket) => {
+    socket.on('error', () => undefined);
+    onConnection(socket);
+  });
   servers.push(server);
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)));
 }
