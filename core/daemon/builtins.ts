@@ -10,6 +10,7 @@ import { entitiesPlugin } from '../../plugins/entities/index.js';
 import { eventsPlugin } from '../../plugins/events/index.js';
 import { forkPlugin } from '../../plugins/fork/index.js';
 import { createLogsPlugin } from '../../plugins/logs/index.js';
+import { createServerPlugin } from '../../plugins/server/index.js';
 import { leasesPlugin } from '../../plugins/leases/index.js';
 import { markPlugin } from '../../plugins/mark/index.js';
 import { playerPlugin } from '../../plugins/player/index.js';
@@ -50,6 +51,8 @@ const BUILTINS: ReadonlyArray<Plugin | (() => Plugin)> = [
   leasesPlugin,
   createWebhookPlugin,
   createLogsPlugin,
+  // After logs: the console has its reader before the first server prints anything.
+  createServerPlugin,
 ];
 
 const make = (builtin: Plugin | (() => Plugin)): Plugin => (typeof builtin === 'function' ? builtin() : builtin);

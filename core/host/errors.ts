@@ -20,6 +20,7 @@ export const ERROR_CODES = [
   'not_found', // the game knows no such thing (a lease key, a request id)
   'target_required', // the daemon serves several targets (game servers) and the call named none, with no default
   'target_unknown', // the call named a target the daemon does not serve
+  'server_failed', // a server the daemon launches did not start, exited before its mod answered, or its world could not be put in place; details carry the exit code and last lines
   'internal', // a bug: a handler threw something unexpected
 ] as const;
 

@@ -1,8 +1,9 @@
 import { EventEmitter, setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { describeThrown, McbridgeError, toMcbridgeError } from './errors.js';
-import { EventLog, type RecordedEvent } from './events/event-log.js';
-import { followEvents } from './events/follow.js';
+import { EventLog } from './events/event-log.js';
+import { eventsView } from './events/events-view.js';
+import { CallHooks } from './call-hooks.js';
 import { CallScope } from './call-scope.js';
 import { CallContext, type CallContextOptions, type CallHost } from './call-context.js';
 import { Cancellation, settleOnCancel } from './cancel.js';
@@ -16,7 +17,7 @@ import { validatePlugin } from './define.js';
 import type { ToolPolicy } from './registry/policy.js';
 import { ToolRegistry, type CapsView, type RegisteredTool } from './registry/registry.js';
 import { applyParamAliases, describeZodError, parseParams } from './params.js';
-import type { EventsView, HostStatus, TargetOptionsView, HostView, Manifest, Plugin, PluginContext, PluginInfo, PluginSource, Service, ServiceStop, Surface, ToolContext } from './plugin-api.js';
+import type { HostStatus, TargetOptionsView, HostView, Manifest, Plugin, PluginContext, PluginInfo, PluginSource, Service, ServiceStop, Surface, ToolContext } from './plugin-api.js';
 import { VERSION } from '../util/version.js';
 import { UsableTools } from './usable-tools.js';
 
@@ -112,6 +113,7 @@ export class Host extends EventEmitter {
   private readonly targetOptions: TargetOptionsView;
   /** What this target's plugins share (HostView.shared). */
   private readonly shared = new Map<string, unknown>();
+  private readonly callHooks = new CallHooks();
 
   /** Where `ctx.call` goes (see `HostOptions.route`). */
   private readonly route: (name: string, args: unknown, options: CallOptions) => Promise<unknown>;
@@ -145,7 +147,7 @@ export class Host extends EventEmitter {
       log: this.log,
       configDir: this.configDir,
       call: (name, args, opts) => this.route(name, args, opts),
-      eventsView: (signal, scope) => this.eventsView(signal, scope),
+      eventsView: (signal, scope) => eventsView(this.events, signal, scope),
       view: () => this.view(),
     };
     this.usable = new UsableTools(this.registry, this.link, () => this.capsView());
@@ -283,9 +285,10 @@ export class Host extends EventEmitter {
       log: this.log.child({ plugin: record.plugin.name }),
       config: record.config,
       configDir: record.configDir ?? this.configDir,
-      events: this.eventsView(record.stopController.signal),
+      events: eventsView(this.events, record.stopController.signal),
       host: this.view(),
       call: (tool, args) => this.route(tool, args ?? {}, { signal: record.stopController.signal }),
+      beforeCall: (hook) => this.callHooks.add(hook, record.stopController.signal),
       signal: record.stopController.signal,
     };
   }
@@ -431,39 +434,11 @@ export class Host extends EventEmitter {
       get connected() {
         return link.connected;
       },
+      retryLink: () => link.retryNow(),
       status: () => this.status(),
       surface: () => this.surface(),
       manifest: () => this.manifest(),
       plugins: () => this.plugins(),
-    };
-  }
-
-  /** The event log as a context sees it: waits end with `signal`, followers also when `scope`'s call ends. */
-  private eventsView(signal: AbortSignal, scope?: CallScope): EventsView {
-    const log = this.events;
-    return {
-      get streamId() {
-        return log.streamId;
-      },
-      get lastSeq() {
-        return log.lastSeq;
-      },
-      query: (q) => log.query(q),
-      waitFor: (match: (e: RecordedEvent) => boolean, options = {}) => log.waitFor(match, { ...options, signal }),
-      stats: () => log.stats(),
-      emit: (type, fields = {}) => log.record({ ...fields, type, origin: 'mcbridge' }),
-      follow: (options) => followEvents(log, options, scope ? [signal, scope.endSignal] : [signal]),
-      scan: (since, visit) => {
-        let going = true;
-        return log.query({
-          since,
-          limit: 1,
-          filter: (e) => {
-            if (going && visit(e) === false) going = false;
-            return false;
-          },
-        });
-      },
     };
   }
 
@@ -474,6 +449,9 @@ export class Host extends EventEmitter {
     const tool = this.registry.get(name);
     if (!tool) {
       throw new McbridgeError('unknown_method', `unknown method '${name}'. Call "tools" (or run \`mcbridge tools\`) for the methods this daemon serves.`, { method: name });
+    }
+    if (this.callHooks.size > 0) {
+      await this.callHooks.run({ tool: name, requires: tool.requires, progress: (message) => options.onProgress?.({ progress: 0, message }) });
     }
     const refusal = this.usable.has(tool) ? null : this.registry.refusal(tool, this.capsView());
     if (refusal) throw refusal;

@@ -125,6 +125,8 @@ export interface HostView {
    * kit's `serverConsole`): one map per target, like a Fastify decorator scoped to it.
    */
   readonly shared: Map<string, unknown>;
+  /** Try the mod link now rather than after its backoff pause (a server was just started). */
+  retryLink(): void;
   status(): HostStatus;
   surface(): Surface;
   manifest(): Manifest;
@@ -229,6 +231,16 @@ export interface ToolSpec<I extends AnyObjectSchema = AnyObjectSchema, O extends
   run(args: z.infer<I>, ctx: ToolContext<C>): Promise<O extends z.ZodType ? z.infer<O> : unknown>;
 }
 
+/** A call about to run on this target, as a `beforeCall` hook sees it. */
+export interface BeforeCall {
+  tool: string;
+  /** The mod capabilities the tool needs: empty for tools that answer without the game. */
+  requires: readonly string[];
+  /** A progress message on the call (MCP progress, the CLI's spinner). */
+  progress(message: string): void;
+}
+export type BeforeCallHook = (call: BeforeCall) => void | Promise<void>;
+
 export interface ServiceContext<C = unknown> {
   log: Logger;
   config: C;
@@ -237,6 +249,11 @@ export interface ServiceContext<C = unknown> {
   events: EventsView;
   host: HostView;
   call(tool: string, args?: Record<string, unknown>): Promise<unknown>;
+  /**
+   * Runs `hook` before every call on this target, ahead of the CAPS gate, until the plugin stops
+   * (or the returned function is called). A hook that throws fails the call with its error.
+   */
+  beforeCall(hook: BeforeCallHook): () => void;
   /** Aborted when the host stops. */
   signal: AbortSignal;
 }

@@ -26,3 +26,4 @@ export { exceedsJsonDepth, MAX_MOD_LINE_DEPTH } from '../util/json-depth.js';
 export { readOwnFile, StateFile, writeFileAtomic, type StateFileOptions, type StateFileStatus } from '../util/state-file.js';
 export { serverConsole, type ConsoleChunk, type ConsoleListener, type ServerConsole } from './server-console.js';
 export { durationMs, launchSchema, type LaunchConfig, type LaunchCommandConfig, type LaunchSimConfig } from '../host/launch-schema.js';
+export { mcbridgeCommand } from './cli-command.js';

@@ -3,6 +3,7 @@
  * flush, SNAPSHOT, copy the world folder beside the snapshot, and put the tick state back as it
  * was on every exit path, cancel and a dropped link included.
  */
+import { rememberFork } from './kit.js';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { McbridgeError, type ToolContext } from 'mcbridge';
@@ -108,6 +109,10 @@ async function fork(args: ForkArgs, ctx: ToolContext<ForkOptions>, journal: Worl
         throw writeFailure(err, `writing ${manifestFile}`);
       });
       await journal.update({ forkDir: null });
+      // Found by name from any target later (server_reset from a fork); a fork not remembered is still a fork.
+      await rememberFork(ctx.host.stateDir, { name: ack.name, target: ctx.host.target, forkDir, snapshotDir: ack.dir, at: Date.now() }).catch((err: unknown) =>
+        ctx.log.warn({ err: String(err) }, 'the fork is complete but could not be remembered in the state folder: server_reset cannot find it by name'),
+      );
     }
   } catch (err) {
     // copyWorld removes its partial copy on failure; the journal need not keep it then.

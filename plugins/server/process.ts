@@ -21,7 +21,7 @@ export interface ExitInfo {
   requested: boolean;
   lastLines: string[];
 }
-interface Log {
+export interface Log {
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
@@ -231,7 +231,9 @@ export class ServerProcess {
     this.last.flush();
     await this.opts.journal?.remove(id).catch(() => undefined);
     const info: ExitInfo = { code, signal, at, uptimeMs: at - this.startedAt, requested: this.requested, lastLines: [...this.last.lines] };
-    (this.requested ? this.opts.log.info : this.opts.log.warn)({ target: this.opts.target, code, signal }, 'server exited');
+    const fields = { target: this.opts.target, code, signal };
+    if (this.requested) this.opts.log.info(fields, 'server exited');
+    else this.opts.log.warn(fields, 'server exited');
     this.resolveExit(info);
   }
 

@@ -14,7 +14,10 @@
  *
  * Flags: --ignore-stop (stdin `stop` does nothing), --ignore-term (SIGTERM does nothing, so only
  * SIGKILL ends it), --crash-after <ms> (exit 1 after that long: a crash loop),
- * --port-file <path> (write a port number there, by rename, once ready).
+ * --port-file <path> (write a port number there, by rename, once ready), --mod (serve the
+ * simulated mod from the built dist/ in this process, its port file in the working folder: a
+ * server the daemon's link connects to, with this script's console behaviour), --slow <ms> (wait
+ * that long before `Done`, the mod not up yet), --fork (run `fork` once started).
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -43,6 +46,12 @@ const portFile = value('--port-file');
 if (portFile !== undefined) {
   fs.writeFileSync(`${portFile}.tmp`, '25565');
   fs.renameSync(`${portFile}.tmp`, portFile);
+}
+if (value('--slow') !== undefined) await new Promise((r) => setTimeout(r, Number(value('--slow'))));
+if (flag('--mod')) {
+  const { startSim } = await import(new URL('../../dist/core/sim/index.js', import.meta.url).href);
+  const sim = await startSim({ dir: process.cwd(), port: 0, worldDisk: false });
+  log('INFO', `mod listening on port ${sim.port}`);
 }
 log('INFO', 'Done (0.042s)! For help, type "help"');
 
@@ -81,6 +90,8 @@ const commands = {
     log('INFO', 'bigline done');
   },
 };
+
+if (flag('--fork')) commands.fork();
 
 readline.createInterface({ input: process.stdin }).on('line', (line) => {
   const [name, arg] = line.trim().split(/\s+/);

@@ -56,6 +56,7 @@ const PACKAGE_HOMES: Record<string, readonly Layer[]> = {
  */
 export const PLUGIN_DEPENDENCIES: Record<string, readonly string[]> = {
   fork: ['snapshot'],
+  server: ['fork'],
   restore: ['snapshot'],
 };
 const PLUGIN_ENTRIES = ['index.ts', 'kit.ts'];

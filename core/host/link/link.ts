@@ -49,6 +49,8 @@ export interface Link extends EventEmitter {
   capsInfo(): { connected: boolean; capsSource: 'caps' | 'hello' | null; instance: string | null; minecraft: string | null };
   start(): void;
   stop(): Promise<void>;
+  /** Ends a backoff pause now and starts the next ones short (the game was just started). */
+  retryNow(): void;
   status(): LinkStatus;
   request(line: string, options?: RequestOptions): Promise<ModReply>;
 }

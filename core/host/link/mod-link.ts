@@ -168,6 +168,11 @@ export class ModLink extends EventEmitter implements Link {
     this.loop = this.runLoop();
   }
 
+  retryNow(): void {
+    this.backoff.reset();
+    this.backoff.interrupt();
+  }
+
   async stop(): Promise<void> {
     this.setState('stopped');
     this.backoff.interrupt();

@@ -140,6 +140,11 @@ export class ControlLink extends EventEmitter implements Link {
     if (!this.loop) this.loop = this.runLoop();
   }
 
+  retryNow(): void {
+    this.backoff.reset();
+    this.backoff.interrupt();
+  }
+
   async stop(): Promise<void> {
     this.setState('stopped');
     this.backoff.interrupt();

@@ -1,0 +1,211 @@
+/**
+ * `server`: a target's game server, run by the daemon (docs/servers.md). The target's `launch`
+ * (config only: no tool argument changes what is executed) is started with the daemon or on the
+ * first call, watched, stopped with the daemon, and reset from a template or a fork. No CAPS: the
+ * tools answer with the game down, which is when they are needed.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { definePlugin, defineTool, McbridgeError, type HostView } from 'mcbridge';
+import { durationMs, type LaunchConfig, mcbridgeCommand, serverConsole } from 'mcbridge/kit';
+import { findFork } from '../fork/kit.js';
+import { CRASH_POLICY_DEFAULTS } from './crash-policy.js';
+import { ProcessJournal } from './journal.js';
+import { reapLeftovers } from './process.js';
+import { Supervisor } from './supervisor.js';
+import type { WorldSource } from './world.js';
+
+const serverOptions = z
+  .object({
+    killGraceMs: z.number().int().min(100).max(120_000).default(5_000).describe('how long SIGTERM is given before SIGKILL'),
+    maxCrashes: z.number().int().min(1).max(1000).default(CRASH_POLICY_DEFAULTS.maxCrashes).describe('crashes within crashWindowMs after which the watchdog gives up'),
+    crashWindowMs: z.number().int().min(1000).default(CRASH_POLICY_DEFAULTS.windowMs),
+    minBackoffMs: z.number().int().min(10).default(CRASH_POLICY_DEFAULTS.minDelayMs),
+    maxBackoffMs: z.number().int().min(10).default(CRASH_POLICY_DEFAULTS.maxDelayMs),
+  })
+  .strict();
+type ServerOptions = z.infer<typeof serverOptions>;
+
+const tool = defineTool.withOptions(serverOptions);
+const fromInput = z
+  .union([z.object({ template: z.string().min(1).max(4096) }).strict(), z.object({ fork: z.string().min(1).max(128) }).strict()], {
+    error: "from is { template: '<folder in the config folder>' } or { fork: '<fork name>' }",
+  })
+  .optional()
+  .describe('where the new world comes from (default: the target launch.world)');
+
+/** One journal per state folder, shared by the targets of this daemon (writes queue in it). */
+const journals = new Map<string, ProcessJournal>();
+
+async function journalFor(stateDir: string | null, log: Parameters<typeof reapLeftovers>[1]): Promise<ProcessJournal | null> {
+  if (stateDir === null) return null;
+  const file = path.join(stateDir, 'servers', 'processes.json');
+  let journal = journals.get(file);
+  if (!journal) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    journal = new ProcessJournal(file, log);
+    journals.set(file, journal);
+    // A daemon that was SIGKILLed left its servers running: they are stopped before any start.
+    await reapLeftovers(journal, log);
+  }
+  return journal;
+}
+
+function commandOf(launch: LaunchConfig, cwd: string): string[] {
+  if (launch.sim !== true) return launch.command;
+  return [...mcbridgeCommand(), 'sim', '--console', '--dir', cwd, '--port', '0', ...(launch.seed !== undefined ? ['--seed', String(launch.seed)] : [])];
+}
+
+function sourceOf(world: LaunchConfig['world']): WorldSource | null {
+  if (!world) return null;
+  return 'template' in world ? { kind: 'template', name: world.template, dir: world.template } : { kind: 'fork', name: world.fork, dir: '' };
+}
+
+/** A tool's `from`, resolved: a template must lie inside the config folder, a fork must be known. */
+function resolveFrom(from: z.infer<typeof fromInput> | WorldSource | null, host: HostView, configDir: string): WorldSource | null {
+  if (!from) return null;
+  if ('kind' in from) return from.kind === 'fork' ? resolveFrom({ fork: from.name }, host, configDir) : from;
+  if ('fork' in from) {
+    const found = findFork(host.stateDir, from.fork);
+    if ('problem' in found) throw new McbridgeError('not_found', `cannot reset from fork ${JSON.stringify(from.fork)}: ${found.problem}`);
+    return { kind: 'fork', name: from.fork, dir: found.forkDir };
+  }
+  const dir = path.resolve(configDir, from.template);
+  const real = fs.existsSync(dir) ? fs.realpathSync(dir) : dir;
+  const root = fs.realpathSync(configDir);
+  if (real !== root && !real.startsWith(root + path.sep)) {
+    throw new McbridgeError('invalid_params', `from.template ${JSON.stringify(from.template)} is outside the config folder ${root}: a reset copies only templates kept beside the config`);
+  }
+  return { kind: 'template', name: from.template, dir: real };
+}
+
+export function createServerPlugin() {
+  let supervisor: Supervisor | null = null;
+  let host: HostView | null = null;
+  let configDir = process.cwd();
+  let configured: WorldSource | null = null;
+
+  const running = (): Supervisor => {
+    if (supervisor) return supervisor;
+    const target = host?.target ?? 'this target';
+    throw new McbridgeError(
+      'unavailable',
+      `mcbridge does not run the server of '${target}': give the target a launch in the config, e.g. launch: { command: ['java', '-jar', 'server.jar', 'nogui'], cwd: 'servers/${target}' } or launch: { sim: true } (docs/servers.md)`,
+    );
+  };
+
+  return definePlugin({
+    name: 'server',
+    version: '1.0.0',
+    apiVersion: 1,
+    description: 'A game server the daemon runs: start, stop, restart, reset its world, watch it',
+    options: serverOptions,
+    guide:
+      "`server_status` says whether mcbridge runs this target's server and how it is; `server_start`/`server_stop`/`server_restart` run it; `server_reset` puts a clean world in place (from a template or a fork) and starts it again. `logs` shows what it printed.",
+    services: [
+      {
+        name: 'supervisor',
+        async start(ctx) {
+          host = ctx.host;
+          configDir = ctx.configDir;
+          const launch = ctx.host.targetOptions.launch;
+          if (!launch) return;
+          const cwd = launch.cwd!;
+          if (launch.sim === true) fs.mkdirSync(cwd, { recursive: true });
+          configured = sourceOf(launch.world);
+          const options: ServerOptions = ctx.config;
+          const journal = await journalFor(ctx.host.stateDir, ctx.log);
+          const s = new Supervisor(
+            {
+              target: ctx.host.target,
+              command: commandOf(launch, cwd),
+              cwd,
+              env: launch.sim === true ? undefined : launch.env,
+              worldDir: path.join(cwd, launch.sim === true ? 'world' : (launch.worldDir ?? 'world')),
+              world: configured?.kind === 'template' ? configured : null,
+              readyTimeoutMs: launch.readyTimeout !== undefined ? durationMs(launch.readyTimeout) : launch.sim === true ? 30_000 : 120_000,
+              stopTimeoutMs: launch.stopTimeout !== undefined ? durationMs(launch.stopTimeout) : 60_000,
+              killGraceMs: options.killGraceMs,
+              restart: launch.restart ?? 'never',
+              idleStopMs: launch.idleStop !== undefined ? durationMs(launch.idleStop) : null,
+              hungAfterMs: launch.hungAfter !== undefined ? durationMs(launch.hungAfter) : null,
+              crash: { maxCrashes: options.maxCrashes, windowMs: options.crashWindowMs, minDelayMs: options.minBackoffMs, maxDelayMs: options.maxBackoffMs },
+              journal,
+              link: ctx.host,
+              probe: () =>
+                ctx.call('state', {}).then(
+                  () => true,
+                  () => false,
+                ),
+              probeTool: 'state',
+              busy: () => ctx.host.status().calls.inProgress > 0,
+              emit: (type, fields) => ctx.events.emit(type, fields),
+              console: serverConsole(ctx.host),
+              log: ctx.log,
+            },
+            launch.autoStart !== false,
+          );
+          supervisor = s;
+          ctx.beforeCall((call) => s.beforeCall(call.tool, call.requires, call.progress));
+          // In the background: the daemon serves (status, logs) while the game comes up.
+          if (launch.autoStart !== false) {
+            const fork = configured?.kind === 'fork' ? resolveFrom(configured, ctx.host, configDir) : null;
+            const first = fork && !fs.existsSync(path.join(cwd, 'world')) ? s.reset(fork) : s.start(undefined, 'daemon');
+            first.catch((err: unknown) => ctx.log.error({ err: String(err) }, 'the server did not start'));
+          }
+          return async () => {
+            supervisor = null;
+            await s.dispose();
+          };
+        },
+        status: () => supervisor?.status() ?? { launched: false },
+      },
+    ],
+    tools: [
+      tool({
+        name: 'server_status',
+        description:
+          "The server mcbridge runs for this target: state (stopped, starting, running, stopping, crashed, backing-off), pid, uptime, last exit code and signal, restarts, the reason of the last crash, whether the watchdog gave up, hung, idle. `launched: false`: mcbridge does not run this target's server.",
+        input: z.object({}).strict(),
+        annotations: { readOnly: true, idempotent: true },
+        run: async () => supervisor?.status() ?? { launched: false, hint: 'give the target a launch in the config for mcbridge to run its server (docs/servers.md)' },
+      }),
+      tool({
+        name: 'server_start',
+        description: 'Starts the server (unless it runs) and waits until its mod answers; fails with server_failed (exit code and last log lines) or timeout. Reports progress.',
+        input: z.object({}).strict(),
+        annotations: { readOnly: false, destructive: false, idempotent: true },
+        run: async (_args, ctx) => running().start((m) => ctx.progress(0, undefined, m)),
+      }),
+      tool({
+        name: 'server_stop',
+        description: "Saves and stops the server: the console's `stop`, then after stopTimeout SIGTERM and at last SIGKILL to its whole process group. It stays stopped until started again.",
+        input: z.object({}).strict(),
+        annotations: { readOnly: false, destructive: true, idempotent: true },
+        run: async (_args, ctx) => running().stop((m) => ctx.progress(0, undefined, m)),
+      }),
+      tool({
+        name: 'server_restart',
+        description: 'Stops the server (as server_stop) and starts it again, waiting until its mod answers. Also the way out of a hung or crashed server.',
+        input: z.object({}).strict(),
+        annotations: { readOnly: false, destructive: true, idempotent: false },
+        run: async (_args, ctx) => running().restart((m) => ctx.progress(0, undefined, m)),
+      }),
+      tool({
+        name: 'server_reset',
+        description:
+          'Stops the server, replaces its world folder with a copy of a template or of a fork (taken with `fork`), and starts it again. The world is swapped whole: an interrupted reset leaves the old world or the new one, never a mix; the template is never changed.',
+        input: z.object({ from: fromInput }).strict(),
+        annotations: { readOnly: false, destructive: true, idempotent: false },
+        run: async (args, ctx) => {
+          const s = running();
+          const source = resolveFrom(args.from ?? configured, ctx.host, configDir);
+          return s.reset(source, (m) => ctx.progress(0, undefined, m));
+        },
+      }),
+    ],
+  });
+}
+
+export default createServerPlugin;
