@@ -14,26 +14,10 @@ import type { McbridgeError } from '../../core/host/errors.js';
 import { CliProcesses } from '../support/cli-process.js';
 import { type DaemonProcess, startDaemonProcess } from '../support/daemon-process.js';
 import { waitUntil } from '../support/helpers.js';
+import { alive, FAKE_SERVER as FAKE, serverFolder } from '../support/servers.js';
 
 type Json = Record<string, any>;
-const FAKE = path.resolve(import.meta.dirname, '../support/fake-server.mjs');
 const node = process.execPath;
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    // A zombie nobody reaps counts as gone.
-    return !/^State:\s+Z/m.test(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return false;
-  }
-};
-
-export function serverFolder(root: string, name: string): string {
-  const dir = path.join(root, 'servers', name);
-  fs.mkdirSync(dir, { recursive: true });
-  return dir;
-}
 
 async function failure(p: Promise<unknown>): Promise<McbridgeError> {
   try {
