@@ -91,6 +91,7 @@ export class Supervisor {
   status(): Record<string, unknown> {
     const now = Date.now();
     return {
+      target: this.opts.target,
       launched: true,
       state: this.state,
       pid: this.proc?.pid ?? null,

@@ -110,6 +110,14 @@ export function buildProgram(): Command {
     .action(async (requestId: string, opts) => (await import('./request-status.js')).requestStatusCommand(requestId, opts, await globals()));
 
   program
+    .command('server <action>')
+    .description('the game server mcbridge runs for a target (its launch config): start, stop, restart, reset (a clean world from a template or a fork), status')
+    .option('--template <dir>', 'reset: the template folder (inside the config folder) to copy the world from')
+    .option('--fork <name>', 'reset: the fork (taken with the fork tool) to copy the world from')
+    .option('--json', "print the daemon's answer as JSON")
+    .action(async (action: string, opts) => (await import('./server.js')).serverCommand(action, opts, await globals()));
+
+  program
     .command('targets')
     .description('list the game servers (targets) the daemon reaches: default, link, vantage, CAPS, the tools each hides and why')
     .option('--json', "print the daemon's answer as JSON")
