@@ -28,6 +28,7 @@ const KNOWN: ReadonlyArray<readonly [file: string, name: string]> = [
   ['core/frontends/cli/plugins.ts', 'status'],
   ['core/frontends/cli/watch.ts', 'events'],
   ['core/frontends/cli/request-status.ts', 'request_status'], // the CLI command of the tool (docs/control.md)
+  ['core/frontends/cli/server.ts', 'status'], // an action of `mcbridge server`, called as server_status (docs/servers.md)
   ...['wait', 'wait_for', 'fork', 'restore', 'snapshot', 'command', 'command_output'].map((name) => ['core/frontends/cli/spinner.ts', name] as const),
   ...['events', 'snapshots', 'snapshot'].map((name) => ['core/frontends/mcp/resources.ts', name] as const),
   ...['command', 'state', 'wait'].map((name) => ['core/daemon/config/composites.ts', name] as const),
