@@ -43,9 +43,9 @@ const snippets = configSnippets();
 afterAll(removeProjects);
 
 describe('the config snippets of the docs', () => {
-  it('are found on every page that shows one: the README, control, targets, plugins, webhooks, fork-and-restore', () => {
+  it('are found on every page that shows one: the README, control, targets, plugins, webhooks, fork-and-restore, servers', () => {
     const pages = new Set(snippets.map((s) => s.where.split(':')[0]));
-    expect([...pages].sort()).toEqual(['README.md', 'docs/control.md', 'docs/fork-and-restore.md', 'docs/plugins.md', 'docs/targets.md', 'docs/webhooks.md']);
+    expect([...pages].sort()).toEqual(['README.md', 'docs/control.md', 'docs/fork-and-restore.md', 'docs/plugins.md', 'docs/servers.md', 'docs/targets.md', 'docs/webhooks.md']);
     expect(snippets.length).toBeGreaterThanOrEqual(8);
   });
 
