@@ -233,6 +233,7 @@ export class SimulatedMod {
   private pendingSave = false;
   private readonly faultBook = new FaultBook();
   private readonly requestListeners = new Set<(request: RequestInfo) => void>();
+  private readonly eventListeners = new Set<(event: Reply) => void>();
   /** The control protocol 1 listener (`control` option), or null. */
   readonly control: ControlServer | null;
 
@@ -654,6 +655,24 @@ export class SimulatedMod {
     }
     for (const conn of this.clients) conn.sendLine(line);
     this.control?.publish(line);
+    for (const listener of this.eventListeners) listener(event);
+  }
+
+  /** Calls `listener` with every event pushed (the `--console` lines). Returns an unsubscribe. */
+  onEvent(listener: (event: Reply) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  /**
+   * A line typed at the server console: a `CMD` on the server thread, as the legacy socket runs
+   * it (faults included). Its feedback lines; an `error` reply's message as one line.
+   */
+  async consoleCommand(command: string): Promise<string[]> {
+    const reply = await this.runVerb(`CMD ${command}`);
+    if (reply === null) return [];
+    if (Array.isArray(reply.output)) return reply.output.map(String);
+    return typeof reply.message === 'string' ? [reply.message] : [];
   }
 
   /** A player's chat message, receipt to broadcast, in one go. Returns the pushed event. */

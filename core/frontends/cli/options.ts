@@ -24,6 +24,15 @@ export function parsePositiveInt(value: string): number {
   return n;
 }
 
+export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL'] as const;
+
+/** A Log4j level in any case, as the `logs` tool takes it (upper case). */
+export function parseLogLevel(value: string): string {
+  const level = value.toUpperCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new InvalidArgumentError(`expected one of ${LOG_LEVELS.join(', ')} (any case), got '${value}'`);
+  return level;
+}
+
 export function parseSeconds(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`expected a number of seconds above 0, got '${value}'`);

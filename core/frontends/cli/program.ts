@@ -8,6 +8,7 @@ import {
   addTableOptions,
   clientOptions,
   parseList,
+  parseLogLevel,
   parseTarget,
   parseNonNegativeInt,
   parseNonNegativeSeconds,
@@ -71,6 +72,19 @@ export function buildProgram(): Command {
     .option('--frames', 'print whole {"type":"event","event","data"} frames instead of the records')
     .addOption(new Option('--format <format>', 'json (one record per line) or text (a line for a person)').choices(['json', 'text']).default('json'))
     .action(async (opts) => (await import('./watch.js')).watchCommand(opts, await globals()));
+
+  program
+    .command('logs')
+    .description("print the game server's log as records (the logs plugin): the newest, or --follow on; a record lost before it was read is said on stderr")
+    .option('--since <seq>', 'the records after this seq (the `next` of a --json page); default: the newest', parseNonNegativeInt)
+    .option('--level <level>', 'this level and more severe ones: TRACE, DEBUG, INFO, WARN, ERROR, FATAL', parseLogLevel)
+    .option('--grep <text>', 'only records whose message or trace holds this text (any case)')
+    .option('--regex', '--grep is a regular expression')
+    .option('--limit <n>', 'most records per page (default 200); with --summary, how many traces', parsePositiveInt)
+    .option('--json', 'the page as JSON (with --follow: one record per line)')
+    .option('--follow', 'keep printing new records until interrupted')
+    .option('--summary', 'counts by level and the most frequent stack traces instead (logs_summary)')
+    .action(async (opts) => (await import('./logs.js')).logsCommand(opts, await globals()));
 
   // The predecessor's flags, as it spelt them (a flag wins over MC_AGENT_WEBHOOK_*, which wins over the file).
   program

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { McbridgeError } from '../../host/errors.js';
+import { UsageError } from './exit.js';
 import { DEFAULT_SERVER_PORT } from '../../host/link/discovery.js';
 import type { SimulatedMod } from '../../sim/index.js';
 import { addTableOptions, parseNonNegativeInt, parsePort, type GlobalOptions } from './options.js';
@@ -26,6 +27,7 @@ interface SimCliOptions {
   seed?: number;
   control?: boolean;
   controlPort?: number;
+  console?: boolean;
 }
 
 /** The control listener's lines for whoever configures a target: where, which pin, and a token once. */
@@ -37,6 +39,10 @@ function controlLines(sim: SimulatedMod): string {
 }
 
 async function runSim(opts: SimCliOptions, globals: GlobalOptions): Promise<void> {
+  const startedAt = Date.now();
+  if (opts.console && opts.vantage !== 'server') throw new UsageError('--console runs the sim as a dedicated server: it has no client vantage');
+  const simConsole = opts.console ? await import('./sim-console.js') : null;
+  simConsole?.startingLines(process.stdout);
   const [{ startSim }, { createLogger }] = await Promise.all([import('../../sim/index.js'), import('../../util/log.js')]);
   const log = createLogger({ level: globals.logLevel, format: globals.logFormat });
   // Listening before the ready line is printed: whoever reads it may signal at once.
@@ -51,6 +57,10 @@ async function runSim(opts: SimCliOptions, globals: GlobalOptions): Promise<void
     ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
     ...(opts.control || opts.controlPort !== undefined ? { control: opts.controlPort !== undefined ? { port: opts.controlPort } : true } : {}),
   });
+  if (simConsole) {
+    log.info({ port: sim.port, portFile: sim.portFile }, `simulated server-vantage mod listening on 127.0.0.1:${sim.port}, console on stdin`);
+    return simConsole.runConsole({ sim, stdin: process.stdin, stdout: process.stdout, signalled, startedAt, afterStop: () => removePortFile(sim) });
+  }
   process.stdout.write(JSON.stringify({ vantage: opts.vantage, port: sim.port, dir: sim.dir, portFile: sim.portFile }) + '\n' + controlLines(sim));
   log.info({ port: sim.port, portFile: sim.portFile }, `simulated ${opts.vantage}-vantage mod listening on 127.0.0.1:${sim.port}`);
   // The token is never logged: stdout above is its one appearance.
@@ -85,6 +95,7 @@ export function addSimCommand(program: Command, globals: () => Promise<GlobalOpt
     .option('--seed <n>', 'seed for the deterministic world', parseNonNegativeInt)
     .option('--control', 'also serve control protocol 1 (TLS) and print its address, fingerprint and a first token')
     .option('--control-port <port>', 'port of the control listener (implies --control; default: any free one)', (v) => parsePort(v))
+    .option('--console', 'run as a dedicated server runs: Log4j console lines on stdout, the server console (stop, save-all, commands) on stdin')
     .action(async (opts) => runSim(opts, await globals()));
 
   sim

@@ -1,6 +1,6 @@
 /**
- * MCP resources: the event log and the snapshot list, read through the daemon's own tools
- * (`events`, `snapshots`), so they say exactly what those tools say. A client that subscribes
+ * MCP resources: the event log, the snapshot list and the game server's log, read through the
+ * daemon's own tools (`events`, `snapshots`, `logs`), so they say exactly what those tools say. A client that subscribes
  * gets `notifications/resources/updated` when a new event is recorded (and, for snapshots, when
  * the mod reports a new one); the front-end receives events only while someone watches.
  * On a daemon of several targets each target has its own, a path segment on the URI:
@@ -9,6 +9,7 @@
 import type { ReadResourceResult, Resource } from '@modelcontextprotocol/sdk/types.js';
 import type { EventFrame } from '../../api/frames.js';
 import { TARGET_NAME } from '../../api/targets.js';
+import { recordText, type LogPageView } from '../log-text.js';
 import type { Manifest } from '../../host/plugin-api.js';
 import { RPC, RpcError, stringParam } from './jsonrpc.js';
 import type { McpSession } from './protocol.js';
@@ -21,10 +22,17 @@ interface ResourceSpec {
   tool: string;
   /** Whether an event pushed by the daemon changes it. */
   changedBy(frame: EventFrame): boolean;
+  /** The tool's params (besides `target`), and the text a read gives; default: none, and its answer as JSON. */
+  params?: Record<string, unknown>;
+  render?: (value: unknown) => string;
 }
 
 export const EVENTS_URI = 'mcbridge://events';
 export const SNAPSHOTS_URI = 'mcbridge://snapshots';
+export const LOGS_URI = 'mcbridge://logs';
+/** A read of the logs resource holds at most this many records and bytes of them: a resource is read whole. */
+export const LOGS_RESOURCE_RECORDS = 200;
+export const LOGS_RESOURCE_BYTES = 64 * 1024;
 
 const RESOURCES: ResourceSpec[] = [
   {
@@ -50,7 +58,28 @@ const RESOURCES: ResourceSpec[] = [
     tool: 'snapshots',
     changedBy: (frame) => (frame.data as { type?: unknown } | null)?.type === 'snapshot',
   },
+  {
+    resource: {
+      uri: LOGS_URI,
+      name: 'logs',
+      title: 'Game server log',
+      description: `The newest records of the game server's log (at most ${LOGS_RESOURCE_RECORDS}, ${LOGS_RESOURCE_BYTES / 1024} KiB), one line each with its stack trace, as text. Log records are no events: read it again for news, or page with mc_logs and \`since\`.`,
+      mimeType: 'text/plain',
+    },
+    tool: 'logs',
+    changedBy: () => false,
+    params: { limit: LOGS_RESOURCE_RECORDS, max_bytes: LOGS_RESOURCE_BYTES },
+    render: (value) => logsText(value as LogPageView),
+  },
 ];
+
+/** The page as lines; a page that could not hold every record says so first. */
+function logsText(page: LogPageView): string {
+  if (page.records.length === 0) return '(no log records yet)\n';
+  const lines = page.records.map(recordText);
+  if (page.truncated) lines.unshift(`(older records before seq ${page.records[0]!.seq}: mc_logs with since)`);
+  return lines.join('\n') + '\n';
+}
 
 /** The resources to list: the bare ones on a daemon of one target, one per target serving the tool on a daemon of several. */
 function available(manifest: Manifest): Resource[] {
@@ -139,8 +168,9 @@ export class ResourceHub {
 
   private async read(uri: string): Promise<ReadResourceResult> {
     const { spec, target } = this.find(uri);
-    const value = await this.upstream.call(spec.tool, target === undefined ? {} : { target });
-    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value) }] };
+    const value = await this.upstream.call(spec.tool, { ...spec.params, ...(target === undefined ? {} : { target }) });
+    const text = spec.render ? spec.render(value) : JSON.stringify(value);
+    return { contents: [{ uri, mimeType: spec.resource.mimeType ?? 'application/json', text }] };
   }
 
   /**

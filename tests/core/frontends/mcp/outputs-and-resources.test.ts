@@ -7,7 +7,7 @@ import { Ajv } from 'ajv';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import type { McpFrontend } from '../../../../core/frontends/mcp/frontend.js';
-import { EVENTS_URI, SNAPSHOTS_URI } from '../../../../core/frontends/mcp/resources.js';
+import { EVENTS_URI, LOGS_URI, SNAPSHOTS_URI } from '../../../../core/frontends/mcp/resources.js';
 import { freePort, waitUntil } from '../../../support/helpers.js';
 import { cleanupsAfterEach, connectInMemory, frontendFor, probeStack, text, type Connected } from '../../../support/mcp.js';
 
@@ -78,7 +78,7 @@ describe('MCP resources and prompts', { timeout: 60_000 }, () => {
     const c = await session(frontend(s.daemon.apiAddress.port));
     expect(c.client.getServerCapabilities()).toMatchObject({ resources: { subscribe: true } });
     const { resources } = await c.client.listResources();
-    expect(resources.map((r) => r.uri)).toEqual([EVENTS_URI, SNAPSHOTS_URI]);
+    expect(resources.map((r) => r.uri)).toEqual([EVENTS_URI, SNAPSHOTS_URI, LOGS_URI]);
     expect((await c.client.listResourceTemplates()).resourceTemplates).toEqual([]);
     expect((await c.client.listPrompts()).prompts.map((p) => p.name)).toEqual(['mc_guide']);
 
