@@ -35,6 +35,12 @@ const fromInput = z
   .optional()
   .describe('where the new world comes from (default: the target launch.world)');
 
+/** A call's progress messages, numbered: MCP clients keep only progress that goes up. */
+function steps(ctx: { progress(done: number, total?: number, message?: string): void }): (message: string) => void {
+  let n = 0;
+  return (message) => ctx.progress(++n, undefined, message);
+}
+
 /** One journal per state folder, shared by the targets of this daemon (writes queue in it). */
 const journals = new Map<string, ProcessJournal>();
 
@@ -54,7 +60,7 @@ async function journalFor(stateDir: string | null, log: Parameters<typeof reapLe
 
 function commandOf(launch: LaunchConfig, cwd: string): string[] {
   if (launch.sim !== true) return launch.command;
-  return [...mcbridgeCommand(), 'sim', '--console', '--dir', cwd, '--port', '0', ...(launch.seed !== undefined ? ['--seed', String(launch.seed)] : [])];
+  return [...mcbridgeCommand(), '--log-level', 'warn', 'sim', '--console', '--dir', cwd, '--port', '0', ...(launch.seed !== undefined ? ['--seed', String(launch.seed)] : [])];
 }
 
 function sourceOf(world: LaunchConfig['world']): WorldSource | null {
@@ -176,21 +182,21 @@ export function createServerPlugin() {
         description: 'Starts the server (unless it runs) and waits until its mod answers; fails with server_failed (exit code and last log lines) or timeout. Reports progress.',
         input: z.object({}).strict(),
         annotations: { readOnly: false, destructive: false, idempotent: true },
-        run: async (_args, ctx) => running().start((m) => ctx.progress(0, undefined, m)),
+        run: async (_args, ctx) => running().start(steps(ctx)),
       }),
       tool({
         name: 'server_stop',
         description: "Saves and stops the server: the console's `stop`, then after stopTimeout SIGTERM and at last SIGKILL to its whole process group. It stays stopped until started again.",
         input: z.object({}).strict(),
         annotations: { readOnly: false, destructive: true, idempotent: true },
-        run: async (_args, ctx) => running().stop((m) => ctx.progress(0, undefined, m)),
+        run: async (_args, ctx) => running().stop(steps(ctx)),
       }),
       tool({
         name: 'server_restart',
         description: 'Stops the server (as server_stop) and starts it again, waiting until its mod answers. Also the way out of a hung or crashed server.',
         input: z.object({}).strict(),
         annotations: { readOnly: false, destructive: true, idempotent: false },
-        run: async (_args, ctx) => running().restart((m) => ctx.progress(0, undefined, m)),
+        run: async (_args, ctx) => running().restart(steps(ctx)),
       }),
       tool({
         name: 'server_reset',
@@ -201,7 +207,7 @@ export function createServerPlugin() {
         run: async (args, ctx) => {
           const s = running();
           const source = resolveFrom(args.from ?? configured, ctx.host, configDir);
-          return s.reset(source, (m) => ctx.progress(0, undefined, m));
+          return s.reset(source, steps(ctx));
         },
       }),
     ],

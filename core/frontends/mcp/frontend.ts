@@ -144,11 +144,14 @@ export class McpFrontend {
       checkTargetArgument(this.upstream.manifest, args);
       if (extra.signal.aborted) throw new McbridgeError('cancelled', `the call to '${name}' was cancelled`);
       try {
-        const result = await this.upstream.call(name, mcpArguments(entry, args), {
-          signal: extra.signal,
-          onProgress: progressForwarder(extra),
-          session: extra.sessionId?.slice(0, 8) ?? String(session),
-        });
+        const progress = progressForwarder(extra);
+        const result = await this.upstream
+          .call(name, mcpArguments(entry, args), {
+            signal: extra.signal,
+            onProgress: progress?.forward,
+            session: extra.sessionId?.slice(0, 8) ?? String(session),
+          })
+          .finally(() => progress?.sent());
         return successResult(result, entry);
       } catch (err) {
         if (LOCAL_WHEN_UNREACHABLE.has(name) && err instanceof McbridgeError && err.details?.reason === 'daemon_unreachable') {
@@ -170,17 +173,28 @@ export class McpFrontend {
   }
 }
 
-/** Daemon progress frames as MCP progress notifications, only when the client asked (and only increasing). */
+/**
+ * Daemon progress frames as MCP progress notifications, only when the client asked (and only
+ * increasing). `sent` settles once every one is written: the result waits for it, or the last
+ * progress (often the one that says how it ended) would arrive after the result, and be dropped.
+ */
 function progressForwarder(extra: RequestExtra) {
   const token = extra._meta?.progressToken;
   if (token === undefined) return undefined;
   let last = -Infinity;
-  return (frame: { progress: number; total?: number; message?: string }) => {
-    if (!(frame.progress > last)) return;
-    last = frame.progress;
-    const params: { progressToken: string | number; progress: number; total?: number; message?: string } = { progressToken: token, progress: frame.progress };
-    if (frame.total !== undefined) params.total = frame.total;
-    if (frame.message !== undefined) params.message = frame.message;
-    void extra.sendNotification({ method: 'notifications/progress', params }).catch(() => {});
+  let pending: Promise<unknown> = Promise.resolve();
+  return {
+    forward: (frame: { progress: number; total?: number; message?: string }) => {
+      if (!(frame.progress > last)) return;
+      last = frame.progress;
+      const params: { progressToken: string | number; progress: number; total?: number; message?: string } = { progressToken: token, progress: frame.progress };
+      if (frame.total !== undefined) params.total = frame.total;
+      if (frame.message !== undefined) params.message = frame.message;
+      pending = pending.then(() => extra.sendNotification({ method: 'notifications/progress', params }).catch(() => {}));
+    },
+    // The SDK's client handles a notification a microtask late but a response at once: read in
+    // one chunk, a last progress would find its handler gone. A few ms between them mostly keeps
+    // them apart (docs/decisions.md, "The last progress before a result").
+    sent: () => (last === -Infinity ? pending : pending.then(() => new Promise((r) => setTimeout(r, 5)))),
   };
 }
