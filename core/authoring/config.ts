@@ -97,6 +97,8 @@ export interface ScenarioSpec {
   input?: Record<string, unknown>;
   /** At most 100. */
   steps: ScenarioStep[];
+  /** The whole run's bound in ms (default 600000, at most 3600000); a step still running then is cancelled. */
+  timeout_ms?: number;
   /** Override the annotations derived from the tools it calls. */
   annotations?: ToolAnnotations;
   /** Only for some vantages, instances or game versions. */

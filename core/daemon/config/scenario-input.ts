@@ -78,7 +78,7 @@ function objectOf(schema: Record<string, unknown>, at: string, depth: number): z
   const shape: Record<string, z.ZodType> = {};
   for (const name of names) {
     const where = join(join(at, 'properties'), name);
-    if (!INPUT_NAME.test(name)) throw new InputSchemaError(where, `property name '${name.slice(0, 64)}' must match ${INPUT_NAME.source}`);
+    if (!INPUT_NAME.test(name) || name === '__proto__') throw new InputSchemaError(where, `property name '${name.slice(0, 64)}' must match ${INPUT_NAME.source}`);
     const field = toZod(props[name], where, depth + 1);
     shape[name] = required.includes(name) ? field : field.optional();
   }

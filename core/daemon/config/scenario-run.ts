@@ -20,6 +20,8 @@ export type CompiledStep =
 export interface CompiledScenario {
   name: string;
   steps: CompiledStep[];
+  /** The whole run's bound: a step still running then is cancelled. */
+  timeoutMs: number;
 }
 
 /** What a step is called in messages: its tool, or `expect`. */
@@ -68,12 +70,12 @@ function checkExpectation(step: Extract<CompiledStep, { kind: 'expect' }>, scope
   });
 }
 
-async function runStep(step: CompiledStep, scope: Record<string, unknown>, ctx: ToolContext, since: number): Promise<unknown> {
+async function runStep(step: CompiledStep, scope: Record<string, unknown>, ctx: ToolContext, since: number, signal: AbortSignal): Promise<unknown> {
   if (step.kind === 'expect') return checkExpectation(step, scope);
   const args = resolve(step.args, scope) as Record<string, unknown>;
-  if (step.kind === 'call') return ctx.call(step.tool, args);
+  if (step.kind === 'call') return ctx.call(step.tool, args, { signal });
   // Events count from before the step ahead of it, so the answer to a command just sent is seen.
-  const result = (await ctx.call(step.tool, { since, ...args })) as Record<string, unknown>;
+  const result = (await ctx.call(step.tool, { since, ...args }, { signal })) as Record<string, unknown>;
   if (result?.matched !== true) {
     throw new StepFailure(`nothing matched within ${shown(result?.waitedMs)} ms`, { reason: 'no_match', waitedMs: result?.waitedMs, seen: carried(result?.seen) });
   }
@@ -86,20 +88,30 @@ export async function runScenario(scenario: CompiledScenario, args: Record<strin
   const scope: Record<string, unknown> = { ...args, steps: results };
   const done: Array<Record<string, unknown>> = [];
   let before = ctx.events.lastSeq;
-  for (const [index, step] of scenario.steps.entries()) {
-    const label = stepLabel(step);
-    ctx.progress(index, scenario.steps.length, `step ${index} (${label})`);
-    const startedAt = ctx.events.lastSeq;
-    let result: unknown;
-    try {
-      result = await runStep(step, scope, ctx, before);
-    } catch (err) {
-      throw failed(scenario.name, index, label, err);
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), scenario.timeoutMs);
+  const signal = AbortSignal.any([ctx.signal, deadline.signal]);
+  try {
+    for (const [index, step] of scenario.steps.entries()) {
+      const label = stepLabel(step);
+      ctx.progress(index, scenario.steps.length, `step ${index} (${label})`);
+      const startedAt = ctx.events.lastSeq;
+      let result: unknown;
+      try {
+        if (deadline.signal.aborted) throw new McbridgeError('cancelled', 'the scenario ran out of time');
+        result = await runStep(step, scope, ctx, before, signal);
+      } catch (err) {
+        if (deadline.signal.aborted && !ctx.signal.aborted)
+          throw failed(scenario.name, index, label, new StepFailure(`the scenario ran past its timeout_ms (${scenario.timeoutMs} ms)`, { reason: 'timed_out', timeoutMs: scenario.timeoutMs }));
+        throw failed(scenario.name, index, label, err);
+      }
+      results[String(index)] = { result };
+      if (step.as) results[step.as] = { result };
+      done.push({ step: index, [step.kind === 'expect' ? 'expect' : 'tool']: step.kind === 'expect' ? step.expect.path : label, ...(step.as ? { as: step.as } : {}), result });
+      before = startedAt;
     }
-    results[String(index)] = { result };
-    if (step.as) results[step.as] = { result };
-    done.push({ step: index, [step.kind === 'expect' ? 'expect' : 'tool']: step.kind === 'expect' ? step.expect.path : label, ...(step.as ? { as: step.as } : {}), result });
-    before = startedAt;
+  } finally {
+    clearTimeout(timer);
   }
   ctx.progress(scenario.steps.length, scenario.steps.length, 'done');
   return { passed: true, steps: done };

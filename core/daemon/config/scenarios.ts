@@ -20,6 +20,9 @@ import { expectCondition, runScenario, type CompiledStep } from './scenario-run.
 
 export const MAX_SCENARIOS = 100;
 export const MAX_STEPS = 100;
+/** A whole run: ten minutes by default, an hour at most (a longer test is several calls). */
+const DEFAULT_TIMEOUT_MS = 600_000;
+const MAX_TIMEOUT_MS = 3_600_000;
 /** The tool a `wait_for` step runs (plugins/wait-for): the step is that call, failing when nothing matched. */
 const WAIT_TOOL = 'wait_for';
 
@@ -37,6 +40,7 @@ const scenarioShape = z.strictObject({
   description: z.string().trim().min(1, 'must say what the scenario does, for a model').max(4096),
   input: z.unknown().optional(),
   steps: z.array(z.unknown()).min(1, 'a scenario needs at least one step').max(MAX_STEPS, `at most ${MAX_STEPS} steps`),
+  timeout_ms: z.number().int().min(1).max(MAX_TIMEOUT_MS, `timeout_ms is at most ${MAX_TIMEOUT_MS} (an hour)`).optional(),
   annotations: annotationsShape.optional(),
   only: toolScopeShape.optional(),
 });
@@ -224,7 +228,7 @@ export function compileScenarios(entries: readonly unknown[], world: ScenarioWor
     const earlier = new Map<string, number>();
     const steps = spec.steps.map((raw, j) => checkStep(c, raw, j, world, inputs, earlier, scenarioInputs));
     const uses = [...new Set(steps.flatMap((s) => (s && s.kind !== 'expect' ? [s.tool] : [])))];
-    const scenario = { name: spec.name, steps: steps as CompiledStep[] };
+    const scenario = { name: spec.name, steps: steps as CompiledStep[], timeoutMs: spec.timeout_ms ?? DEFAULT_TIMEOUT_MS };
     return dataComposite(
       {
         name: spec.name,

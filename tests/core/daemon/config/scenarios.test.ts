@@ -148,6 +148,60 @@ describe('a scenario in a JSON config', () => {
   });
 });
 
+describe('scenarios with each other, in time and on reload', () => {
+  const echo = {
+    name: 'echo',
+    description: 'Says the text, and a literal $${...}.',
+    input: { type: 'object', properties: { text: { type: 'string', maxLength: 100 }, at: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } }, required: ['text', 'at'] },
+    steps: [{ call: 'command', args: { command: 'say ${text} $${text} ${at}' } }],
+  };
+
+  it('one scenario calls another with arguments from its own input and results', async () => {
+    const t = await start([
+      echo,
+      {
+        name: 'outer',
+        description: 'Reads the tick, then has echo say it.',
+        steps: [{ call: 'state' }, { call: 'echo', args: { text: 'tick ${steps.0.result.tick}', at: { n: '${steps.0.result.players}' } } }],
+      },
+    ]);
+    const result = await t.call('outer');
+    const tick = result.steps[0].result.tick as number;
+    expect(t.sim.received).toContain(`CMD say tick ${tick} \${text} {"n":1}`);
+    expect(result.steps[1]).toMatchObject({ tool: 'echo', result: { passed: true } });
+    expect((await t.tools()).tools.find((x) => x.name === 'outer')?.uses).toEqual(['state', 'echo']);
+  });
+
+  it('a scenario that calls itself is refused as a cycle', async () => {
+    const err = await refused([{ name: 'loop', description: 'd', steps: [{ call: 'loop' }] }]);
+    expect(err.problems[0]).toMatchObject({ path: 'scenarios[0].uses', message: expect.stringMatching(/call each other in a cycle/) });
+  });
+
+  it('timeout_ms bounds the whole run: a step still running is cancelled and named', async () => {
+    const t = await start([{ name: 'slow', description: 'd', timeout_ms: 300, steps: [{ call: 'state' }, { wait_for: { match: { category: 'mark', text: 'never' }, timeout_ms: 20000 } }] }]);
+    const started = Date.now();
+    const err = await t.callError('slow');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(err.code).toBe('scenario_failed');
+    expect(err.message).toBe("scenario 'slow' step 1 (wait_for): the scenario ran past its timeout_ms (300 ms)");
+    expect(err.details).toMatchObject({ step: 1, tool: 'wait_for', cause: { reason: 'timed_out', timeoutMs: 300 } });
+  });
+
+  it('a reloaded config brings its new scenarios and drops the old', async () => {
+    const file = jsonConfig([echo]);
+    const t = await startTestHost({ config: file });
+    hosts.push(t);
+    expect(await t.available()).toContain('echo');
+    fs.writeFileSync(file, JSON.stringify({ scenarios: [{ ...echo, name: 'echo_two' }] }));
+    await t.reload();
+    const names = await t.available();
+    expect(names).toContain('echo_two');
+    expect(names).not.toContain('echo');
+    expect(await t.call('echo_two', { text: 'again', at: { n: 2 } })).toMatchObject({ passed: true });
+    expect(t.sim.received).toContain('CMD say again ${text} {"n":2}');
+  });
+});
+
 describe('a scenario is checked when the config loads', () => {
   it('refuses an unknown tool, naming the step', async () => {
     const err = await refused([{ name: 'typo', description: 'd', steps: [{ call: 'state' }, { call: 'comand', args: { command: 'say hi' } }] }]);
