@@ -12,6 +12,7 @@ import { startTestHost, type TestHost } from '../../../../core/testing/index.js'
 import { project, removeProjects } from '../../../support/config-project.js';
 import { CliProcesses, runCli } from '../../../support/cli-process.js';
 import { startDaemonProcess } from '../../../support/daemon-process.js';
+import { connectInMemory, errorOf, frontendFor, text } from '../../../support/mcp.js';
 
 const hosts: TestHost[] = [];
 const processes = new CliProcesses();
@@ -105,6 +106,26 @@ describe('a scenario in a JSON config', () => {
         { step: 6, expect: 'steps.seen.result.event.text', result: `spawned by Steve at tick ${tick}` },
       ],
     });
+  });
+
+  it('is an MCP tool: listed with its schema, called with structured results, failing as an error with the code', async () => {
+    const t = await start([spawnTest]);
+    const frontend = frontendFor(t.port);
+    const mcp = await connectInMemory(frontend);
+    try {
+      const listed = (await mcp.client.listTools()).tools.find((x) => x.name === 'mc_spawn_test');
+      expect(listed?.inputSchema).toMatchObject({ type: 'object', required: ['x', 'y', 'z'] });
+      const ok = await mcp.client.callTool({ name: 'mc_spawn_test', arguments: { x: 7, y: 64, z: 7 } });
+      expect(ok.isError).toBeFalsy();
+      expect(JSON.parse(text(ok))).toMatchObject({ passed: true });
+      expect(t.sim.received).toContain('CMD summon zombie 7 64 7');
+      const bad = await mcp.client.callTool({ name: 'mc_spawn_test', arguments: { x: 7, y: 64, z: 7, mob: 'creeper' } });
+      expect(bad.isError).toBe(true);
+      expect(errorOf(bad)).toMatchObject({ code: 'scenario_failed', error: expect.stringMatching(/^scenario 'spawn_test' step 5 \(expect\)/) });
+    } finally {
+      await mcp.close();
+      await frontend.close();
+    }
   });
 
   it('a failing expect names the step with expected and actual', async () => {
