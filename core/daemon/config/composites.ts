@@ -54,7 +54,12 @@ export function dataComposite(spec: Omit<CompositeSpec, 'run'>, at: string, run:
 
 /** Where a composite sits in the config: `composites[i]`, or the scenario it was made from. */
 export function compositeAt(spec: CompositeSpec, index: number): string {
-  return fromData.get(spec)?.at ?? `composites[${index}]`;
+  return scenarioAt(spec) ?? `composites[${index}]`;
+}
+
+/** The scenario a composite was made from (`scenarios[i]`), if it was. */
+export function scenarioAt(spec: CompositeSpec): string | undefined {
+  return fromData.get(spec)?.at;
 }
 
 /** Every tool of these plugins, with the CAPS the registry would give it. */

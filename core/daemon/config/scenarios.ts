@@ -7,7 +7,7 @@
  * tools it calls, so its CAPS, annotations and hiding are derived like any composite's.
  */
 import { z } from 'zod';
-import { annotationsShape, toolNameShape, toolScopeShape } from '../../host/define.js';
+import { annotationsShape, TOOL_NAME, toolNameShape, toolScopeShape } from '../../host/define.js';
 import { applyParamAliases, describeZodError } from '../../host/params.js';
 import { CONDITION_OPERATORS, pathSegments, VALUE_PATH } from '../../kit/condition.js';
 import type { CompositeSpec } from '../../authoring/config.js';
@@ -29,7 +29,7 @@ const WAIT_TOOL = 'wait_for';
 const stepName = z.string().regex(/^[a-z][a-z0-9_]{0,31}$/, 'as must match ^[a-z][a-z0-9_]{0,31}$ (it is referred to as $' + '{steps.<as>.result})');
 const argsShape = z.record(z.string(), z.unknown(), { error: 'must be an object of arguments' });
 const STEP_SHAPES = {
-  call: z.strictObject({ call: z.string().min(1, 'call must name a tool'), args: argsShape.optional(), as: stepName.optional() }),
+  call: z.strictObject({ call: z.string().regex(TOOL_NAME, 'call must name a tool (^[a-z][a-z0-9_]{0,47}$)'), args: argsShape.optional(), as: stepName.optional() }),
   wait_for: z.strictObject({ wait_for: argsShape, as: stepName.optional() }),
   expect: z.strictObject({ expect: argsShape, as: stepName.optional() }),
 };

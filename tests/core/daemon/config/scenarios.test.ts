@@ -327,6 +327,15 @@ describe("the docs' example", () => {
     expect(await t.call('spawn_check', { x: 0, y: 64, z: 0 })).toMatchObject({ passed: true });
   });
 
+  it('`mcbridge config` lists it among the composites, saying which scenario it is', async () => {
+    const file = project({ install: false }).write('mcbridge.config.json', block!);
+    const shown = await runCli(['config'], { cwd: path.dirname(file) });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout).composites).toEqual([
+      expect.objectContaining({ name: 'spawn_check', scenario: 'scenarios[0]', uses: ['state', 'command', 'mark', 'wait_for'], annotations: expect.objectContaining({ destructive: true }) }),
+    ]);
+  });
+
   it('runs from `mcbridge call` against `mcbridge run --config`, and a failure exits 1 naming the step and the code', async () => {
     const file = project({ install: false }).write('mcbridge.config.json', block!);
     const daemon = await startDaemonProcess(processes, ['--sim'], undefined, file);
