@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../../core/daemon/config/errors.js';
-import { startTestHost, type TestHost } from '../../../../core/testing/index.js';
+import { startTestHost, waitUntil, type TestHost } from '../../../../core/testing/index.js';
 import { project, removeProjects } from '../../../support/config-project.js';
 import { CliProcesses, runCli } from '../../../support/cli-process.js';
 import { startDaemonProcess } from '../../../support/daemon-process.js';
@@ -206,6 +206,24 @@ describe('scenarios with each other, in time and on reload', () => {
     expect(err.code).toBe('scenario_failed');
     expect(err.message).toBe("scenario 'slow' step 1 (wait_for): the scenario ran past its timeout_ms (300 ms)");
     expect(err.details).toMatchObject({ step: 1, tool: 'wait_for', cause: { reason: 'timed_out', timeoutMs: 300 } });
+  });
+
+  it('reports progress per step, and a cancelled call answers cancelled without running the steps after', async () => {
+    const t = await start([
+      {
+        name: 'waits',
+        description: 'd',
+        steps: [{ call: 'state' }, { wait_for: { match: { category: 'mark', text: 'never' }, timeout_ms: 20000 } }, { call: 'mark', args: { text: 'after the wait' } }],
+      },
+    ]);
+    const controller = new AbortController();
+    const messages: string[] = [];
+    const call = t.callError('waits', {}, { signal: controller.signal, onProgress: (f) => messages.push(String(f.message)) });
+    await waitUntil(() => messages.includes('step 1 (wait_for)'), 5000, 'the scenario to reach its wait');
+    controller.abort();
+    expect((await call).code).toBe('cancelled');
+    expect(messages.slice(0, 2)).toEqual(['step 0 (state)', 'step 1 (wait_for)']);
+    expect(t.sim.received).not.toContain('MARK after the wait');
   });
 
   it('a reloaded config brings its new scenarios and drops the old', async () => {
