@@ -32,7 +32,7 @@ export type {
 export type { ToolPolicy } from './host/registry/policy.js';
 export type { ToolScope, VerbRule, VerbSpec } from './host/plugin-api.js';
 export { defineConfig, defineComposite } from './authoring/config.js';
-export type { McbridgeConfig, TargetOptions, PluginConfigEntry, CompositeSpec, CompositeContext } from './authoring/config.js';
+export type { McbridgeConfig, TargetOptions, PluginConfigEntry, CompositeSpec, CompositeContext, ScenarioSpec, ScenarioStep } from './authoring/config.js';
 export { McbridgeError, ERROR_CODES, type ErrorCode } from './host/errors.js';
 export { sleep } from './host/cancel.js';
 export type { RecordedEvent, Cursor, EventPage, EventStats } from './host/events/event-log.js';

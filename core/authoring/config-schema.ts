@@ -1,13 +1,13 @@
 /**
  * The shape of `mcbridge.config.ts` as zod schemas: the option table's entries, `targets`,
- * `plugins` and `composites`. `McbridgeConfig` and `TargetOptions` are `z.input` of these
+ * `plugins`, `composites` and `scenarios`. `McbridgeConfig` and `TargetOptions` are `z.input` of these
  * (config.ts), and the daemon validates a config with them, adding only the checks that need the
  * daemon (target names, built-in plugins' keys: core/daemon/config/schema.ts). One spelling, so a
  * key the daemon takes cannot be missing from the types (docs/decisions.md, "Config types are
  * the schema's"). Imported as a type by the public entry, so loading 'mcbridge' loads no zod.
  */
 import { z } from 'zod';
-import type { CompositeSpec, PluginConfigEntry } from './config.js';
+import type { CompositeSpec, PluginConfigEntry, ScenarioSpec } from './config.js';
 import { OPTION_KEYS, type DAEMON_OPTIONS, type OptionValue } from './options.js';
 import { optionSchema } from './option-schema.js';
 import { launchSchema } from '../host/launch-schema.js';
@@ -84,5 +84,7 @@ export const configObject = z
     /** Tools defined right here, chaining other tools and waits. */
     // biome-ignore lint/suspicious/noExplicitAny: each composite keeps its own input and output types; the list needs only the common shape
     composites: z.array(z.custom<CompositeSpec<any, any>>()).optional(),
+    /** Composites written as data (JSON too): steps that call tools, wait and check results (docs/plugins.md#scenarios). */
+    scenarios: z.array(z.custom<ScenarioSpec>()).optional(),
   })
   .strict();

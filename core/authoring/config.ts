@@ -75,6 +75,36 @@ export interface CompositeSpec<I extends AnyObjectSchema = AnyObjectSchema, O ex
   run(ctx: CompositeContext<z.infer<I>>): Promise<O extends z.ZodType ? z.infer<O> : unknown>;
 }
 
+/**
+ * One step of a scenario (docs/plugins.md#scenarios). Strings in `args`, `wait_for` and the
+ * operands of `expect` may hold `${name}` (the input) and `${steps.N.result...}` or
+ * `${steps.<as>.result...}` (an earlier step's result).
+ */
+export type ScenarioStep =
+  | { call: string; args?: Record<string, unknown>; as?: string }
+  | { wait_for: Record<string, unknown>; as?: string }
+  | {
+      expect: { path: string; equals?: unknown; not_equals?: unknown; gte?: number | string; lte?: number | string; contains?: unknown; exists?: boolean };
+      as?: string;
+    };
+
+/** A composite written as data (any config format, JSON included): steps run in order, the first failure stops it. */
+export interface ScenarioSpec {
+  /** ^[a-z][a-z0-9_]{0,47}$, unique across all tools. */
+  name: string;
+  description: string;
+  /** A JSON Schema of type object (a small subset: docs/plugins.md#scenarios); default: no arguments. */
+  input?: Record<string, unknown>;
+  /** At most 100. */
+  steps: ScenarioStep[];
+  /** The whole run's bound in ms (default 600000, at most 3600000); a step still running then is cancelled. */
+  timeout_ms?: number;
+  /** Override the annotations derived from the tools it calls. */
+  annotations?: ToolAnnotations;
+  /** Only for some vantages, instances or game versions. */
+  only?: ToolScope;
+}
+
 /** Identity at run time; gives `mcbridge.config.ts` full types. */
 export function defineConfig(config: McbridgeConfig): McbridgeConfig {
   return config;

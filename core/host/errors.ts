@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   'target_required', // the daemon serves several targets (game servers) and the call named none, with no default
   'target_unknown', // the call named a target the daemon does not serve
   'server_failed', // a server the daemon launches did not start, exited before its mod answered, or its world could not be put in place; details carry the exit code and last lines
+  'scenario_failed', // a config scenario stopped at a step: details name the step, its tool and the cause (a call's error, an expectation's expected vs actual)
   'internal', // a bug: a handler threw something unexpected
 ] as const;
 

@@ -17,6 +17,7 @@ export {
   hasEventFilter,
   type EventFilterInput,
 } from './event-filter.js';
+export { conditionHolds, pathCondition, readPath, type PathCondition } from './condition.js';
 export { commandText, firstSentence, javaDouble, lineText } from './text.js';
 export { modAck, modReply, outputLines } from './replies.js';
 export { isObject, num, str } from './values.js';

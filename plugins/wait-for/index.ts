@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { definePlugin, defineTool, McbridgeError, parseCursor, sleep, type Cursor, type RecordedEvent, type ToolContext } from 'mcbridge';
-import { compactEvent, cursorInput, EventCounter, eventFilterFields, eventMatcher, hasEventFilter } from 'mcbridge/kit';
-import { conditionHolds, readPath, stateCondition, type StateCondition } from './condition.js';
+import { compactEvent, conditionHolds, cursorInput, EventCounter, eventFilterFields, eventMatcher, hasEventFilter, pathCondition, readPath } from 'mcbridge/kit';
+
+const stateCondition = pathCondition('state', 'the STATE reply');
+type StateCondition = z.infer<typeof stateCondition>;
 
 const DEFAULT_WAIT_FOR_MS = 30_000;
 /** Ten minutes: longer waits should be a loop of calls, each reporting what happened. */

@@ -32,6 +32,7 @@ const KNOWN: ReadonlyArray<readonly [file: string, name: string]> = [
   ...['wait', 'wait_for', 'fork', 'restore', 'snapshot', 'command', 'command_output'].map((name) => ['core/frontends/cli/spinner.ts', name] as const),
   ...['events', 'snapshots', 'snapshot'].map((name) => ['core/frontends/mcp/resources.ts', name] as const),
   ...['command', 'state', 'wait'].map((name) => ['core/daemon/config/composites.ts', name] as const),
+  ['core/daemon/config/scenarios.ts', 'wait_for'], // a scenario's `wait_for` step is a call of that tool (docs/plugins.md#scenarios)
 ];
 
 /** Not knowledge of a plugin: words spelled like a built-in tool that mean something else where they stand. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { STEVE_UUID } from 'mcbridge/testing';
-import { conditionHolds, readPath } from '../../plugins/wait-for/condition.js';
+import { conditionHolds, readPath } from '../../core/kit/condition.js';
 import { rawConnection, waitUntil } from '../support/helpers.js';
 import { expectInvalidParams, failure, sentSince, useStacks, type Stack } from '../support/plugins.js';
 

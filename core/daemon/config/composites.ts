@@ -35,6 +35,31 @@ export interface ToolFacts {
   plugin: string;
   requires: string[];
   annotations: ToolAnnotations;
+  /** Its input schema and older param names, to check a scenario's arguments when the config loads. */
+  input?: ToolSpec['input'];
+  paramAliases?: Record<string, string>;
+}
+
+/**
+ * Composites made from data (config scenarios, scenarios.ts): where each sits in the config, for
+ * messages, and its run as a tool (it gets the plain tool context, and names its own steps).
+ */
+const fromData = new WeakMap<CompositeSpec, { at: string; run: ToolSpec['run'] }>();
+
+export function dataComposite(spec: Omit<CompositeSpec, 'run'>, at: string, run: ToolSpec['run']): CompositeSpec {
+  const composite: CompositeSpec = { ...spec, run: (ctx) => run(ctx.args, ctx) };
+  fromData.set(composite, { at, run });
+  return composite;
+}
+
+/** Where a composite sits in the config: `composites[i]`, or the scenario it was made from. */
+export function compositeAt(spec: CompositeSpec, index: number): string {
+  return scenarioAt(spec) ?? `composites[${index}]`;
+}
+
+/** The scenario a composite was made from (`scenarios[i]`), if it was. */
+export function scenarioAt(spec: CompositeSpec): string | undefined {
+  return fromData.get(spec)?.at;
 }
 
 /** Every tool of these plugins, with the CAPS the registry would give it. */
@@ -43,7 +68,7 @@ export function toolFacts(plugins: readonly Plugin[]): Map<string, ToolFacts> {
   for (const plugin of plugins) {
     for (const tool of plugin.tools ?? []) {
       const requires = [...new Set([...(plugin.requires?.caps ?? []), ...(tool.requires ?? [])].map(canonicalCap))];
-      facts.set(tool.name, { plugin: plugin.name, requires, annotations: { ...tool.annotations } });
+      facts.set(tool.name, { plugin: plugin.name, requires, annotations: { ...tool.annotations }, input: tool.input, paramAliases: tool.paramAliases });
     }
   }
   return facts;
@@ -83,7 +108,7 @@ export function deriveComposite(spec: CompositeSpec, index: number, facts: Reado
   uses?.forEach((name, j) => {
     const fact = facts.get(name);
     if (fact) used.push(fact);
-    else problems.push({ path: `composites[${index}].uses[${j}]`, message: `no loaded plugin defines the tool '${name}' (composite '${spec.name}' calls it)` });
+    else problems.push({ path: `${compositeAt(spec, index)}.uses[${j}]`, message: `no loaded plugin defines the tool '${name}' (composite '${spec.name}' calls it)` });
   });
   if (problems.length > 0) throw new ConfigError(file, problems);
   const declared = spec.annotations ?? {};
@@ -194,7 +219,7 @@ export function deriveComposites(specs: readonly CompositeSpec[], facts: Readonl
       if ((spec.uses ?? []).some((u) => names.has(u) && !known.has(u))) return;
       const result = deriveComposite(spec, i, known, file);
       derived.set(i, result);
-      known.set(spec.name, { plugin: COMPOSITES_PLUGIN, ...result });
+      known.set(spec.name, { plugin: COMPOSITES_PLUGIN, ...result, input: spec.input });
       progress = true;
     });
   }
@@ -203,7 +228,7 @@ export function deriveComposites(specs: readonly CompositeSpec[], facts: Readonl
     throw new ConfigError(
       file,
       stuck.map(({ spec, i }) => ({
-        path: `composites[${i}].uses`,
+        path: `${compositeAt(spec, i)}.uses`,
         message: `composites ${stuck.map((x) => `'${x.spec.name}'`).join(', ')} call each other in a cycle; composite '${spec.name}' cannot be derived`,
       })),
     );
@@ -223,7 +248,7 @@ export function compositesPlugin(specs: readonly CompositeSpec[], facts: Readonl
       input: spec.input ?? z.object({}).strict(),
       requires,
       annotations,
-      run: (args, ctx) => spec.run(compositeContext(spec, args as Record<string, unknown>, ctx, { n: 0 })),
+      run: fromData.get(spec)?.run ?? ((args, ctx) => spec.run(compositeContext(spec, args as Record<string, unknown>, ctx, { n: 0 }))),
     };
     if (spec.output) tool.output = spec.output;
     if (spec.uses) tool.uses = spec.uses;

@@ -6,7 +6,7 @@ import { targetSpecs } from './targets.js';
 import type { McbridgeConfig } from '../../authoring/config.js';
 import { DAEMON_OPTIONS, groupKeys, type OptionKey, type OptionSpec } from '../../authoring/options.js';
 import type { ConfigPlan } from './runtime.js';
-import { deriveComposites, toolFacts, type ToolFacts } from './composites.js';
+import { deriveComposites, scenarioAt, toolFacts, type ToolFacts } from './composites.js';
 import { REDACTED, redactValue } from '../../util/redact.js';
 import { builtinPlugins } from '../builtins.js';
 import { builtinOptions } from './builtin-options.js';
@@ -62,7 +62,8 @@ export function describePlan(plan: ConfigPlan, builtins: ReadonlyMap<string, Too
     composites: redact(
       plan.composites.map((c, i) => {
         const { requires, annotations } = derived[i];
-        return { name: c.name, description: c.description, ...(c.uses ? { uses: c.uses } : {}), requires, annotations, ...(c.only ? { only: c.only } : {}) };
+        const scenario = scenarioAt(c);
+        return { name: c.name, description: c.description, ...(scenario ? { scenario } : {}), ...(c.uses ? { uses: c.uses } : {}), requires, annotations, ...(c.only ? { only: c.only } : {}) };
       }),
     ),
   };

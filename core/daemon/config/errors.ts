@@ -7,6 +7,8 @@ export interface ConfigProblem {
   /** Where inside the config, e.g. `plugins[1]` or `composites[0].name`; empty for the file as a whole. */
   path: string;
   message: string;
+  /** What kind of problem, where a caller may act on it (a scenario's `unknown_tool`, `bad_schema`, ...). */
+  reason?: string;
 }
 
 /** A config file as a person reads it: relative to the working directory when inside it. */

@@ -17,6 +17,7 @@ import { configTimeoutMs, withinConfigTimeout } from './probe.js';
 import { resolvePlugins, type ResolvedPlugin } from './plugins.js';
 import type { CompositeSpec, McbridgeConfig } from '../../authoring/config.js';
 import { DAEMON_KEYS } from './schema.js';
+import { compileScenarios } from './scenarios.js';
 import { builtinOptions } from './builtin-options.js';
 import { builtinPlugins } from '../builtins.js';
 
@@ -83,7 +84,8 @@ export async function planConfig(loaded: LoadedConfig, neighbours: Neighbours, o
   }
   if (problems.length > 0) throw new ConfigError(file, problems);
 
-  const composites = validateComposites(config.composites ?? [], file);
+  // A copy: the scenarios join it, and the config's own list is planned again on each reload.
+  const composites = [...validateComposites(config.composites ?? [], file)];
   composites.forEach((spec, i) => {
     const owner = tools.get(spec.name);
     if (owner) {
@@ -91,6 +93,9 @@ export async function planConfig(loaded: LoadedConfig, neighbours: Neighbours, o
     }
   });
   if (problems.length > 0) throw new ConfigError(file, problems);
+  const taken = new Map<string, string>([...tools].map(([name, fact]) => [name, `plugin '${fact.plugin}'`]));
+  for (const spec of composites) taken.set(spec.name, 'a composite');
+  composites.push(...compileScenarios(config.scenarios ?? [], { tools, composites: [...composites] }, taken, file));
   if (pluginAt.has(COMPOSITES_PLUGIN) || neighbours.plugins.has(COMPOSITES_PLUGIN)) {
     if (composites.length > 0) throw new ConfigError(file, [{ path: 'plugins', message: `the plugin name '${COMPOSITES_PLUGIN}' is reserved for the config's composites` }]);
   }
@@ -220,7 +225,8 @@ export class ConfigRuntime {
     for (const info of this.host.plugins()) if (!this.managed.has(info.name)) plugins.set(info.name, info.source);
     const tools = new Map<string, ToolFacts>();
     for (const tool of this.host.registry.list()) {
-      if (!this.managed.has(tool.plugin)) tools.set(tool.name, { plugin: tool.plugin, requires: tool.requires, annotations: tool.annotations });
+      if (!this.managed.has(tool.plugin))
+        tools.set(tool.name, { plugin: tool.plugin, requires: tool.requires, annotations: tool.annotations, input: tool.spec.input, paramAliases: tool.spec.paramAliases });
     }
     return { plugins, tools };
   }
