@@ -30,7 +30,9 @@ const KNOWN: ReadonlyArray<readonly [file: string, name: string]> = [
   ['core/frontends/cli/request-status.ts', 'request_status'], // the CLI command of the tool (docs/control.md)
   ['core/frontends/cli/server.ts', 'status'], // an action of `mcbridge server`, called as server_status (docs/servers.md)
   ...['wait', 'wait_for', 'fork', 'restore', 'snapshot', 'command', 'command_output'].map((name) => ['core/frontends/cli/spinner.ts', name] as const),
-  ...['events', 'snapshots', 'snapshot'].map((name) => ['core/frontends/mcp/resources.ts', name] as const),
+  ...['events', 'snapshots', 'snapshot', 'logs'].map((name) => ['core/frontends/mcp/resources.ts', name] as const),
+  ...['logs', 'logs_summary'].map((name) => ['core/frontends/cli/logs.ts', name] as const), // the CLI command of the tools (docs/logs.md)
+  ['core/frontends/cli/program.ts', 'logs'], // declares `mcbridge logs`
   ...['command', 'state', 'wait'].map((name) => ['core/daemon/config/composites.ts', name] as const),
   ['core/daemon/config/scenarios.ts', 'wait_for'], // a scenario's `wait_for` step is a call of that tool (docs/plugins.md#scenarios)
 ];
@@ -39,6 +41,7 @@ const KNOWN: ReadonlyArray<readonly [file: string, name: string]> = [
 const HOMONYMS: ReadonlyArray<readonly [file: string, name: string]> = [
   ['core/frontends/cli/doctor.ts', 'status'], // the CLI command `mcbridge status`
   ['core/frontends/cli/sim.ts', 'chat'], // the CLI command `mcbridge sim chat`
+  ['core/frontends/cli/sim-console.ts', 'chat'], // a player's chat line on the sim's console
   ['core/frontends/cli/watch-format.ts', 'context'], // an event's field
   ['core/kit/text.ts', 'command'], // a parameter's name
   ['core/frontends/cli/create-plugin.ts', 'STATE'], // the source of a new plugin, which sends STATE itself
