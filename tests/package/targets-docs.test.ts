@@ -27,6 +27,19 @@ describe('the targets blocks of the docs, as written', () => {
     expect(events.targets.lab!.events.map((e) => [e.target, e.text])).toEqual([['lab', 'on lab']]);
   }, 120_000);
 
+  it('README: lab servers; two launched sims, fork live, reset lab from it, its log, reset from the template', async () => {
+    const lines = block('README.md', '## Lab servers');
+    expect(lines.intro).toMatch(OUTSIDE_THE_CLONE);
+    const r = await run(lines);
+    expect(r.code, `${r.body}\n${r.stderr.slice(-3000)}`).toBe(0);
+    expect(r.stdout).toMatch(/"forkDir": ".*before[/\\]world"/);
+    expect(r.stdout).toMatch(/lab: running \(pid \d+[^)]*\)\n {2}world from the fork before: \d+ files, \d+ bytes/);
+    expect(r.stdout).toMatch(/"type": "mark_ack"/);
+    // The lab's two starts so far: with the daemon, and after the reset.
+    expect(r.stdout.match(/^\d\d:\d\d:\d\d INFO \[Server thread\]: Done \(/gm)).toHaveLength(2);
+    expect(r.stdout).toMatch(/world from the template .*templates[/\\]clean: 1 files, 6 bytes/);
+  }, 180_000);
+
   it('docs/fork-and-restore.md: fork on live, restore dry run and apply on lab, verify ok, one daemon', async () => {
     const lines = block('docs/fork-and-restore.md', '## One daemon for both servers');
     expect(lines.intro).toMatch(OUTSIDE_THE_CLONE);
