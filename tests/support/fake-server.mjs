@@ -17,7 +17,8 @@
  * --port-file <path> (write a port number there, by rename, once ready), --mod (serve the
  * simulated mod from the built dist/ in this process, its port file in the working folder: a
  * server the daemon's link connects to, with this script's console behaviour), --slow <ms> (wait
- * that long before `Done`, the mod not up yet), --fork (run `fork` once started).
+ * that long before `Done`, the mod not up yet), --fork (run `fork` once started), --run
+ * '<command>; <command>' (console commands run once started, in order; --run-after <ms> waits first).
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -92,6 +93,12 @@ const commands = {
 };
 
 if (flag('--fork')) commands.fork();
+setTimeout(() => {
+  for (const line of (value('--run') ?? '').split(';')) {
+    const [name, arg] = line.trim().split(/\s+/);
+    if (name) commands[name](arg);
+  }
+}, Number(value('--run-after') ?? 0));
 
 readline.createInterface({ input: process.stdin }).on('line', (line) => {
   const [name, arg] = line.trim().split(/\s+/);
