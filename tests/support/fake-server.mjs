@@ -93,12 +93,15 @@ const commands = {
 };
 
 if (flag('--fork')) commands.fork();
-setTimeout(() => {
-  for (const line of (value('--run') ?? '').split(';')) {
-    const [name, arg] = line.trim().split(/\s+/);
-    if (name) commands[name](arg);
-  }
-}, Number(value('--run-after') ?? 0));
+setTimeout(
+  () => {
+    for (const line of (value('--run') ?? '').split(';')) {
+      const [name, arg] = line.trim().split(/\s+/);
+      if (name) commands[name](arg);
+    }
+  },
+  Number(value('--run-after') ?? 0),
+);
 
 readline.createInterface({ input: process.stdin }).on('line', (line) => {
   const [name, arg] = line.trim().split(/\s+/);
