@@ -57,7 +57,7 @@ describe('launched servers of one daemon', { timeout: 120_000 }, () => {
     fs.writeFileSync(path.join(root, 'mcbridge.config.json'), JSON.stringify(config));
     daemon = await startDaemonProcess(processes, [], { MCBRIDGE_STATE_DIR: path.join(root, 'state') }, path.join(root, 'mcbridge.config.json'));
     api = await ApiClient.connect({ port: daemon.port });
-    await waitUntil(async () => (await call('server_status', 'stubborn')).state === 'running', 20_000, 'the stubborn server to be up');
+    for (const name of ['lab', 'stubborn']) await waitUntil(async () => (await call('server_status', name)).state === 'running', 30_000, `the ${name} server to be up`);
   }, 60_000);
 
   afterAll(async () => {

@@ -40,6 +40,7 @@ describe('the watchdog', { timeout: 120_000 }, () => {
     fs.writeFileSync(path.join(root, 'mcbridge.config.json'), JSON.stringify(config));
     daemon = await startDaemonProcess(processes, [], { MCBRIDGE_STATE_DIR: path.join(root, 'state') }, path.join(root, 'mcbridge.config.json'));
     api = await ApiClient.connect({ port: daemon.port });
+    await waitUntil(async () => (await call('server_status', 'frozen')).state === 'running', 30_000, 'the frozen server to be up');
   }, 60_000);
 
   afterAll(async () => {

@@ -4,6 +4,7 @@
  * so one-line harness setups work and other tools (`mcbridge call`) can still reach it.
  */
 import type { LoadedConfig } from '../../daemon/config/load.js';
+import { targetSpecs } from '../../daemon/config/targets.js';
 import { startDaemon, type Daemon, type DaemonOptions } from '../../daemon/daemon.js';
 import { isPortTaken } from '../../daemon/port-taken.js';
 import type { DaemonAddress } from '../../daemon/unreachable.js';
@@ -35,7 +36,11 @@ export class EmbeddedDaemon {
     const { loadConfig, ...options } = this.options;
     options.log.info({ api: options.api }, 'no mcbridge daemon answers; starting one in this process (--embedded)');
     const loaded = await loadConfig?.();
-    const daemonOptions: DaemonOptions = { ...options, ...(loaded ? { config: { loaded } } : {}) };
+    // The config's targets, as `mcbridge run` serves them (each server it launches included); its link flags then stay unused.
+    const targetsOf = (config: LoadedConfig) =>
+      config.config.targets ? targetSpecs(config.config.targets, config.dir, { vantage: options.vantage, buffer: options.buffer, bufferBytes: options.bufferBytes }) : null;
+    const targets = loaded ? targetsOf(loaded) : null;
+    const daemonOptions: DaemonOptions = { ...options, ...(loaded ? { config: { loaded } } : {}), ...(targets ? { targets, targetsFrom: targetsOf } : {}) };
     try {
       this.daemon = await startDaemon(daemonOptions);
     } catch (err) {
