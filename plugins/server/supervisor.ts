@@ -75,6 +75,8 @@ export class Supervisor {
   private lastReset: { at: number; source: WorldSource; bytes: number; files: number } | null = null;
   private readonly monitor: NodeJS.Timeout | null;
   private disposed = false;
+  /** Counts stops, restarts and resets asked for: a start queued before one of them does not run. */
+  private generation = 0;
 
   constructor(
     private readonly opts: SupervisorOptions,
@@ -112,7 +114,10 @@ export class Supervisor {
 
   /** Starts it unless it runs; resolves once the mod link is connected. */
   start(progress: Progress = noop, why: Why = 'asked'): Promise<Record<string, unknown>> {
+    const asked = this.generation;
     return this.serial(async () => {
+      // A stop, restart or reset asked after this start wins: it is not started behind their back.
+      if (asked !== this.generation) throw new McbridgeError('cancelled', `the start of '${this.opts.target}' was given up: a stop, restart or reset was asked for meanwhile`);
       if (this.state === 'running' && this.proc) return { ...this.status(), started: false };
       await this.launch(progress, why);
       return { ...this.status(), started: true };
@@ -187,6 +192,7 @@ export class Supervisor {
 
   /** A stop, restart or reset ends a start's wait and a pending watchdog restart at once. */
   private preempt(): void {
+    this.generation += 1;
     this.startAbort?.abort();
     this.clearBackoff();
   }
@@ -255,7 +261,11 @@ export class Supervisor {
       progress(`ready: the mod answered after ${Date.now() - began} ms`);
       return;
     }
-    if (outcome === 'aborted') throw new McbridgeError('cancelled', `the start of '${this.opts.target}' was given up: a stop, restart or reset was asked for meanwhile`);
+    if (outcome === 'aborted') {
+      // Not left running half started: the stop that preempted this start may find nothing else to stop.
+      await this.halt(noop, 'start given up');
+      throw new McbridgeError('cancelled', `the start of '${this.opts.target}' was given up: a stop, restart or reset was asked for meanwhile`);
+    }
     if (outcome === 'timeout') {
       const info = await this.halt(noop, 'not ready');
       const lines = info?.lastLines.slice(-LAST_LINES_SHOWN) ?? [];

@@ -72,13 +72,18 @@ describe.skipIf(!canMount)('fork on a full disk', () => {
     const before = used();
     await stack.call('fork', { name: 'b' });
     const perFork = used() - before;
-    execFileSync('mount', ['-o', `remount,nr_inodes=${used() + perFork}`, disk]);
+    // Each fork is remembered by name in the state folder, written after the manifest: one inode
+    // fewer leaves the manifest without one.
+    const record = path.join(disk, '.mcbridge', 'forks', 'b.json');
+    expect(JSON.parse(fs.readFileSync(record, 'utf8'))).toMatchObject({ name: 'b', forkDir: path.join(stack.sim.modDir, 'snapshots', 'b', 'world') });
+    execFileSync('mount', ['-o', `remount,nr_inodes=${used() + perFork - 1}`, disk]);
     const err = await failure(stack.call('fork', { name: 'c' }));
     const snapshotDir = path.join(stack.sim.modDir, 'snapshots', 'c');
     expect(err.code).toBe('unavailable');
     expect(err.message).toMatch(/^writing .*\/c\/fork-manifest\.json failed: no space left on the device \(ENOSPC.*the partial copy was removed.*\(the game was unfrozen again/);
     expect(fs.existsSync(path.join(snapshotDir, 'world'))).toBe(false);
     expect(fs.existsSync(path.join(snapshotDir, 'fork-manifest.json'))).toBe(false);
+    expect(fs.existsSync(path.join(disk, '.mcbridge', 'forks', 'c.json'))).toBe(false);
     expect(stack.sim.world.frozen).toBe(false);
     // Room again, and no journal left holding the removed copy: the same fork is not refused as busy.
     execFileSync('mount', ['-o', 'remount,nr_inodes=100000', disk]);

@@ -37,7 +37,7 @@ describe('launched servers of one daemon', { timeout: 120_000 }, () => {
 
   beforeAll(async () => {
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcbridge-servers-')));
-    for (const name of ['lab', 'stubborn', 'broken', 'mute', 'plain']) serverFolder(root, name);
+    for (const name of ['lab', 'stubborn', 'broken', 'mute', 'plain', 'slow']) serverFolder(root, name);
     const config = {
       plugins: [['server', { killGraceMs: 300 }]],
       targets: {
@@ -52,6 +52,7 @@ describe('launched servers of one daemon', { timeout: 120_000 }, () => {
         },
         mute: { launch: { command: [node, FAKE], cwd: 'servers/mute', readyTimeout: '1s', autoStart: false } },
         plain: { serverDir: 'servers/plain' },
+        slow: { launch: { command: [node, FAKE, '--slow', '3000', '--mod'], cwd: 'servers/slow', autoStart: false } },
       },
     };
     fs.writeFileSync(path.join(root, 'mcbridge.config.json'), JSON.stringify(config));
@@ -132,6 +133,25 @@ describe('launched servers of one daemon', { timeout: 120_000 }, () => {
     expect(status.state).toBe('stopped');
     expect(status.pid).toBeNull();
     expect(alive(err.details!.pid as number)).toBe(false);
+  });
+
+  it('a stop during a start ends its wait at once, and no start asked before the stop runs after it', async () => {
+    const starts = Promise.allSettled([call('server_start', 'slow'), call('server_start', 'slow')]);
+    let status: Json = {};
+    await waitUntil(async () => (status = await call('server_status', 'slow')).state === 'starting' && status.pid !== null, 20_000, 'the slow start');
+    const stopped = await call('server_stop', 'slow');
+    expect(stopped).toMatchObject({ state: 'stopped', pid: null, stopped: { requested: true } });
+    expect(alive(status.pid)).toBe(false);
+    const [a, b] = await starts;
+    expect(a).toMatchObject({ status: 'rejected', reason: { code: 'cancelled' } });
+    expect(b).toMatchObject({ status: 'rejected', reason: { code: 'cancelled' } });
+    expect(await call('server_status', 'slow')).toMatchObject({ state: 'stopped', pid: null });
+    // Asked after the stop, a start runs; two at once share one process.
+    const [c, d] = await Promise.all([call('server_start', 'slow'), call('server_start', 'slow')]);
+    expect([c.started, d.started]).toEqual([true, false]);
+    expect(c.pid).toBe(d.pid);
+    await call('server_stop', 'slow');
+    expect(alive(c.pid)).toBe(false);
   });
 
   it('a target mcbridge does not run: status says so, the lifecycle tools are refused with what to do', async () => {
