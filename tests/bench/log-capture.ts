@@ -25,6 +25,7 @@ interface Reading {
   lines: number;
   records: number;
   ms: number;
+  cpuMs: number;
   rss0: number;
   peakRss: number;
   peakHeapGrowth: number;
@@ -50,11 +51,12 @@ export async function logCapturePart(lines: number, rounds: number): Promise<Rec
       const reading = await read(mode, lines);
       readings[mode]!.push(reading);
       process.stderr.write(
-        `  log round ${r + 1} ${mode.padEnd(8)} ${fmtInt(lines / (reading.ms / 1000)).padStart(10)} lines/s  peak RSS ${fmtMiB(reading.peakRss)}  heap +${fmtMiB(reading.peakHeapGrowth)}\n`,
+        `  log round ${r + 1} ${mode.padEnd(8)} ${fmtInt(lines / (reading.ms / 1000)).padStart(10)} lines/s  cpu ${fmtInt(reading.cpuMs).padStart(5)} ms  peak RSS ${fmtMiB(reading.peakRss)}  heap +${fmtMiB(reading.peakHeapGrowth)}\n`,
       );
     }
   }
   const rate = (mode: string) => lines / (median(readings[mode]!.map((x) => x.ms)) / 1000);
+  const cpuRate = (mode: string) => lines / (median(readings[mode]!.map((x) => x.cpuMs)) / 1000);
   const peak = (mode: string, key: 'peakRss' | 'peakHeapGrowth' | 'retainedHeap') => Math.max(...readings[mode]!.map((x) => x[key]));
   const ratio = rate('capture') / rate('readline');
   const heap = peak('capture', 'peakHeapGrowth');
@@ -62,6 +64,7 @@ export async function logCapturePart(lines: number, rounds: number): Promise<Rec
     ['metric', 'LogCapture', 'readline', 'ratio', 'target', 'verdict'],
     [
       ['log lines/s (median)', fmtInt(rate('capture')), fmtInt(rate('readline')), fmtNum(ratio, 2), `>= ${LOG_RATE_TARGET}`, ratio >= LOG_RATE_TARGET ? 'PASS' : 'MISS'],
+      ['log lines per CPU second (median)', fmtInt(cpuRate('capture')), fmtInt(cpuRate('readline')), fmtNum(cpuRate('capture') / cpuRate('readline'), 2), 'info', ''],
       ['log reader peak RSS', fmtMiB(peak('capture', 'peakRss')), fmtMiB(peak('readline', 'peakRss')), fmtNum(peak('capture', 'peakRss') / peak('readline', 'peakRss'), 2), 'info', ''],
       ['log reader peak heap growth', fmtMiB(heap), fmtMiB(peak('readline', 'peakHeapGrowth')), '', `<= ${fmtMiB(HEAP_BOUND)}`, heap <= HEAP_BOUND ? 'PASS' : 'MISS'],
       ['log reader heap kept after GC', fmtMiB(peak('capture', 'retainedHeap')), fmtMiB(peak('readline', 'retainedHeap')), '', 'info', ''],
@@ -73,6 +76,7 @@ export async function logCapturePart(lines: number, rounds: number): Promise<Rec
     rounds,
     records: readings.capture![0]!.records,
     linesPerSec: Object.fromEntries(modes.map((m) => [m, round(rate(m), 0)])),
+    linesPerCpuSec: Object.fromEntries(modes.map((m) => [m, round(cpuRate(m), 0)])),
     ratio: round(ratio, 3),
     target: LOG_RATE_TARGET,
     pass: ratio >= LOG_RATE_TARGET,

@@ -2,7 +2,7 @@
  * One reader of the log-capture bench (log-capture.ts), a process of its own so its memory is its
  * own: spawns the writer, reads its stdout pipe with `capture` (the logs plugin's LogCapture),
  * `readline` or `split` (a plain newline count), and prints one JSON line: lines, ms from the first
- * chunk to the end, peak RSS, and heap growth (peak sampled, and retained after a full GC).
+ * chunk to the end and the CPU time used meanwhile (steadier on a shared machine), peak RSS, and heap growth (peak sampled, and retained after a full GC).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -32,7 +32,11 @@ const sample = () => {
 
 const child = spawn(process.execPath, [writer, lines], { stdio: ['ignore', 'pipe', 'inherit'] });
 let first = 0;
-child.stdout.once('data', () => (first = performance.now()));
+let cpu0 = process.cpuUsage();
+child.stdout.once('data', () => {
+  first = performance.now();
+  cpu0 = process.cpuUsage();
+});
 const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
 let count = 0;
@@ -69,8 +73,10 @@ await new Promise<void>((resolve) => {
   } else throw new Error(`mode must be capture, readline or split, got '${mode}'`);
 });
 const ms = performance.now() - first;
+const used = process.cpuUsage(cpu0);
+const cpuMs = (used.user + used.system) / 1000;
 peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
 await exited;
 gc?.();
 const retained = process.memoryUsage().heapUsed - heap0;
-process.stdout.write(JSON.stringify({ mode, lines: count, records, ms, rss0, peakRss: peakRss(), peakHeapGrowth: peakHeap - heap0, retainedHeap: retained, kept: keep !== null }) + '\n');
+process.stdout.write(JSON.stringify({ mode, lines: count, records, ms, cpuMs, rss0, peakRss: peakRss(), peakHeapGrowth: peakHeap - heap0, retainedHeap: retained, kept: keep !== null }) + '\n');
