@@ -326,7 +326,7 @@ async function relayBench(): Promise<Record<string, unknown>> {
 
 /**
  * Which parts run: BENCH_PARTS, a comma list of relay (1-3 above), webhook, fork, cli, mcp,
- * targets, control, ledger and logs; default all. 4. webhook throughput (tests/bench/webhook.ts); 5. the fork's
+ * targets, control, ledger, launch and logs; default all. 4. webhook throughput (tests/bench/webhook.ts); 5. the fork's
  * world copy next to `cp -r` (tests/bench/fork-copy.ts); 6. targets (tests/bench/targets.ts);
  * 7. control (tests/bench/control.ts).
  */
