@@ -234,6 +234,7 @@ export class SimulatedMod {
   private readonly faultBook = new FaultBook();
   private readonly requestListeners = new Set<(request: RequestInfo) => void>();
   private readonly eventListeners = new Set<(event: Reply) => void>();
+  private readonly connectionListeners = new Set<(change: 'open' | 'close', peer: string) => void>();
   /** The control protocol 1 listener (`control` option), or null. */
   readonly control: ControlServer | null;
 
@@ -470,6 +471,7 @@ export class SimulatedMod {
     const conn = new Connection(socket, () => this.lineEnding);
     // The mod adds the client to the broadcast list before writing the greeting (the race docs/protocol.md#the-greeting warns of).
     this.clients.add(conn);
+    for (const listener of this.connectionListeners) listener('open', `${socket.remoteAddress}:${socket.remotePort}`);
     if (this.eventBeforeHello) {
       const early = this.eventBeforeHello === true ? textEvent('hello', this.millis(), this.startupEventText()) : this.eventBeforeHello;
       conn.sendLine(toJavaJson(withEventFlag(early)));
@@ -489,8 +491,11 @@ export class SimulatedMod {
     if (conn instanceof VerbCall) return conn.hangUp();
     if (!(conn instanceof Connection) || !this.clients.delete(conn)) return;
     conn.open = false;
+    // Read before destroy(), which may forget the peer.
+    const peer = `${conn.socket.remoteAddress}:${conn.socket.remotePort}`;
     conn.socket.destroy();
     this.waits = this.waits.filter((w) => w.conn !== conn);
+    for (const listener of this.connectionListeners) listener('close', peer);
   }
 
   private verbEnabled(verb: string): boolean {
@@ -662,6 +667,12 @@ export class SimulatedMod {
   onEvent(listener: (event: Reply) => void): () => void {
     this.eventListeners.add(listener);
     return () => this.eventListeners.delete(listener);
+  }
+
+  /** Calls `listener` when a legacy connection opens or closes (`peer`: address:port). Returns an unsubscribe. */
+  onConnection(listener: (change: 'open' | 'close', peer: string) => void): () => void {
+    this.connectionListeners.add(listener);
+    return () => this.connectionListeners.delete(listener);
   }
 
   /**

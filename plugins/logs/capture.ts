@@ -106,7 +106,7 @@ export class LogCapture {
   private add(entry: LogEntry): LogRecord {
     const record = this.ring.push(entry);
     this.folds.add(record);
-    this.file?.append(record);
+    this.file?.appendJson(this.ring.newestJson);
     return record;
   }
 }

@@ -74,6 +74,11 @@ export class RecordFile {
     this.enqueue(JSON.stringify(record));
   }
 
+  /** A record already written as its JSON line (the ring's), so it is not stringified twice. */
+  appendJson(line: string): void {
+    this.enqueue(line);
+  }
+
   /** Where the follower is: written after the records it read, so a restart resumes past them. */
   mark(follow: { inode: number; offset: number }): void {
     this.enqueue(JSON.stringify({ follow }));

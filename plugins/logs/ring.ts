@@ -40,13 +40,25 @@ export interface PageQuery {
 
 export const recordBytes = (record: LogRecord): number => Buffer.byteLength(JSON.stringify(record)) + 1;
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range starts at NUL
+const NON_ASCII = /[^\u0000-\u007f]/;
+/** UTF-8 bytes of a string; an ASCII one (most log lines) without the native call, which cost more than the test. */
+const utf8Bytes = (text: string): number => (NON_ASCII.test(text) ? Buffer.byteLength(text) : text.length);
+
+/**
+ * Records are kept as their JSON lines and parsed when read: a pipe's burst fills the ring
+ * faster than anything reads it, and 10,000 live objects (each with its strings) cost the garbage
+ * collector far more than 10,000 flat strings (docs/decisions.md, "The log ring keeps JSON lines").
+ */
 export class LogRing {
-  private readonly records: LogRecord[] = [];
+  private readonly records: string[] = [];
   private readonly sizes: number[] = [];
   private head = 0; // index of the oldest record in `records` (compacted now and then)
   private bytes = 0;
   private seq: number;
   private evictedTotal = 0;
+  /** The JSON line of the record pushed last, for the records file (one stringify per record). */
+  newestJson = '';
 
   constructor(
     readonly capacity: number,
@@ -70,7 +82,7 @@ export class LogRing {
     return this.seq - this.size + 1;
   }
 
-  /** Add a record with the next seq (or its own, when read back from disk: it must be newer). */
+  /** Add a record with the next seq (or its own, when read back from disk: it must be newer). The entry is taken, not copied. */
   push(entry: LogEntry, seq?: number): LogRecord {
     if (seq !== undefined && seq <= this.seq) throw new McbridgeError('internal', `log record seq ${seq} is not after ${this.seq}`);
     const gap = seq === undefined ? 0 : seq - this.seq - 1;
@@ -80,10 +92,14 @@ export class LogRing {
       this.clear();
       this.evictedTotal += gap;
     }
-    const record = { ...entry, seq: this.seq } as LogRecord;
-    const size = recordBytes(record);
+    // The entry becomes the record (no copy: a copy per line was the capture's second cost); its seq last, as a spread put it.
+    const record = entry as LogRecord;
+    record.seq = this.seq;
+    const json = JSON.stringify(record);
+    const size = utf8Bytes(json) + 1;
     while (this.size === this.capacity || (this.size > 0 && this.bytes + size > this.maxBytes)) this.evictOldest();
-    this.records.push(record);
+    this.records.push(json);
+    this.newestJson = json;
     this.sizes.push(size);
     this.bytes += size;
     return record;
@@ -109,12 +125,12 @@ export class LogRing {
 
   at(seq: number): LogRecord | undefined {
     const offset = seq - this.oldestSeq;
-    return offset < 0 || offset >= this.size ? undefined : this.records[this.head + offset];
+    return offset < 0 || offset >= this.size ? undefined : (JSON.parse(this.records[this.head + offset]!) as LogRecord);
   }
 
   /** Every buffered record, oldest first. */
   *all(): IterableIterator<LogRecord> {
-    for (let i = this.head; i < this.records.length; i += 1) yield this.records[i]!;
+    for (let i = this.head; i < this.records.length; i += 1) yield JSON.parse(this.records[i]!) as LogRecord;
   }
 
   stats(): RingStats {

@@ -16,6 +16,7 @@ import { targetsPart } from './targets.js';
 import { controlPart } from './control.js';
 import { ledgerPart } from './ledger.js';
 import { launchPart } from './launch.js';
+import { logCapturePart } from './log-capture.js';
 
 /**
  * `npm run bench`: the daemon next to a raw-Node baseline, in one run.
@@ -39,6 +40,7 @@ import { launchPart } from './launch.js';
  *     and 32 calls in flight at once (control.ts).
  *  8. `command` with the write ledger on disk against one in memory, and against `state` (ledger.ts).
  *  9. `server_start` of a launched sim against spawning its argv by hand until its port file exists (launch.ts).
+ * 10. log capture: Log4j lines from a child's pipe through the logs plugin's LogCapture against readline (log-capture.ts).
  *
  * A measurement, not a test: it exits 0 whether or not the targets are met, and non-zero
  * only when the benchmark itself broke. Knobs: BENCH_PARTS (relay,webhook,fork), BENCH_EVENTS,
@@ -46,7 +48,8 @@ import { launchPart } from './launch.js';
  * --cpu-prof-dir=/tmp/prof"), BENCH_WEBHOOK_EVENTS, BENCH_WEBHOOK_ROUNDS, BENCH_WORLD_BYTES,
  * BENCH_FORK_ROUNDS, BENCH_FORK_STREAM, BENCH_TARGETS_EVENTS (a multiple of 16), BENCH_TARGETS_ROUNDS,
  * BENCH_TARGETS_SUBSCRIBERS, BENCH_TARGETS_CALLS, BENCH_TARGETS_RATE (events/s per busy target),
- * BENCH_CONTROL_CALLS, BENCH_CONTROL_BURSTS, BENCH_CONTROL_CONCURRENCY, BENCH_LEDGER_CALLS, BENCH_LEDGER_BURSTS, BENCH_LAUNCH_ROUNDS.
+ * BENCH_CONTROL_CALLS, BENCH_CONTROL_BURSTS, BENCH_CONTROL_CONCURRENCY, BENCH_LEDGER_CALLS, BENCH_LEDGER_BURSTS, BENCH_LAUNCH_ROUNDS,
+ * BENCH_LOG_LINES, BENCH_LOG_ROUNDS.
  */
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -323,11 +326,11 @@ async function relayBench(): Promise<Record<string, unknown>> {
 
 /**
  * Which parts run: BENCH_PARTS, a comma list of relay (1-3 above), webhook, fork, cli, mcp,
- * targets and control; default all. 4. webhook throughput (tests/bench/webhook.ts); 5. the fork's
+ * targets, control, ledger, launch and logs; default all. 4. webhook throughput (tests/bench/webhook.ts); 5. the fork's
  * world copy next to `cp -r` (tests/bench/fork-copy.ts); 6. targets (tests/bench/targets.ts);
  * 7. control (tests/bench/control.ts).
  */
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'relay,webhook,fork,cli,mcp,targets,control,ledger,launch').split(',').map((p) => p.trim()));
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'relay,webhook,fork,cli,mcp,targets,control,ledger,launch,logs').split(',').map((p) => p.trim()));
 
 async function main(): Promise<void> {
   const started = performance.now();
@@ -357,6 +360,7 @@ async function main(): Promise<void> {
   }
   if (PARTS.has('ledger')) summary.ledger = await ledgerPart({ calls: envInt('BENCH_LEDGER_CALLS', 2_000), bursts: envInt('BENCH_LEDGER_BURSTS', 100) });
   if (PARTS.has('launch')) summary.launch = await launchPart(envInt('BENCH_LAUNCH_ROUNDS', 15));
+  if (PARTS.has('logs')) summary.logCapture = await logCapturePart(envInt('BENCH_LOG_LINES', 200_000), envInt('BENCH_LOG_ROUNDS', 5));
   if (PARTS.has('fork')) summary.forkCopy = await forkCopyPart(envInt('BENCH_WORLD_BYTES', 1.1e9), envInt('BENCH_FORK_ROUNDS', 5));
   const seconds = (performance.now() - started) / 1000;
   console.log(`finished in ${fmtNum(seconds, 1)} s, load average now ${os.loadavg()[0]!.toFixed(2)}`);

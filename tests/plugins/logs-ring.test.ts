@@ -6,7 +6,7 @@ import { LogCapture } from '../../plugins/logs/capture.js';
 import { FileFollower } from '../../plugins/logs/follow.js';
 import type { LogEntry } from '../../plugins/logs/log4j.js';
 import { RecordFile } from '../../plugins/logs/persist.js';
-import { LogRing } from '../../plugins/logs/ring.js';
+import { LogRing, recordBytes } from '../../plugins/logs/ring.js';
 import { waitUntil } from '../support/helpers.js';
 
 const entry = (message: string, at = 0): LogEntry => ({ time: null, level: 'INFO', thread: 't', logger: null, message, at, source: 'file' });
@@ -44,6 +44,18 @@ describe('the record ring', () => {
     expect(page.records.map((x) => x.seq)).toEqual([2, 4]);
     expect(page.next).toBe(5);
     expect(r.page({ since: 0, limit: 10, maxBytes: 1 << 20, deadline: performance.now() - 1 })).toMatchObject({ truncatedBy: 'time', next: 0, records: [] });
+  });
+  it("keeps records as their JSON lines: each read back whole, counted at exactly its line's bytes", () => {
+    const texts = ['plain', 'quote " and \\ backslash', 'tab\tand\u001b[31m', 'Grüße, 世界', 'emoji 😀', 'lone \ud800 surrogate', ''];
+    const ring = new LogRing(100, 1 << 20);
+    const pushed = texts.map((text) => structuredClone(ring.push({ ...entry(text, 1796675574444), thread: text, logger: text === '' ? null : 'minecraft/x' })));
+    pushed.push(structuredClone(ring.push({ ...entry('boom'), trace: 'java.lang.X: "y"\n\tat a.b(C.java:1)', hash: 'e4ae1c11c661', cut: true, bytes: 20_000, binary: { lines: 2, bytes: 9 } })));
+    const page = ring.page({ since: 0, limit: 100, maxBytes: 1 << 20 });
+    expect(page.records).toEqual(pushed.map((r) => JSON.parse(JSON.stringify(r))));
+    expect(ring.at(2)?.message).toBe('quote " and \\ backslash');
+    const lineBytes = pushed.reduce((n, r) => n + recordBytes(r as never), 0);
+    expect(ring.stats().bytes).toBe(lineBytes);
+    expect(page.bytes).toBe(lineBytes);
   });
   it('takes restored seqs and counts a hole before them as evicted', () => {
     const ring = new LogRing(10, 1 << 20);

@@ -119,6 +119,8 @@ export async function runConsole(run: ConsoleRun): Promise<void> {
     const line = eventLine(event);
     if (line) print(...line);
   });
+  // A launcher's user wants to see the mod link come and go.
+  const unwatch = sim.onConnection((change, peer) => print(`[mc-agent-interface] ${change === 'open' ? 'agent connected from' : 'agent disconnected:'} ${peer} (${sim.connections} open)`));
 
   let stopAsked!: () => void;
   const stopped = new Promise<void>((resolve) => (stopAsked = resolve));
@@ -155,6 +157,7 @@ export async function runConsole(run: ConsoleRun): Promise<void> {
   stdin.off('data', onData);
   stdin.destroy();
   unsubscribe();
+  unwatch();
   print('Stopping the server');
   print('Stopping server');
   print('Saving players');

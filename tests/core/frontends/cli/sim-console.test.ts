@@ -101,6 +101,8 @@ describe('mcbridge sim --console', { timeout: 60_000 }, () => {
       socket.once('error', reject);
     });
     expect(greeting).toContain('"mod":"mc-agent-interface"');
+    await waitUntil(() => /agent disconnected: 127\.0\.0\.1:\d+ \(0 open\)/.test(sim.out.stdout), 10_000, 'the disconnect line');
+    expect(sim.messages().map((r) => r.message)).toContainEqual(expect.stringMatching(/^\[mc-agent-interface\] agent connected from 127\.0\.0\.1:\d+ \(1 open\)$/));
     expect(sim.child.exitCode).toBe(null);
     sim.child.kill('SIGTERM');
     expect(await sim.exited).toBe(0);
