@@ -3,6 +3,7 @@
  * server the daemon runs (a simulated mod launched as a child) from its template, summons at the
  * input's coordinates and checks the answer; a failing check names its step.
  */
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: scenario steps are written with ${...} references
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

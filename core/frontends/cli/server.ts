@@ -18,7 +18,23 @@ interface ServerCliOptions {
   fork?: string;
 }
 
-type Answer = Record<string, any>;
+/** The parts of a server_* answer this prints (docs/servers.md). */
+interface Answer {
+  target?: string;
+  launched?: boolean;
+  hint?: string;
+  state?: string;
+  pid: number | null;
+  uptimeSeconds: number | null;
+  restarts: number;
+  started?: boolean;
+  reset?: { source: { kind: string; name: string }; files: number; bytes: number };
+  lastExit?: { code: number | null; signal: string | null; requested: boolean } | null;
+  lastCrash?: string | null;
+  gaveUp?: string | null;
+  hung?: boolean;
+  restartAt?: number | null;
+}
 
 function seconds(s: number | null): string {
   if (s === null) return '';
