@@ -140,7 +140,8 @@ describe('launched servers of one daemon', { timeout: 120_000 }, () => {
     let status: Json = {};
     await waitUntil(async () => (status = await call('server_status', 'slow')).state === 'starting' && status.pid !== null, 20_000, 'the slow start');
     const stopped = await call('server_stop', 'slow');
-    expect(stopped).toMatchObject({ state: 'stopped', pid: null, stopped: { requested: true } });
+    // The start it preempted stopped what it had started: this stop found it stopped.
+    expect(stopped).toMatchObject({ state: 'stopped', pid: null, lastExit: { requested: true } });
     expect(alive(status.pid)).toBe(false);
     const [a, b] = await starts;
     expect(a).toMatchObject({ status: 'rejected', reason: { code: 'cancelled' } });
