@@ -43,6 +43,8 @@ const lifecycle = {
   hungAfter: durationSchema.optional(),
   /** Start it when the daemon starts (default true); false waits for `server_start` or a call. */
   autoStart: z.boolean().optional(),
+  /** A server left running by a daemon that was killed is adopted (kept, watched) instead of stopped. */
+  adopt: z.boolean().optional(),
 };
 
 const envSchema = z

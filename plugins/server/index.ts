@@ -11,8 +11,8 @@ import { definePlugin, defineTool, McbridgeError, type HostView } from 'mcbridge
 import { durationMs, type LaunchConfig, mcbridgeCommand, serverConsole } from 'mcbridge/kit';
 import { findFork } from '../fork/kit.js';
 import { CRASH_POLICY_DEFAULTS } from './crash-policy.js';
-import { ProcessJournal } from './journal.js';
-import { reapLeftovers } from './process.js';
+import { type JournalEntry, ProcessJournal } from './journal.js';
+import { reapLeftovers, terminate } from './process.js';
 import { Supervisor } from './supervisor.js';
 import type { WorldSource } from './world.js';
 
@@ -52,10 +52,28 @@ async function journalFor(stateDir: string | null, log: Parameters<typeof reapLe
     fs.mkdirSync(path.dirname(file), { recursive: true });
     journal = new ProcessJournal(file, log);
     journals.set(file, journal);
-    // A daemon that was SIGKILLed left its servers running: they are stopped before any start.
-    await reapLeftovers(journal, log);
+    // A daemon that was SIGKILLed left its servers running: they are stopped before any start,
+    // but those recorded as adoptable, which wait for their target (a minute at most).
+    await reapLeftovers(journal, log, undefined, (entry) => entry.adopt === true);
+    const j = journal;
+    setTimeout(() => void reapLeftovers(j, log).catch(() => undefined), ADOPT_WAIT_MS).unref();
   }
   return journal;
+}
+
+/** How long a server left adoptable waits for its target to take it over before it is stopped. */
+const ADOPT_WAIT_MS = 60_000;
+
+/** This target's adoptable leftover, if it adopts one; the others of this target are stopped. */
+async function leftoverFor(journal: ProcessJournal, target: string, adopt: boolean, log: Parameters<typeof reapLeftovers>[1]): Promise<JournalEntry | null> {
+  const mine = journal.leftovers().filter((l) => l.entry.target === target && l.entry.adopt === true);
+  const kept = adopt ? (mine.shift() ?? null) : null;
+  for (const { entry } of mine) {
+    await terminate(entry.pgid, entry.marker, false, 2_000);
+    await journal.remove(entry.id);
+    log.warn({ target, pid: entry.pid, command: entry.command }, 'stopped a server left running by an earlier daemon');
+  }
+  return kept?.entry ?? null;
 }
 
 function commandOf(launch: LaunchConfig, cwd: string): string[] {
@@ -138,6 +156,7 @@ export function createServerPlugin() {
               hungAfterMs: launch.hungAfter !== undefined ? durationMs(launch.hungAfter) : null,
               crash: { maxCrashes: options.maxCrashes, windowMs: options.crashWindowMs, minDelayMs: options.minBackoffMs, maxDelayMs: options.maxBackoffMs },
               journal,
+              adopt: launch.adopt === true,
               link: ctx.host,
               probe: () =>
                 ctx.call('state', {}).then(
@@ -154,8 +173,11 @@ export function createServerPlugin() {
           );
           supervisor = s;
           ctx.beforeCall((call) => s.beforeCall(call.tool, call.requires, call.progress));
+          const left = journal ? await leftoverFor(journal, ctx.host.target, launch.adopt === true, ctx.log) : null;
           // In the background: the daemon serves (status, logs) while the game comes up.
-          if (launch.autoStart !== false) {
+          if (left && journal) {
+            s.adopt(left, journal).catch((err: unknown) => ctx.log.error({ err: String(err) }, 'the adopted server did not answer'));
+          } else if (launch.autoStart !== false) {
             const fork = configured?.kind === 'fork' ? resolveFrom(configured, ctx.host, configDir) : null;
             const first = fork && !fs.existsSync(path.join(cwd, 'world')) ? s.reset(fork) : s.start(undefined, 'daemon');
             first.catch((err: unknown) => ctx.log.error({ err: String(err) }, 'the server did not start'));

@@ -23,6 +23,8 @@ const entrySchema = z.object({
   /** The daemon's kernel start time: a pid reused since then is not that daemon. */
   daemonStart: z.string().max(32).nullable(),
   marker: z.string().min(8).max(128),
+  /** Its target adopts it if a daemon dies (launch.adopt): the next run keeps it for that target. */
+  adopt: z.boolean().optional(),
 });
 const fileSchema = z.object({ version: z.literal(1), entries: z.array(entrySchema).max(MAX_ENTRIES) });
 

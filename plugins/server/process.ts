@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import type { ProcessJournal } from './journal.js';
+import type { JournalEntry, ProcessJournal } from './journal.js';
 import { findProcesses, MARKER_ENV, signalAll } from './procfs.js';
 
 export interface OutputChunk {
@@ -35,6 +35,8 @@ export interface ServerProcessOptions {
   stopTimeoutMs: number;
   killGraceMs?: number;
   journal: ProcessJournal | null;
+  /** Recorded in the journal: the next daemon adopts it if this one is killed. */
+  adopt?: boolean;
   onOutput(chunk: OutputChunk): void;
   log: Log;
 }
@@ -88,7 +90,7 @@ function spawnProblem(err: NodeJS.ErrnoException, command: string[]): string {
 }
 
 /** Until nothing of group `pgid` or carrying `marker` runs, or `ms` passed; whether all are gone. */
-async function goneWithin(pgid: number | null, marker: string, trustGroup: boolean, ms: number): Promise<boolean> {
+export async function goneWithin(pgid: number | null, marker: string, trustGroup: boolean, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   for (;;) {
     const { group, marked } = findProcesses(pgid, marker, trustGroup);
@@ -99,7 +101,7 @@ async function goneWithin(pgid: number | null, marker: string, trustGroup: boole
 }
 
 /** SIGTERM to the group and the marked, `graceMs`, then SIGKILL; whether anything was running. */
-async function terminate(pgid: number | null, marker: string, trustGroup: boolean, graceMs: number): Promise<boolean> {
+export async function terminate(pgid: number | null, marker: string, trustGroup: boolean, graceMs: number): Promise<boolean> {
   const first = findProcesses(pgid, marker, trustGroup);
   if (first.group.length + first.marked.length === 0) return false;
   signalAll(first.group.length > 0 ? pgid : null, first.marked, 'SIGTERM');
@@ -115,10 +117,16 @@ export function killMarked(marker: string, graceMs = 2_000): Promise<boolean> {
   return terminate(null, marker, false, graceMs);
 }
 
-/** Stop what a gone daemon's journal lists, and clear its entries. */
-export async function reapLeftovers(journal: ProcessJournal, log: Log, graceMs = 2_000): Promise<Array<{ pid: number | null; command: string[]; target: string; killed: boolean }>> {
+/** Stop what a gone daemon's journal lists (but what `keep` keeps, for a target to adopt), and clear its entries. */
+export async function reapLeftovers(
+  journal: ProcessJournal,
+  log: Log,
+  graceMs = 2_000,
+  keep: (entry: JournalEntry) => boolean = () => false,
+): Promise<Array<{ pid: number | null; command: string[]; target: string; killed: boolean }>> {
   const found = [];
   for (const entry of journal.orphaned()) {
+    if (keep(entry)) continue;
     const killed = await terminate(entry.pgid, entry.marker, false, graceMs);
     if (killed) log.warn({ target: entry.target, pid: entry.pid, command: entry.command }, 'stopped a server left running by an earlier daemon');
     found.push({ pid: entry.pid, command: entry.command, target: entry.target, killed });
@@ -152,7 +160,7 @@ export class ServerProcess {
     }
     const id = `${target}-${this.marker.slice(0, 8)}`;
     // Intent first: a daemon killed between this write and the spawn still leaves the marker to look for.
-    await journal?.record({ id, target, command, cwd, startedAt: Date.now(), marker: this.marker }).catch((err: Error) => {
+    await journal?.record({ id, target, command, cwd, startedAt: Date.now(), marker: this.marker, ...(this.opts.adopt ? { adopt: true } : {}) }).catch((err: Error) => {
       throw new ServerProcessError('journal_failed', `the process journal ${journal.file} cannot be written (${err.message}): nothing was launched; free the disk or fix the state folder`);
     });
     const child = spawn(command[0]!, command.slice(1), {

@@ -9,12 +9,17 @@ import { McbridgeError } from 'mcbridge';
 import type { ServerConsole } from 'mcbridge/kit';
 import { CrashPolicy, type CrashPolicyOptions } from './crash-policy.js';
 import type { ProcessJournal } from './journal.js';
+import { AdoptedProcess } from './adopted.js';
+import type { JournalEntry } from './journal.js';
 import { type ExitInfo, type Log, ServerProcess, ServerProcessError } from './process.js';
+
+/** What the supervisor runs: a server it started, or one it adopted from a killed daemon. */
+type Running = Pick<ServerProcess, 'pid' | 'exited' | 'stop'>;
 import { recoverWorld, replaceWorld, WorldError, type WorldSource } from './world.js';
 
 export type ServerState = 'stopped' | 'starting' | 'running' | 'stopping' | 'crashed' | 'backing-off';
 type Progress = (message: string) => void;
-type Why = 'asked' | 'watchdog' | 'call' | 'daemon' | 'idle';
+type Why = 'asked' | 'watchdog' | 'call' | 'daemon' | 'idle' | 'adopted';
 
 export interface SupervisorOptions {
   target: string;
@@ -32,6 +37,8 @@ export interface SupervisorOptions {
   hungAfterMs: number | null;
   crash?: Partial<CrashPolicyOptions>;
   journal: ProcessJournal | null;
+  /** launch.adopt: what it starts is recorded as adoptable by the next daemon. */
+  adopt?: boolean;
   link: { readonly connected: boolean; retryLink(): void };
   /** A cheap call that needs the game (`state`): true when it answered. The hung watch sends it. */
   probe(): Promise<boolean>;
@@ -49,12 +56,14 @@ const LAST_LINES_SHOWN = 20;
 const noop: Progress = () => undefined;
 
 function exitText(info: Pick<ExitInfo, 'code' | 'signal'>): string {
-  return info.signal ? `killed by ${info.signal}` : `exit code ${info.code}`;
+  if (info.signal) return `killed by ${info.signal}`;
+  // An adopted server is not our child: its exit status is not ours to read.
+  return info.code === null ? 'exited (an adopted server: its exit code is unknown)' : `exit code ${info.code}`;
 }
 
 export class Supervisor {
   private state: ServerState = 'stopped';
-  private proc: ServerProcess | null = null;
+  private proc: Running | null = null;
   private chain: Promise<unknown> = Promise.resolve();
   private startAbort: AbortController | null = null;
   private startWhy: Why = 'asked';
@@ -228,6 +237,7 @@ export class Supervisor {
       stopTimeoutMs: this.opts.stopTimeoutMs,
       killGraceMs: this.opts.killGraceMs,
       journal: this.opts.journal,
+      adopt: this.opts.adopt,
       log: this.opts.log,
       onOutput: (chunk) => this.opts.console.publish({ ...chunk, at: Date.now() }),
     });
@@ -243,10 +253,30 @@ export class Supervisor {
       if (err instanceof ServerProcessError) throw new McbridgeError('server_failed', err.message, { target: this.opts.target, reason: err.code, ...err.details });
       throw err;
     }
+    progress(`server started (pid ${pid}); waiting for its mod to answer`);
+    await this.untilReady(proc, pid, abort, progress, why);
+  }
+
+  /** Takes over a server a killed daemon left running (launch.adopt), then waits for its mod as a start does. */
+  adopt(entry: JournalEntry, journal: NonNullable<SupervisorOptions['journal']>): Promise<Record<string, unknown>> {
+    return this.serial(async () => {
+      const proc = new AdoptedProcess(entry, { stopTimeoutMs: this.opts.stopTimeoutMs, killGraceMs: this.opts.killGraceMs ?? 5_000, journal, log: this.opts.log });
+      await proc.adopt();
+      const abort = new AbortController();
+      this.startAbort = abort;
+      this.startWhy = 'adopted';
+      this.state = 'starting';
+      this.say(`adopted the server (pid ${entry.pid}) a daemon that stopped left running`);
+      this.opts.emit('server_adopted', { target: this.opts.target, pid: entry.pid, startedAt: entry.startedAt });
+      await this.untilReady(proc, entry.pid ?? 0, abort, noop, 'adopted');
+      return { ...this.status(), adopted: true };
+    });
+  }
+
+  private async untilReady(proc: Running, pid: number, abort: AbortController, progress: Progress, why: Why): Promise<void> {
     this.proc = proc;
     void proc.exited.then((info) => this.exited(proc, info));
     const began = Date.now();
-    progress(`server started (pid ${pid}); waiting for its mod to answer`);
     const outcome = await this.ready(proc, abort.signal);
     if (this.startAbort === abort) this.startAbort = null;
     if (outcome === 'ready') {
@@ -285,7 +315,7 @@ export class Supervisor {
   }
 
   /** Until the mod link is up (ready), the process exits, the timeout passes, or a stop preempts. */
-  private async ready(proc: ServerProcess, signal: AbortSignal): Promise<'ready' | 'timeout' | 'aborted' | ExitInfo> {
+  private async ready(proc: Running, signal: AbortSignal): Promise<'ready' | 'timeout' | 'aborted' | ExitInfo> {
     const deadline = Date.now() + this.opts.readyTimeoutMs;
     let exit: ExitInfo | null = null;
     void proc.exited.then((info) => (exit = info));
@@ -315,7 +345,7 @@ export class Supervisor {
 
   // ---- outside the chain: exits and the watchdog ------------------------------------
 
-  private exited(proc: ServerProcess, info: ExitInfo): void {
+  private exited(proc: Running, info: ExitInfo): void {
     if (this.proc !== proc) return;
     this.proc = null;
     this.runningSince = null;

@@ -57,12 +57,38 @@ describe('a daemon SIGKILLed', { timeout: 120_000 }, () => {
     expect(left.filter(alive)).toEqual([]);
     expect(second.out.stderr).toMatch(/stopped a server left running by an earlier daemon/);
     const api2 = await ApiClient.connect({ port: second.port });
-    const now = (await api2.call('server_status', {})) as Json;
-    expect(now.state).toBe('running');
+    let now: Json = {};
+    // The link's "connected" log line can come a poll before the plugin sees it.
+    await waitUntil(async () => (now = (await api2.call('server_status', {})) as Json).state === 'running', 20_000, 'the new server to run');
     expect(left).not.toContain(now.pid);
     api2.close();
     await second.kill('SIGTERM');
     expect(alive(now.pid)).toBe(false);
+  });
+
+  it('with launch.adopt: the next run takes over the server it left (same pid), and stops it when asked', async () => {
+    const { config, env } = project({ command: [process.execPath, FAKE_SERVER, '--mod'], adopt: true, stopTimeout: '2s' });
+    const first = await startDaemonProcess(processes, [], env, config);
+    const api = await ApiClient.connect({ port: first.port });
+    const { pid } = (await api.call('server_status', {})) as Json;
+    api.close();
+    await first.kill('SIGKILL');
+    expect(alive(pid)).toBe(true);
+
+    const second = await startDaemonProcess(processes, [], env, config);
+    const api2 = await ApiClient.connect({ port: second.port });
+    let status: Json = {};
+    await waitUntil(async () => (status = (await api2.call('server_status', {})) as Json).state === 'running', 20_000, 'the adopted server to run');
+    expect(status).toMatchObject({ state: 'running', pid });
+    expect(second.out.stderr).not.toMatch(/stopped a server left running/);
+    expect(((await api2.call('state', {})) as Json).type).toBe('state');
+    const events = ((await api2.call('events', { limit: 100 })) as Json).events.filter((e: Json) => e.type.startsWith('server_')).map((e: Json) => e.type);
+    expect(events).toEqual(['server_adopted', 'server_started']);
+    const stopped = (await api2.call('server_stop', {})) as Json;
+    expect(stopped).toMatchObject({ state: 'stopped', stopped: { requested: true } });
+    expect(alive(pid)).toBe(false);
+    api2.close();
+    await second.kill('SIGTERM');
   });
 
   it('during a reset: the next run finds the previous world whole and no partial copy', async () => {

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../core/api/client.js';
 import { BIN, CliProcesses } from '../support/cli-process.js';
 import { allTargetsConnected, type DaemonProcess, startDaemonProcess } from '../support/daemon-process.js';
+import { waitUntil } from '../support/helpers.js';
 import { alive } from '../support/servers.js';
 
 type Json = Record<string, any>;
@@ -48,6 +49,9 @@ beforeAll(async () => {
   daemon = await startDaemonProcess(processes, [], { MCBRIDGE_STATE_DIR: path.join(root, 'state') }, path.join(root, 'mcbridge.config.json'));
   const api = await ApiClient.connect({ port: daemon.port });
   await allTargetsConnected(api);
+  for (const target of ['live', 'lab']) {
+    await waitUntil(async () => ((await api.call('server_status', { target })) as Json).state === 'running', 20_000, `${target} to run`);
+  }
   api.close();
   client = new Client({ name: 'lab-workflow', version: '1.0.0' });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--api-port', String(daemon.port)], cwd: root, stderr: 'pipe' }));

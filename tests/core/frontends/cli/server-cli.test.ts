@@ -7,7 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../../../core/api/client.js';
 import { CliProcesses, runCli } from '../../../support/cli-process.js';
+import { waitUntil } from '../../../support/helpers.js';
 import { type DaemonProcess, startDaemonProcess } from '../../../support/daemon-process.js';
 import { FAKE_SERVER, serverFolder } from '../../../support/servers.js';
 
@@ -30,6 +32,10 @@ beforeAll(async () => {
   };
   fs.writeFileSync(path.join(root, 'mcbridge.config.json'), JSON.stringify(config));
   daemon = await startDaemonProcess(processes, [], { MCBRIDGE_STATE_DIR: path.join(root, 'state') }, path.join(root, 'mcbridge.config.json'));
+  // The link's "connected" log line can come a poll before the server plugin sees it.
+  const api = await ApiClient.connect({ port: daemon.port });
+  await waitUntil(async () => ((await api.call('server_status', { target: 'lab' })) as { state: string }).state === 'running', 20_000, 'the lab server to run');
+  api.close();
 }, 60_000);
 
 afterAll(async () => {
