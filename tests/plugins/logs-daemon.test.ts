@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serverConsole } from '../../core/kit/index.js';
 import { createLogsPlugin } from '../../plugins/logs/index.js';
-import { startStack, type Stack } from '../support/helpers.js';
+import { startStack, type Stack, waitUntil } from '../support/helpers.js';
 
 type Page = {
   records: Array<{ seq: number; source: string; message: string; level: string | null; hash?: string; cut?: true; bytes?: number; binary?: object }>;
@@ -87,6 +87,8 @@ describe('logs in a daemon', () => {
     fs.mkdirSync(path.dirname(log));
     fs.writeFileSync(log, '');
     const stack = await start(dir);
+    // Following first: a follower that opens a file already 10 MB long starts near its end (its backlog).
+    await waitUntil(async () => ((await stack.client.call('logs_summary', {})) as { logFile: { state: string } }).logFile.state === 'following', 10_000, 'the follower to open the file');
     const fd = fs.openSync(log, 'a');
     fs.writeSync(fd, Buffer.alloc(10 * 1024 * 1024, 'x'));
     fs.writeSync(fd, '\n');
