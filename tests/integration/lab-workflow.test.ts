@@ -5,6 +5,7 @@
  * from the template. The template and the fork are never changed.
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,9 +15,12 @@ import { ApiClient } from '../../core/api/client.js';
 import { BIN, CliProcesses } from '../support/cli-process.js';
 import { allTargetsConnected, type DaemonProcess, startDaemonProcess } from '../support/daemon-process.js';
 import { waitUntil } from '../support/helpers.js';
+import { runNode } from '../support/mcp.js';
 import { alive } from '../support/servers.js';
 
 type Json = Record<string, any>;
+const require = createRequire(import.meta.url);
+const INSPECTOR = path.join(path.dirname(require.resolve('@modelcontextprotocol/inspector/package.json')), 'cli', 'build', 'cli.js');
 const processes = new CliProcesses();
 let root: string;
 let daemon: DaemonProcess;
@@ -105,5 +109,21 @@ describe('fork live, reset a lab from it, work on it, reset it from the template
     expect(files(path.join(root, 'templates', 'clean'))).toEqual(['level.dat', 'template.txt']);
     expect(files(fork.forkDir)).toEqual(forked);
     expect((await tool('state', { target: 'lab' })).type).toBe('state');
+  });
+
+  it('the MCP Inspector (a client not ours) sees the lab server and restarts it', async () => {
+    const target = [process.execPath, BIN, 'mcp', '--api-port', String(daemon.port)];
+    const inspector = async (...args: string[]) => {
+      const run = await runNode([INSPECTOR, '--cli', ...target, '--method', 'tools/call', ...args], { env: { MCBRIDGE_LOG_LEVEL: 'warn' } });
+      expect(run.code, run.stderr).toBe(0);
+      const result = JSON.parse(run.stdout) as { content: Array<{ text: string }>; isError?: boolean };
+      expect(result.isError ?? false).toBe(false);
+      return JSON.parse(result.content[0]!.text) as Json;
+    };
+    const before = await inspector('--tool-name', 'mc_server_status', '--tool-arg', 'target=lab');
+    expect(before).toMatchObject({ target: 'lab', state: 'running' });
+    const after = await inspector('--tool-name', 'mc_server_restart', '--tool-arg', 'target=lab');
+    expect(after).toMatchObject({ state: 'running', started: true });
+    expect(after.pid).not.toBe(before.pid);
   });
 });
