@@ -86,6 +86,8 @@ export class Supervisor {
   private disposed = false;
   /** Counts stops, restarts and resets asked for: a start queued before one of them does not run. */
   private generation = 0;
+  /** The start under way, for calls that wait for it. */
+  private starting: Promise<unknown> | null = null;
 
   constructor(
     private readonly opts: SupervisorOptions,
@@ -124,13 +126,19 @@ export class Supervisor {
   /** Starts it unless it runs; resolves once the mod link is connected. */
   start(progress: Progress = noop, why: Why = 'asked'): Promise<Record<string, unknown>> {
     const asked = this.generation;
-    return this.serial(async () => {
+    const run = this.serial(async () => {
       // A stop, restart or reset asked after this start wins: it is not started behind their back.
       if (asked !== this.generation) throw new McbridgeError('cancelled', `the start of '${this.opts.target}' was given up: a stop, restart or reset was asked for meanwhile`);
       if (this.state === 'running' && this.proc) return { ...this.status(), started: false };
       await this.launch(progress, why);
       return { ...this.status(), started: true };
     });
+    this.starting = run;
+    void run.then(
+      () => this.starting === run && (this.starting = null),
+      () => this.starting === run && (this.starting = null),
+    );
+    return run;
   }
 
   /** Saves and stops it (the console's `stop`), then terminates and kills its process group. */
@@ -176,6 +184,13 @@ export class Supervisor {
   async beforeCall(tool: string, requires: readonly string[], progress: Progress): Promise<void> {
     if (tool.startsWith('server_') || (this.probing && tool === this.opts.probeTool)) return;
     this.lastCallAt = Date.now();
+    if (requires.length > 0 && this.state === 'starting' && this.starting) {
+      // A call that needs the game waits for the start under way (with the daemon, by the watchdog)
+      // rather than failing not_connected; a start that fails leaves the call to say so.
+      progress(`waiting for the server of '${this.opts.target}' to start`);
+      await this.starting.catch(() => undefined);
+      return;
+    }
     if (requires.length === 0 || this.state !== 'stopped' || !this.startOnCall || this.disposed) return;
     const why = this.idleStopped ? `stopped after ${Math.round((this.opts.idleStopMs ?? 0) / 1000)} s without a call` : 'not started yet';
     progress(`starting the server of '${this.opts.target}' for this call (${why})`);

@@ -155,6 +155,17 @@ describe('launched servers of one daemon', { timeout: 120_000 }, () => {
     expect(alive(c.pid)).toBe(false);
   });
 
+  it('a call that needs the game, made while its server starts, waits for the start instead of failing', async () => {
+    const starting = call('server_start', 'slow');
+    await waitUntil(async () => (await call('server_status', 'slow')).state === 'starting', 20_000, 'the slow start');
+    const progress: string[] = [];
+    const state = (await api.call('state', { target: 'slow' }, { onProgress: (p) => progress.push(String(p.message)) })) as Json;
+    expect(state.type).toBe('state');
+    expect(progress).toEqual(["waiting for the server of 'slow' to start"]);
+    expect((await starting).state).toBe('running');
+    await call('server_stop', 'slow');
+  });
+
   it('a target mcbridge does not run: status says so, the lifecycle tools are refused with what to do', async () => {
     expect(await call('server_status', 'plain')).toMatchObject({ launched: false });
     const err = await failure(call('server_start', 'plain'));
