@@ -6,47 +6,21 @@
  * unresolved on a new run. A ControlLink against a hostile server (tests/support/hostile-control.ts).
  */
 import type tls from 'node:tls';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ControlLink, type ControlLinkOptions } from '../../../../../core/host/link/control/control-link.js';
+import { describe, expect, it } from 'vitest';
+import type { ControlLinkOptions } from '../../../../../core/host/link/control/control-link.js';
 import { encodeFrame } from '../../../../../core/host/link/control/frames.js';
 import type { VerbSpec } from '../../../../../core/host/link/verbs.js';
 import { failure } from '../../../../support/errors.js';
-import { capturingLog, type Frame, type HostileServer, hostileFixture, TOKEN, WELCOME } from '../../../../support/hostile-control.js';
+import { controlLinks, type LinkEvent } from '../../../../support/control-link.js';
+import { type Frame, hostileFixture, WELCOME } from '../../../../support/hostile-control.js';
 import { waitUntil } from '../../../../support/wait-until.js';
 
 const fixture = hostileFixture();
-const links: ControlLink[] = [];
-afterEach(async () => {
-  for (const link of links.splice(0)) await link.stop();
-});
 
-type Event = Record<string, unknown>;
+type Event = LinkEvent;
 const VERBS: Record<string, VerbSpec> = { MARK: { replies: ['mark_ack'], write: true, control: { op: 'mark' } } };
 const reply = (socket: tls.TLSSocket, frame: Frame, result: Frame) => socket.write(encodeFrame({ type: 'reply', id: frame.id, ok: true, result }));
-
-function start(server: HostileServer, options: Partial<ControlLinkOptions> = {}) {
-  const events: Event[] = [];
-  const states: string[] = [];
-  const caps: unknown[] = [];
-  const { log, lines } = capturingLog();
-  const link = new ControlLink({
-    vantage: 'server',
-    address: server.address,
-    pin: server.pin,
-    token: TOKEN,
-    reconnectMinMs: 20,
-    reconnectMaxMs: 40,
-    log,
-    verbs: (verb) => VERBS[verb],
-    onEvent: (event) => events.push(event),
-    ...options,
-  });
-  links.push(link);
-  link.on('state', (s: string) => states.push(s));
-  link.on('caps', (c: Set<string> | null) => caps.push(c === null ? null : [...c].sort()));
-  link.start();
-  return { link, events, states, caps, lines };
-}
+const start = controlLinks(VERBS);
 
 describe('a session that ends', () => {
   it('closed by the server: the call in flight says so, an event and a log line say so, the link comes back', async () => {
@@ -213,6 +187,11 @@ describe('writes whose answer a session took with it', () => {
     await waitUntil(() => resolved(failed.events).length === 1, 5_000, 'the resolved event');
     expect(resolved(failed.events)[0]).toMatchObject({ state: 'failed', text: 'request w-1: the server says failed' });
     expect(failed.link.writes.isUnknown('w-1')).toBe(false);
+    // The record is the server's failure, said as definite: the write sent again gets it, unsent.
+    const again = await failure(failed.link.request('MARK x', { requestId: 'w-1' }));
+    expect(again).toMatchObject({ code: 'mod_error', message: 'w-1: no', details: { request: 'w-1', serverCode: 'game_error' } });
+    expect(again.outcome).toEqual({ retryable: false, resultUnknown: false, requestId: 'w-1' });
+    expect(failed.server.frames.filter((f) => f.op === 'mark')).toHaveLength(1);
     const pending = await lostWrite('run_x', (id) => ({ type: 'request_status', requestId: id, state: 'running' }));
     await waitUntil(() => pending.server.frames.some((f) => f.op === 'request_status'), 5_000, 'the ledger asked');
     await pending.link.request('PING');

@@ -103,6 +103,26 @@ describe('a session refused before its welcome', () => {
     expect(err).toMatchObject({ code: 'not_connected', message: `127.0.0.1:${port} did not complete the TLS handshake within 0.15 s` });
   });
 
+  it('nothing listening, or a listener that answers in plain text: the socket error said as what to do', async () => {
+    const gone = net.createServer();
+    await new Promise<void>((r) => gone.listen(0, '127.0.0.1', r));
+    const port = (gone.address() as net.AddressInfo).port;
+    await new Promise((r) => gone.close(r));
+    const refused = await failure(openSession(options({ address: `127.0.0.1:${port}`, pin: 'ab'.repeat(32) })));
+    expect(refused.code).toBe('not_connected');
+    expect(refused.message).toMatch(new RegExp(`^cannot reach the control listener on 127\\.0\\.0\\.1:${port}: connect ECONNREFUSED`));
+    const http = net.createServer((c) => {
+      accepted.push(c);
+      c.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+    });
+    plain.push(http);
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+    const at = `127.0.0.1:${(http.address() as net.AddressInfo).port}`;
+    const err = await failure(openSession(options({ address: at, pin: 'ab'.repeat(32) })));
+    expect(err).toMatchObject({ code: 'not_connected' });
+    expect(err.message).toMatch(new RegExp(`^${at} did not answer with TLS: it is not a control listener`));
+  });
+
   it('closed after the hello: said as closed before its welcome', async () => {
     const server = await fixture.server((s) => s.end());
     const err = await failure(openSession(options(server)));
