@@ -1,8 +1,8 @@
 /**
  * The control link's own deadlines and bounds, given and by default (issue 35, "Test strength"):
  * the hello timeout, the TLS connect timeout, the 4,096 requests that may wait for the server,
- * and an id already in flight. A ControlLink against a hostile TLS server, or a plain TCP one
- * that never starts TLS.
+ * an id already in flight, a caller's signal; and a stop, which ends every wait at once. A
+ * ControlLink against a hostile TLS server, or a plain TCP one that never starts TLS.
  */
 import net from 'node:net';
 import tls from 'node:tls';
@@ -11,7 +11,7 @@ import { encodeFrame } from '../../../../../core/host/link/control/frames.js';
 import type { VerbSpec } from '../../../../../core/host/link/verbs.js';
 import { controlLinks } from '../../../../support/control-link.js';
 import { failure } from '../../../../support/errors.js';
-import { hostileFixture, WELCOME } from '../../../../support/hostile-control.js';
+import { type Frame, hostileFixture, WELCOME } from '../../../../support/hostile-control.js';
 import { waitUntil } from '../../../../support/wait-until.js';
 
 const fixture = hostileFixture();
@@ -93,7 +93,51 @@ describe('requests that wait for the server', () => {
     expect(err).toMatchObject({ code: 'busy', message: `request ${id} is already in flight; wait for its answer`, details: { requestId: id } });
     expect(link.status().stats.requests).toBe(1);
     await link.stop();
-    await held;
+    // The stop answers what it found in flight, before the socket's close could.
+    expect(await held).toMatchObject({ code: 'not_connected', message: "the daemon stopped while waiting for the reply to 'ping'" });
     expect(server.frames.map((f) => f.op)).toEqual(['ping']);
+  });
+
+  it("a caller's signal aborted while its request is in flight answers it cancelled at once", async () => {
+    const server = await fixture.server((s) => s.write(encodeFrame(WELCOME)));
+    const { link } = start(server);
+    await waitUntil(() => link.connected, 5_000, 'the session');
+    const abort = new AbortController();
+    const call = failure(link.request('PING', { timeoutMs: 60_000, signal: abort.signal }));
+    await waitUntil(() => server.frames.length === 1, 3_000, 'the ping sent');
+    abort.abort();
+    expect(await call).toMatchObject({ code: 'cancelled' });
+    expect(link.status().inFlight).toEqual([]);
+  });
+});
+
+describe('a stop', () => {
+  /** Resolves 'stopped', or 'still waiting' after 3 s: a reconnect pause of a minute must not hold it. */
+  const promptly = (stop: Promise<void>) => Promise.race([stop.then(() => 'stopped'), new Promise((r) => setTimeout(() => r('still waiting'), 3_000).unref())]);
+  const LONG = { reconnectMinMs: 60_000, reconnectMaxMs: 60_000 };
+
+  it('in a reconnect pause ends the pause', async () => {
+    const server = await fixture.server((s) => s.end(encodeFrame({ type: 'error', code: 'maintenance' })));
+    const { link } = start(server, LONG);
+    await waitUntil(() => link.status().lastError !== null, 5_000, 'the refusal');
+    expect(await promptly(link.stop())).toBe('stopped');
+    expect(server.hellos).toBe(1);
+  });
+
+  it('of a session that is up ends it without a pause', async () => {
+    const server = await fixture.server((s) => s.write(encodeFrame(WELCOME)));
+    const { link, events } = start(server, LONG);
+    await waitUntil(() => link.connected, 5_000, 'the session');
+    expect(await promptly(link.stop())).toBe('stopped');
+    // A stop is no disconnect: nothing says the session was lost.
+    expect(events.filter((e: Frame) => e.type === 'bridge_disconnected')).toEqual([]);
+  });
+
+  it('in mid-handshake ends it without a pause and leaves no error behind', async () => {
+    const server = await fixture.server(() => {});
+    const { link } = start(server, { ...LONG, helloTimeoutMs: 60_000 });
+    await waitUntil(() => server.hellos === 1, 5_000, 'the hello');
+    expect(await promptly(link.stop())).toBe('stopped');
+    expect(link.status().lastError).toBeNull();
   });
 });
