@@ -5,6 +5,7 @@
  * took with it, asked of the server's ledger on the next session of the same run, or said
  * unresolved on a new run. A ControlLink against a hostile server (tests/support/hostile-control.ts).
  */
+import type net from 'node:net';
 import type tls from 'node:tls';
 import { describe, expect, it } from 'vitest';
 import type { ControlLinkOptions } from '../../../../../core/host/link/control/control-link.js';
@@ -75,6 +76,43 @@ describe('a session that ends', () => {
     await waitUntil(() => server.hellos >= 2 && link.connected, 5_000, 'a second session');
     expect(lines).toContain(`the server at ${server.address} sent an unexpected '${type.slice(0, 40)}' frame; reconnecting; retrying`);
     expect(link.status().stats.badLines).toBe(1);
+  });
+
+  it('a session reset by the server: its socket error is the reason said, not a bare close', async () => {
+    let n = 0;
+    const server = await fixture.server((s) => {
+      n += 1;
+      s.write(encodeFrame(WELCOME));
+      // A TLS socket cannot be reset itself: the TCP socket beneath it (node's `_parent`) is.
+      if (n === 1) setTimeout(() => (s as unknown as { _parent: net.Socket })._parent.resetAndDestroy(), 20);
+    });
+    const { link, events, lines } = start(server);
+    await waitUntil(() => server.hellos >= 2 && link.connected, 5_000, 'a second session');
+    expect(lines.find((l) => l.includes('failed'))).toMatch(new RegExp(`^the control session with ${server.address} failed: .*ECONNRESET.*; retrying$`));
+    expect(lines.filter((l) => l.includes('closed'))).toEqual([]);
+    expect(events).toContainEqual({ type: 'bridge_disconnected', text: `the control session with ${server.address} closed` });
+  });
+
+  it('a failure logged, then a session, then the same failure: logged again', async () => {
+    const server = await fixture.server((s) => {
+      s.write(encodeFrame(WELCOME));
+      s.write(encodeFrame({ type: 'error', code: 'shutting_down', message: 'bye' }));
+    });
+    const { lines } = start(server);
+    await waitUntil(() => server.hellos >= 3, 5_000, 'three sessions');
+    await waitUntil(() => lines.filter((l) => l === 'the server ended the session (shutting_down: bye); retrying').length >= 2, 5_000, 'the second log line');
+  });
+
+  it('started twice: one loop, one session', async () => {
+    const server = await fixture.server({ hello: (s) => s.write(encodeFrame(WELCOME)), frame: (s, f) => reply(s, f, { type: 'pong' }) });
+    const { link } = start(server);
+    link.start();
+    await waitUntil(() => link.connected, 5_000, 'the session');
+    // Both connects would have begun at once: by a round trip after the first, a second hello would be in.
+    await link.request('PING');
+    await link.request('PING');
+    expect(server.hellos).toBe(1);
+    expect(link.status().stats.connections).toBe(1);
   });
 
   it('the same failure over and over is logged once; lastError keeps it', async () => {
