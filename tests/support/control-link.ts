@@ -5,12 +5,14 @@
  */
 import { afterEach } from 'vitest';
 import { ControlLink, type ControlLinkOptions } from '../../core/host/link/control/control-link.js';
-import type { VerbSpec } from '../../core/host/link/verbs.js';
+import type { VerbLookup, VerbSpec } from '../../core/host/link/verbs.js';
 import { capturingLog, TOKEN } from './hostile-control.js';
 
 export type LinkEvent = Record<string, unknown>;
 
-export function controlLinks(verbs: Record<string, VerbSpec>) {
+/** `verbs`: a table by verb, or a lookup that reads the argument too. */
+export function controlLinks(verbs: Record<string, VerbSpec> | VerbLookup) {
+  const lookup: VerbLookup = typeof verbs === 'function' ? verbs : (verb) => verbs[verb];
   const links: ControlLink[] = [];
   afterEach(async () => {
     for (const link of links.splice(0)) await link.stop();
@@ -29,7 +31,7 @@ export function controlLinks(verbs: Record<string, VerbSpec>) {
       reconnectMinMs: 20,
       reconnectMaxMs: 40,
       log,
-      verbs: (verb) => verbs[verb],
+      verbs: lookup,
       onEvent: (event) => events.push(event),
       ...options,
     });

@@ -124,16 +124,30 @@ describe('a session that ends', () => {
     expect(link.connected).toBe(false);
   });
 
-  it('caps are emitted when they change, not when a new session brings the same', async () => {
+  it('caps are emitted when they change, not when a new session brings the same, in any order', async () => {
+    // The same set twice (in another order), then another, then two that would read alike joined without a separator.
+    const sessions = [['state', 'chat'], ['chat', 'state'], ['state'], ['ab', 'c'], ['a', 'bc']];
     let n = 0;
     const server = await fixture.server((s) => {
       n += 1;
-      s.write(encodeFrame({ ...WELCOME, capabilities: n < 3 ? ['state', 'chat'] : ['state'] }));
-      if (n < 3) setTimeout(() => s.destroy(), 20);
+      s.write(encodeFrame({ ...WELCOME, capabilities: sessions[Math.min(n, sessions.length) - 1] }));
+      if (n < sessions.length) setTimeout(() => s.destroy(), 20);
     });
     const { link, caps } = start(server);
-    await waitUntil(() => n >= 3 && link.connected, 5_000, 'the third session');
-    expect(caps).toEqual([['chat', 'state'], ['state']]);
+    await waitUntil(() => n >= sessions.length && link.connected, 5_000, 'the last session');
+    expect(caps).toEqual([['chat', 'state'], ['state'], ['ab', 'c'], ['a', 'bc']]);
+  });
+
+  it('events with good envelopes are passed on, not counted bad; a bad one is', async () => {
+    const server = await fixture.server((s) => {
+      s.write(encodeFrame(WELCOME));
+      for (const seq of [1, 2, 3]) s.write(encodeFrame({ type: 'event', seq, event: { type: 'chat', text: `m${seq}` } }));
+      s.write(encodeFrame({ type: 'event', seq: 'four', event: { type: 'chat' } }));
+    });
+    const { link, events } = start(server);
+    await waitUntil(() => (link.status().control as { events: { badEnvelopes: number } } | undefined)?.events.badEnvelopes === 1, 5_000, 'the bad envelope');
+    expect(events.filter((e) => e.type === 'chat').map((e) => e.text)).toEqual(['m1', 'm2', 'm3']);
+    expect(link.status().stats.badLines).toBe(1);
   });
 
   it('a stop in mid-handshake ends the connect at once, not at the hello timeout', async () => {
@@ -213,10 +227,11 @@ describe('writes whose answer a session took with it', () => {
   });
 
   it('on the same run: asked of the ledger; completed becomes the record and an event', async () => {
-    const { link, events } = await lostWrite('run_x', (id) => ({ type: 'request_status', requestId: id, state: 'completed', result: { type: 'mark_ack' } }));
+    const { server, link, events } = await lostWrite('run_x', (id) => ({ type: 'request_status', requestId: id, state: 'completed', result: { type: 'mark_ack' } }));
     await waitUntil(() => resolved(events).length === 1, 5_000, 'the resolved event');
     expect(resolved(events)).toEqual([{ type: 'bridge_request_resolved', requestId: 'w-1', state: 'completed', text: 'request w-1: the server says completed' }]);
     expect(link.writes.isUnknown('w-1')).toBe(false);
+    expect(server.frames.filter((f) => f.op === 'request_status').map((f) => f.params)).toEqual([{ requestId: 'w-1' }]);
     expect(await link.request('MARK x', { requestId: 'w-1' })).toMatchObject({ type: 'mark_ack', duplicate: true });
   });
 
@@ -236,6 +251,12 @@ describe('writes whose answer a session took with it', () => {
     expect(resolved(pending.events)).toEqual([]);
     expect(pending.link.writes.isUnknown('w-1')).toBe(true);
   });
+  it('on the same run: a ledger answer that does not repeat the id is taken as about the id asked', async () => {
+    const { link, events } = await lostWrite('run_x', () => ({ type: 'request_status', state: 'completed', result: { type: 'mark_ack' } }));
+    await waitUntil(() => resolved(events).length === 1, 5_000, 'the resolved event');
+    expect(link.writes.isUnknown('w-1')).toBe(false);
+  });
+
   it('on the same run: a ledger answer with no state reads unknown, and the write stays unknown', async () => {
     const { link, events } = await lostWrite('run_x', (id) => ({ type: 'request_status', requestId: id }));
     await waitUntil(() => resolved(events).length === 1, 5_000, 'the resolved event');

@@ -76,6 +76,12 @@ describe('a session opened', () => {
     expect(session.socket.listenerCount('error')).toBe(1);
   });
 
+  it('with a caFile instead of a pin: the server verified by TLS, the welcome read', async () => {
+    const server = await fixture.server((s) => s.write(encodeFrame(WELCOME)));
+    const session = await openSession(options(server, { trust: { caFile: server.certFile, serverName: 'localhost' } }));
+    expect(session.welcome.runId).toBe('run_x');
+  });
+
   it('a welcome slower than the connect timeout still opens: that timeout ends with the TLS handshake', async () => {
     const server = await fixture.server((s) => setTimeout(() => s.write(encodeFrame(WELCOME)), 300));
     const session = await openSession(options(server, { connectTimeoutMs: 100 }));
