@@ -20,7 +20,7 @@ export default defineConfig({
     include: [
       'tests/core/host/link/control/frames.test.ts',
       'tests/core/host/link/control/*-parts.test.ts',
-      'tests/core/host/link/control/{link-surface,link-lifecycle,session-open,hostile-server,hostile-welcome,hostile-stream,silent-server,write-outcomes}.test.ts',
+      'tests/core/host/link/control/{link-surface,link-lifecycle,link-deadlines,link-writes,session-open,hostile-server,hostile-welcome,hostile-stream,silent-server,write-outcomes}.test.ts',
     ],
     exclude: kernel.test?.exclude ?? [],
     // One copy of core's modules for every file, as `npm test`'s unit project has it: a mutant's

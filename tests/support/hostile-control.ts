@@ -28,6 +28,8 @@ export interface Behaviour {
 export interface HostileServer {
   address: string;
   pin: string;
+  /** The certificate it presents (the sim's), for a caFile. */
+  certFile: string;
   readonly hellos: number;
   /** Frames received after the hellos, all connections, in order. */
   readonly frames: Frame[];
@@ -86,6 +88,7 @@ export function hostileFixture() {
       return {
         address: `127.0.0.1:${(server.address() as { port: number }).port}`,
         pin: control.fingerprint,
+        certFile: control.certFile,
         get hellos() {
           return state.hellos;
         },

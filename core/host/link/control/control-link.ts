@@ -5,14 +5,12 @@
  */
 import { EventEmitter } from 'node:events';
 import type tls from 'node:tls';
-import type { AbortLike } from '../../cancel.js';
 import { McbridgeError } from '../../errors.js';
 import type { Logger } from '../../../util/log.js';
 import { Backoff } from '../backoff.js';
 import { missingCaps, normalizeCaps, type Caps } from '../caps.js';
 import type { ModMessage } from '../connection.js';
 import type { Vantage } from '../discovery.js';
-import { untilReady } from '../handshake.js';
 import type { Link, LinkState, LinkStatus } from '../link.js';
 import type { RequestOptions } from '../mod-link.js';
 import { cancelledError, newLinkStats, type LinkStats, type ModReply } from '../replies.js';
@@ -188,13 +186,11 @@ export class ControlLink extends EventEmitter implements Link {
       write: spec.write,
     };
     if (options.signal) request.signal = options.signal;
-    const go = () => {
-      this.refuse(line, spec);
-      this.stats.requests += 1;
-      const answer = this.requests.enqueue(request);
-      return request.op === 'request_status' ? answer.then((reply) => checkStatusReply(reply, params.requestId, request.line)) : answer;
-    };
-    return this.state === 'ready' ? go() : this.whenUsable(options.signal, line).then(go);
+    if (this.state !== 'ready') return Promise.reject(this.unusableError());
+    this.refuse(line, spec);
+    this.stats.requests += 1;
+    const answer = this.requests.enqueue(request);
+    return request.op === 'request_status' ? answer.then((reply) => checkStatusReply(reply, params.requestId, request.line)) : answer;
   }
 
   /** Refused before anything is sent: the credential's permissions, the server's CAPS. */
@@ -237,13 +233,13 @@ export class ControlLink extends EventEmitter implements Link {
       } catch (err) {
         if (this.isStopped()) break;
         this.noteError((err as Error).message);
-        await this.pause();
+        await this.backoff.pause();
         continue;
       }
       this.backoff.reset();
       await closed;
       if (this.isStopped()) break;
-      await this.pause();
+      await this.backoff.pause();
     }
   }
 
@@ -419,10 +415,9 @@ export class ControlLink extends EventEmitter implements Link {
 
   // ---- state ------------------------------------------------------------------------
 
-  private whenUsable(signal: AbortLike | undefined, line: string): Promise<void> {
-    if (this.state === 'stopped') return Promise.reject(new McbridgeError('unavailable', 'the daemon is shutting down'));
-    if (this.state === 'negotiating') return untilReady(this, 10_000, signal, line, () => this.notConnectedError());
-    return Promise.reject(this.notConnectedError());
+  /** A session is ready once its welcome came: there is no 'negotiating' to wait for, so a request not ready is refused at once. */
+  private unusableError(): McbridgeError {
+    return this.state === 'stopped' ? new McbridgeError('unavailable', 'the daemon is shutting down') : this.notConnectedError();
   }
 
   notConnectedError(): McbridgeError {
@@ -436,10 +431,6 @@ export class ControlLink extends EventEmitter implements Link {
   /** Read through a method: a stop() can come at any await. */
   private isStopped(): boolean {
     return this.state === 'stopped';
-  }
-
-  private pause(): Promise<void> {
-    return this.state === 'stopped' ? Promise.resolve() : this.backoff.pause();
   }
 
   private setState(state: LinkState): void {

@@ -54,6 +54,26 @@ describe('pins and addresses', () => {
     expect(parseAddress('mc.example.org:25565')).toEqual({ host: 'mc.example.org', port: 25565 });
     expect(parseAddress('[::1]:25565')).toEqual({ host: '::1', port: 25565 });
     expect(parseAddress('127.0.0.1:1')).toEqual({ host: '127.0.0.1', port: 1 });
-    for (const bad of ['mc.example.org', 'host:0', 'host:65536', '::1:25565', 'a b:1', 'host:port']) expect(parseAddress(bad)).toBeNull();
+    expect(parseAddress('  [::ffff:10.0.0.2]:65535\n')).toEqual({ host: '::ffff:10.0.0.2', port: 65535 });
+    expect(parseAddress('[FE80::A]:99999')).toBeNull();
+    for (const bad of [
+      'mc.example.org',
+      'host:0',
+      'host:65536',
+      '::1:25565',
+      'a b:1',
+      'host:port',
+      'host:123456',
+      'x.org:25565/path',
+      'x/y:1',
+      'a]:1',
+      '[::1]',
+      '[g::1]:1',
+      '[::1]x:1',
+      ':25565',
+      'host:',
+    ]) {
+      expect(parseAddress(bad)).toBeNull();
+    }
   });
 });

@@ -5,48 +5,23 @@
  * took with it, asked of the server's ledger on the next session of the same run, or said
  * unresolved on a new run. A ControlLink against a hostile server (tests/support/hostile-control.ts).
  */
+import type net from 'node:net';
 import type tls from 'node:tls';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ControlLink, type ControlLinkOptions } from '../../../../../core/host/link/control/control-link.js';
+import { describe, expect, it } from 'vitest';
+import type { ControlLinkOptions } from '../../../../../core/host/link/control/control-link.js';
 import { encodeFrame } from '../../../../../core/host/link/control/frames.js';
 import type { VerbSpec } from '../../../../../core/host/link/verbs.js';
 import { failure } from '../../../../support/errors.js';
-import { capturingLog, type Frame, type HostileServer, hostileFixture, TOKEN, WELCOME } from '../../../../support/hostile-control.js';
+import { controlLinks, type LinkEvent } from '../../../../support/control-link.js';
+import { type Frame, hostileFixture, WELCOME } from '../../../../support/hostile-control.js';
 import { waitUntil } from '../../../../support/wait-until.js';
 
 const fixture = hostileFixture();
-const links: ControlLink[] = [];
-afterEach(async () => {
-  for (const link of links.splice(0)) await link.stop();
-});
 
-type Event = Record<string, unknown>;
+type Event = LinkEvent;
 const VERBS: Record<string, VerbSpec> = { MARK: { replies: ['mark_ack'], write: true, control: { op: 'mark' } } };
 const reply = (socket: tls.TLSSocket, frame: Frame, result: Frame) => socket.write(encodeFrame({ type: 'reply', id: frame.id, ok: true, result }));
-
-function start(server: HostileServer, options: Partial<ControlLinkOptions> = {}) {
-  const events: Event[] = [];
-  const states: string[] = [];
-  const caps: unknown[] = [];
-  const { log, lines } = capturingLog();
-  const link = new ControlLink({
-    vantage: 'server',
-    address: server.address,
-    pin: server.pin,
-    token: TOKEN,
-    reconnectMinMs: 20,
-    reconnectMaxMs: 40,
-    log,
-    verbs: (verb) => VERBS[verb],
-    onEvent: (event) => events.push(event),
-    ...options,
-  });
-  links.push(link);
-  link.on('state', (s: string) => states.push(s));
-  link.on('caps', (c: Set<string> | null) => caps.push(c === null ? null : [...c].sort()));
-  link.start();
-  return { link, events, states, caps, lines };
-}
+const start = controlLinks(VERBS);
 
 describe('a session that ends', () => {
   it('closed by the server: the call in flight says so, an event and a log line say so, the link comes back', async () => {
@@ -103,6 +78,43 @@ describe('a session that ends', () => {
     expect(link.status().stats.badLines).toBe(1);
   });
 
+  it('a session reset by the server: its socket error is the reason said, not a bare close', async () => {
+    let n = 0;
+    const server = await fixture.server((s) => {
+      n += 1;
+      s.write(encodeFrame(WELCOME));
+      // A TLS socket cannot be reset itself: the TCP socket beneath it (node's `_parent`) is.
+      if (n === 1) setTimeout(() => (s as unknown as { _parent: net.Socket })._parent.resetAndDestroy(), 20);
+    });
+    const { link, events, lines } = start(server);
+    await waitUntil(() => server.hellos >= 2 && link.connected, 5_000, 'a second session');
+    expect(lines.find((l) => l.includes('failed'))).toMatch(new RegExp(`^the control session with ${server.address} failed: .*ECONNRESET.*; retrying$`));
+    expect(lines.filter((l) => l.includes('closed'))).toEqual([]);
+    expect(events).toContainEqual({ type: 'bridge_disconnected', text: `the control session with ${server.address} closed` });
+  });
+
+  it('a failure logged, then a session, then the same failure: logged again', async () => {
+    const server = await fixture.server((s) => {
+      s.write(encodeFrame(WELCOME));
+      s.write(encodeFrame({ type: 'error', code: 'shutting_down', message: 'bye' }));
+    });
+    const { lines } = start(server);
+    await waitUntil(() => server.hellos >= 3, 5_000, 'three sessions');
+    await waitUntil(() => lines.filter((l) => l === 'the server ended the session (shutting_down: bye); retrying').length >= 2, 5_000, 'the second log line');
+  });
+
+  it('started twice: one loop, one session', async () => {
+    const server = await fixture.server({ hello: (s) => s.write(encodeFrame(WELCOME)), frame: (s, f) => reply(s, f, { type: 'pong' }) });
+    const { link } = start(server);
+    link.start();
+    await waitUntil(() => link.connected, 5_000, 'the session');
+    // Both connects would have begun at once: by a round trip after the first, a second hello would be in.
+    await link.request('PING');
+    await link.request('PING');
+    expect(server.hellos).toBe(1);
+    expect(link.status().stats.connections).toBe(1);
+  });
+
   it('the same failure over and over is logged once; lastError keeps it', async () => {
     const server = await fixture.server((s) => s.end(encodeFrame({ type: 'error', code: 'maintenance' })));
     const { link, lines } = start(server);
@@ -112,16 +124,30 @@ describe('a session that ends', () => {
     expect(link.connected).toBe(false);
   });
 
-  it('caps are emitted when they change, not when a new session brings the same', async () => {
+  it('caps are emitted when they change, not when a new session brings the same, in any order', async () => {
+    // The same set twice (in another order), then another, then two that would read alike joined without a separator.
+    const sessions = [['state', 'chat'], ['chat', 'state'], ['state'], ['ab', 'c'], ['a', 'bc']];
     let n = 0;
     const server = await fixture.server((s) => {
       n += 1;
-      s.write(encodeFrame({ ...WELCOME, capabilities: n < 3 ? ['state', 'chat'] : ['state'] }));
-      if (n < 3) setTimeout(() => s.destroy(), 20);
+      s.write(encodeFrame({ ...WELCOME, capabilities: sessions[Math.min(n, sessions.length) - 1] }));
+      if (n < sessions.length) setTimeout(() => s.destroy(), 20);
     });
     const { link, caps } = start(server);
-    await waitUntil(() => n >= 3 && link.connected, 5_000, 'the third session');
-    expect(caps).toEqual([['chat', 'state'], ['state']]);
+    await waitUntil(() => n >= sessions.length && link.connected, 5_000, 'the last session');
+    expect(caps).toEqual([['chat', 'state'], ['state'], ['ab', 'c'], ['a', 'bc']]);
+  });
+
+  it('events with good envelopes are passed on, not counted bad; a bad one is', async () => {
+    const server = await fixture.server((s) => {
+      s.write(encodeFrame(WELCOME));
+      for (const seq of [1, 2, 3]) s.write(encodeFrame({ type: 'event', seq, event: { type: 'chat', text: `m${seq}` } }));
+      s.write(encodeFrame({ type: 'event', seq: 'four', event: { type: 'chat' } }));
+    });
+    const { link, events } = start(server);
+    await waitUntil(() => (link.status().control as { events: { badEnvelopes: number } } | undefined)?.events.badEnvelopes === 1, 5_000, 'the bad envelope');
+    expect(events.filter((e) => e.type === 'chat').map((e) => e.text)).toEqual(['m1', 'm2', 'm3']);
+    expect(link.status().stats.badLines).toBe(1);
   });
 
   it('a stop in mid-handshake ends the connect at once, not at the hello timeout', async () => {
@@ -201,10 +227,11 @@ describe('writes whose answer a session took with it', () => {
   });
 
   it('on the same run: asked of the ledger; completed becomes the record and an event', async () => {
-    const { link, events } = await lostWrite('run_x', (id) => ({ type: 'request_status', requestId: id, state: 'completed', result: { type: 'mark_ack' } }));
+    const { server, link, events } = await lostWrite('run_x', (id) => ({ type: 'request_status', requestId: id, state: 'completed', result: { type: 'mark_ack' } }));
     await waitUntil(() => resolved(events).length === 1, 5_000, 'the resolved event');
     expect(resolved(events)).toEqual([{ type: 'bridge_request_resolved', requestId: 'w-1', state: 'completed', text: 'request w-1: the server says completed' }]);
     expect(link.writes.isUnknown('w-1')).toBe(false);
+    expect(server.frames.filter((f) => f.op === 'request_status').map((f) => f.params)).toEqual([{ requestId: 'w-1' }]);
     expect(await link.request('MARK x', { requestId: 'w-1' })).toMatchObject({ type: 'mark_ack', duplicate: true });
   });
 
@@ -213,12 +240,23 @@ describe('writes whose answer a session took with it', () => {
     await waitUntil(() => resolved(failed.events).length === 1, 5_000, 'the resolved event');
     expect(resolved(failed.events)[0]).toMatchObject({ state: 'failed', text: 'request w-1: the server says failed' });
     expect(failed.link.writes.isUnknown('w-1')).toBe(false);
+    // The record is the server's failure, said as definite: the write sent again gets it, unsent.
+    const again = await failure(failed.link.request('MARK x', { requestId: 'w-1' }));
+    expect(again).toMatchObject({ code: 'mod_error', message: 'w-1: no', details: { request: 'w-1', serverCode: 'game_error' } });
+    expect(again.outcome).toEqual({ retryable: false, resultUnknown: false, requestId: 'w-1' });
+    expect(failed.server.frames.filter((f) => f.op === 'mark')).toHaveLength(1);
     const pending = await lostWrite('run_x', (id) => ({ type: 'request_status', requestId: id, state: 'running' }));
     await waitUntil(() => pending.server.frames.some((f) => f.op === 'request_status'), 5_000, 'the ledger asked');
     await pending.link.request('PING');
     expect(resolved(pending.events)).toEqual([]);
     expect(pending.link.writes.isUnknown('w-1')).toBe(true);
   });
+  it('on the same run: a ledger answer that does not repeat the id is taken as about the id asked', async () => {
+    const { link, events } = await lostWrite('run_x', () => ({ type: 'request_status', state: 'completed', result: { type: 'mark_ack' } }));
+    await waitUntil(() => resolved(events).length === 1, 5_000, 'the resolved event');
+    expect(link.writes.isUnknown('w-1')).toBe(false);
+  });
+
   it('on the same run: a ledger answer with no state reads unknown, and the write stays unknown', async () => {
     const { link, events } = await lostWrite('run_x', (id) => ({ type: 'request_status', requestId: id }));
     await waitUntil(() => resolved(events).length === 1, 5_000, 'the resolved event');

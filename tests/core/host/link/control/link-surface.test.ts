@@ -22,6 +22,7 @@ type Event = Record<string, unknown>;
 const VERBS: Record<string, VerbSpec> = {
   MARK: { replies: ['mark_ack'], requires: ['mark'], write: true, control: { op: 'mark' } },
   STATE: { replies: ['state'], requires: ['state'], control: { op: 'state' } },
+  BOTH: { replies: ['x'], requires: ['mark', 'chat'], control: { op: 'both' } },
   LEGACYONLY: { replies: ['x'] },
 };
 
@@ -211,6 +212,7 @@ describe('during a session', () => {
       details: { request: 'MARK hello', missing: ['mark'] },
     });
     expect(server.frames).toEqual([]);
+    expect((await failure(link.request('BOTH'))).message).toBe("'BOTH' needs 'mark', 'chat', which the server does not advertise, so nothing was sent");
     await link.request('STATE');
     expect(server.frames.map((f) => [f.op, f.params])).toEqual([['state', {}]]);
     expect(link.status().stats.requests).toBe(1);

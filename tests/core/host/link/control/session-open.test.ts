@@ -76,6 +76,12 @@ describe('a session opened', () => {
     expect(session.socket.listenerCount('error')).toBe(1);
   });
 
+  it('with a caFile instead of a pin: the server verified by TLS, the welcome read', async () => {
+    const server = await fixture.server((s) => s.write(encodeFrame(WELCOME)));
+    const session = await openSession(options(server, { trust: { caFile: server.certFile, serverName: 'localhost' } }));
+    expect(session.welcome.runId).toBe('run_x');
+  });
+
   it('a welcome slower than the connect timeout still opens: that timeout ends with the TLS handshake', async () => {
     const server = await fixture.server((s) => setTimeout(() => s.write(encodeFrame(WELCOME)), 300));
     const session = await openSession(options(server, { connectTimeoutMs: 100 }));
@@ -101,6 +107,26 @@ describe('a session refused before its welcome', () => {
     const port = (silent.address() as net.AddressInfo).port;
     const err = await failure(openSession(options({ address: `127.0.0.1:${port}`, pin: 'ab'.repeat(32) }, { connectTimeoutMs: 150, handshakeTimeoutMs: 10_000 })));
     expect(err).toMatchObject({ code: 'not_connected', message: `127.0.0.1:${port} did not complete the TLS handshake within 0.15 s` });
+  });
+
+  it('nothing listening, or a listener that answers in plain text: the socket error said as what to do', async () => {
+    const gone = net.createServer();
+    await new Promise<void>((r) => gone.listen(0, '127.0.0.1', r));
+    const port = (gone.address() as net.AddressInfo).port;
+    await new Promise((r) => gone.close(r));
+    const refused = await failure(openSession(options({ address: `127.0.0.1:${port}`, pin: 'ab'.repeat(32) })));
+    expect(refused.code).toBe('not_connected');
+    expect(refused.message).toMatch(new RegExp(`^cannot reach the control listener on 127\\.0\\.0\\.1:${port}: connect ECONNREFUSED`));
+    const http = net.createServer((c) => {
+      accepted.push(c);
+      c.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+    });
+    plain.push(http);
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+    const at = `127.0.0.1:${(http.address() as net.AddressInfo).port}`;
+    const err = await failure(openSession(options({ address: at, pin: 'ab'.repeat(32) })));
+    expect(err).toMatchObject({ code: 'not_connected' });
+    expect(err.message).toMatch(new RegExp(`^${at} did not answer with TLS: it is not a control listener`));
   });
 
   it('closed after the hello: said as closed before its welcome', async () => {

@@ -27,7 +27,11 @@ describe('a control server that falls silent', () => {
     await waitUntil(() => server.hellos >= 2, 5_000, 'a second session after the silence');
     const status = host.link.status();
     expect(liveness(status).silentSessions).toBeGreaterThanOrEqual(1);
-    expect(lines.join('\n')).toMatch(/sent nothing for \d+\.\d s, a ping unanswered: the session is dead; reconnecting/);
+    const said = /sent nothing for (\d+\.\d) s, a ping unanswered: the session is dead; reconnecting/.exec(lines.join('\n'));
+    expect(said).not.toBeNull();
+    // In seconds: the 500 ms deadline passed, said as 0.5 s or a little more.
+    expect(Number(said![1])).toBeGreaterThanOrEqual(0.5);
+    expect(Number(said![1])).toBeLessThan(5);
     // The call in flight was answered at once when the session died, not after its 15 s.
     expect(await call).toMatchObject({ code: 'not_connected' });
     expect(server.frames.some((f) => f.op === 'ping')).toBe(true);
@@ -69,5 +73,7 @@ describe('a control server that falls silent', () => {
     await waitUntil(() => host.link.connected, 5_000, 'the session');
     await expect(host.link.request('PING', { timeoutMs: 100 })).rejects.toMatchObject({ code: 'timeout' });
     expect(host.link.stats.timeouts).toBe(1);
+    // It had been sent: no queue timeout.
+    expect(host.link.stats.queueTimeouts).toBe(0);
   });
 });
