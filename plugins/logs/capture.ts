@@ -5,8 +5,8 @@
  * record is let go after `idleMs`.
  */
 import { TraceFolds } from './fold.js';
-import { RecordAssembler, type LogEntry } from './log4j.js';
-import { DEFAULT_MAX_LINE, LineSplitter, type SplitterCounters } from './lines.js';
+import { RecordAssembler, type LogEntry, type RecordSink } from './log4j.js';
+import { type BinaryNote, DEFAULT_MAX_LINE, LineSplitter, type LineSink, type SplitterCounters } from './lines.js';
 import type { RecordFile } from './persist.js';
 import { LogRing, type LogRecord } from './ring.js';
 
@@ -28,6 +28,13 @@ export class LogCapture {
   readonly folds = new TraceFolds();
   private readonly sources = new Map<string, Source>();
   private idle: NodeJS.Timeout | null = null;
+  /** The assemblers' way out: records to the ring, the folds and the file. */
+  private readonly records: RecordSink = {
+    entry: (entry) => {
+      this.add(entry);
+    },
+    line: (text, at, source) => this.addLine(text, at, source),
+  };
   private readonly idleMs: number;
   private readonly file: RecordFile | null;
   /** Where the previous run's log-file follower stopped, from the records file. */
@@ -50,8 +57,13 @@ export class LogCapture {
   private source(name: string): Source {
     let source = this.sources.get(name);
     if (!source) {
-      const assembler = new RecordAssembler((entry) => this.add(entry));
-      const splitter = new LineSplitter((item) => ('binary' in item ? assembler.binary(item, name) : assembler.line(item, name)), this.options.maxLine ?? DEFAULT_MAX_LINE);
+      const assembler = new RecordAssembler(this.records);
+      // One sink per source, made once: no closure or object per line.
+      const lines: LineSink = {
+        line: (text, bytes, cut) => assembler.text(text, bytes, cut, name),
+        binary: (note: BinaryNote) => assembler.binary(note, name),
+      };
+      const splitter = new LineSplitter(lines, this.options.maxLine ?? DEFAULT_MAX_LINE);
       source = { splitter, assembler };
       this.sources.set(name, source);
     }
@@ -108,5 +120,13 @@ export class LogCapture {
     this.folds.add(record);
     this.file?.appendJson(this.ring.newestJson);
     return record;
+  }
+
+  private addLine(text: string, at: number, source: string): void {
+    const { level, asLine } = this.ring.pushLine(text, at, source);
+    this.folds.count(level);
+    if (this.file === null) return;
+    if (asLine) this.file.appendLine(text, at, source, this.ring.lastSeq, this.ring.newestSize);
+    else this.file.appendJson(this.ring.newestJson);
   }
 }

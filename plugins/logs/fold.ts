@@ -29,9 +29,14 @@ export class TraceFolds {
 
   constructor(readonly maxTraces = 1000) {}
 
+  /** A record without a trace: only its level counts. */
+  count(level: string | null): void {
+    const key = level ?? 'plain';
+    this.byLevel[key] = (this.byLevel[key] ?? 0) + 1;
+  }
+
   add(entry: LogEntry & { seq: number }): void {
-    const level = entry.level ?? 'plain';
-    this.byLevel[level] = (this.byLevel[level] ?? 0) + 1;
+    this.count(entry.level);
     if (entry.hash === undefined || entry.trace === undefined) return;
     const trace = `${recordLine(entry)}\n${entry.trace}`;
     const known = this.byHash.get(entry.hash);

@@ -34,16 +34,84 @@ export interface LogEntry extends ParsedLine {
   binary?: { lines: number; bytes: number };
 }
 
-const LAYOUT = /^\[((?:\d{2}[A-Za-z]{3}\d{4} )?\d{2}:\d{2}:\d{2}(?:[.,]\d{3})?)\] \[([^\]]*)\/(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|SEVERE)\](?: \[([^\]]*)\])?: ?(.*)$/s;
+/** The layouts as one expression: the reference `scanLayout` is tested against (logs-scan.test.ts). */
+export const LAYOUT = /^\[((?:\d{2}[A-Za-z]{3}\d{4} )?\d{2}:\d{2}:\d{2}(?:[.,]\d{3})?)\] \[([^\]]*)\/(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|SEVERE)\](?: \[([^\]]*)\])?: ?(.*)$/s;
 
-const LEVEL_OF = new Map<string, Level>([...LEVELS.map((l): [string, Level] => [l, l]), ['WARNING', 'WARN'], ['SEVERE', 'ERROR']]);
+/** As written, then as recorded; the most frequent first. */
+const LEVEL_NAMES: ReadonlyArray<readonly [string, Level]> = [
+  ['INFO', 'INFO'],
+  ['WARN', 'WARN'],
+  ['ERROR', 'ERROR'],
+  ['DEBUG', 'DEBUG'],
+  ['WARNING', 'WARN'],
+  ['FATAL', 'FATAL'],
+  ['TRACE', 'TRACE'],
+  ['SEVERE', 'ERROR'],
+];
+
+/**
+ * Where `scanLayout` found the fields of the line it was last given (one object, reused: this
+ * runs for every line, and an object per line was a good part of the capture's garbage).
+ * `loggerStart` is -1 without a logger.
+ */
+export const SCAN = { timeEnd: 0, threadEnd: 0, level: 'INFO' as Level, loggerStart: -1, loggerEnd: -1, messageStart: 0 };
+
+/** `[HH:MM:SS` or `[ddMMMyyyy HH:MM:SS`, then `.mmm` or `,mmm` or nothing, then `] [`: one native test, no match object. */
+const TIME = /^\[(?:\d{2}[A-Za-z]{3}\d{4} )?\d{2}:\d{2}:\d{2}(?:[.,]\d{3})?\] \[/;
+
+/**
+ * LAYOUT read with one test of the time and indexOf for the rest instead of a regex with
+ * captures: the same lines match, with the same fields (SCAN), and nothing is cut out of the line
+ * until someone reads the record.
+ */
+export function scanLayout(t: string): boolean {
+  if (t.charCodeAt(0) !== 91 || !TIME.test(t)) return false;
+  // Where the time ends follows from its form: a date puts a letter where the clock has its `:`.
+  let q = t.charCodeAt(3) === 58 ? 9 : 19;
+  if (t.charCodeAt(q) !== 93) q += 4;
+  const threadStart = q + 3;
+  // The thread cannot hold a `]`: the first one closes `thread/LEVEL`.
+  const close = t.indexOf(']', threadStart);
+  if (close === -1) return false;
+  let threadEnd = -1;
+  for (const [name, level] of LEVEL_NAMES) {
+    const at = close - name.length;
+    if (at - 1 >= threadStart && t.charCodeAt(at - 1) === 47 && t.startsWith(name, at)) {
+      threadEnd = at - 1;
+      SCAN.level = level;
+      break;
+    }
+  }
+  if (threadEnd === -1) return false;
+  let m = close + 1;
+  SCAN.loggerStart = -1;
+  SCAN.loggerEnd = -1;
+  if (t.charCodeAt(m) === 32 && t.charCodeAt(m + 1) === 91) {
+    const end = t.indexOf(']', m + 2);
+    if (end === -1 || t.charCodeAt(end + 1) !== 58) return false;
+    SCAN.loggerStart = m + 2;
+    SCAN.loggerEnd = end;
+    m = end + 1;
+  }
+  if (t.charCodeAt(m) !== 58) return false;
+  m += 1;
+  if (t.charCodeAt(m) === 32) m += 1;
+  SCAN.timeEnd = q;
+  SCAN.threadEnd = threadEnd;
+  SCAN.messageStart = m;
+  return true;
+}
 
 export function parseLine(text: string): ParsedLine {
-  const m = LAYOUT.exec(text);
-  if (!m) return { time: null, level: null, thread: null, logger: null, message: text };
-  // The shared constant, not the match's copy: 10,000 records in the ring keep one each otherwise.
-  const level = LEVEL_OF.get(m[3]!)!;
-  return { time: m[1]!, level, thread: m[2]!, logger: m[4] ?? null, message: m[5]! };
+  if (!scanLayout(text)) return { time: null, level: null, thread: null, logger: null, message: text };
+  const s = SCAN;
+  return {
+    time: text.slice(1, s.timeEnd),
+    level: s.level,
+    thread: text.slice(s.timeEnd + 3, s.threadEnd),
+    logger: s.loggerStart === -1 ? null : text.slice(s.loggerStart, s.loggerEnd),
+    message: text.slice(s.messageStart),
+  };
 }
 
 const FRAME = /^\s+at /;
@@ -70,55 +138,81 @@ export interface AssemblerOptions {
 }
 
 /**
+ * Where records go. `line` is a record that is its line and nothing more (no trace, not cut):
+ * `parseLine(text)` with `at` and `source`, so the taker need not build it (LogRing.pushLine).
+ */
+export interface RecordSink {
+  entry(entry: LogEntry): void;
+  line(text: string, at: number, source: string): void;
+}
+
+/** A plain function takes every record as an entry (tests, simple uses). */
+const sinkOf = (emit: ((entry: LogEntry) => void) | RecordSink): RecordSink =>
+  typeof emit === 'function' ? { entry: emit, line: (text, at, source) => emit({ ...parseLine(text), at, source }) } : emit;
+
+/**
  * Lines in, records out. A record is held until the next line shows whether a trace follows; a
  * line that looks like an exception header is held until its first frame (or its absence) decides
- * whether it starts a trace or is a plain record. `flush` ends what is held.
+ * whether it starts a trace or is a plain record. `flush` ends what is held. The held record is
+ * its line (and `at`, `source`) until a trace or a cut makes it an entry: most records never are.
  */
 export class RecordAssembler {
   private pending: LogEntry | null = null;
+  private pendingText: string | null = null;
+  private pendingAt = 0;
+  private pendingSource = '';
   private trace: string[] = [];
   private traceCut = 0;
   private header: { line: Line; source: string } | null = null;
   private readonly maxTraceLines: number;
   private readonly now: () => number;
+  private readonly sink: RecordSink;
 
-  constructor(
-    private readonly emit: (entry: LogEntry) => void,
-    options: AssemblerOptions = {},
-  ) {
+  constructor(emit: ((entry: LogEntry) => void) | RecordSink, options: AssemblerOptions = {}) {
+    this.sink = sinkOf(emit);
     this.maxTraceLines = options.maxTraceLines ?? 200;
     this.now = options.now ?? Date.now;
   }
 
   line(line: Line, source: string): void {
-    const text = line.text;
+    this.text(line.text, line.bytes, line.cut, source);
+  }
+
+  /** `line` without a Line object: the splitter's way in. */
+  text(text: string, bytes: number, cut: boolean, source: string): void {
     // A Log4j line starts with `[`: neither a trace line nor an exception header, so most lines skip both tests.
     const layout = text.charCodeAt(0) === 91;
-    if (!layout && CONTINUATION.test(text) && (this.pending !== null || this.header !== null)) {
-      if (this.header !== null) {
-        // A header directly followed by a frame: the trace of the record before it (or its own record).
-        if (this.pending === null) this.start(this.plain(this.header.line, this.header.source));
-        this.addTrace(this.header.line.text);
-        this.header = null;
+    if (!layout) {
+      if ((this.pending !== null || this.pendingText !== null || this.header !== null) && CONTINUATION.test(text)) {
+        if (this.header !== null) {
+          // A header directly followed by a frame: the trace of the record before it (or its own record).
+          if (this.pending === null && this.pendingText === null) this.start(this.plain(this.header.line, this.header.source));
+          this.addTrace(this.header.line.text);
+          this.header = null;
+        }
+        this.addTrace(text);
+        return;
       }
-      this.addTrace(text);
-      return;
-    }
-    this.releaseHeader();
-    if (!layout && EXCEPTION_HEADER.test(text)) {
-      this.header = { line, source };
-      return;
-    }
+      this.releaseHeader();
+      if (EXCEPTION_HEADER.test(text)) {
+        this.header = { line: { text, bytes, cut }, source };
+        return;
+      }
+    } else if (this.header !== null) this.releaseHeader();
     this.end();
-    const parsed = parseLine(text);
-    this.start(this.entry(parsed, line, source));
+    if (cut) this.pending = this.entry(parseLine(text), true, bytes, source);
+    else {
+      this.pendingText = text;
+      this.pendingAt = this.now();
+      this.pendingSource = source;
+    }
   }
 
   /** A binary run stands in the stream as a plain record of its own. */
   binary(note: { lines: number; bytes: number }, source: string): void {
     this.releaseHeader();
     this.end();
-    this.emit({
+    this.sink.entry({
       time: null,
       level: null,
       thread: null,
@@ -135,18 +229,18 @@ export class RecordAssembler {
     this.end();
   }
 
-  private entry(parsed: ParsedLine, line: Line, source: string): LogEntry {
-    // Field by field, not a spread: this runs for every line, and the order is the JSON's.
-    const entry: LogEntry = { time: parsed.time, level: parsed.level, thread: parsed.thread, logger: parsed.logger, message: parsed.message, at: this.now(), source };
-    if (line.cut) {
+  private entry(parsed: ParsedLine, cut: boolean, bytes: number, source: string, at = this.now()): LogEntry {
+    // Field by field, not a spread: the order is the JSON's.
+    const entry: LogEntry = { time: parsed.time, level: parsed.level, thread: parsed.thread, logger: parsed.logger, message: parsed.message, at, source };
+    if (cut) {
       entry.cut = true;
-      entry.bytes = line.bytes;
+      entry.bytes = bytes;
     }
     return entry;
   }
 
   private plain(line: Line, source: string): LogEntry {
-    return this.entry({ time: null, level: null, thread: null, logger: null, message: line.text }, line, source);
+    return this.entry({ time: null, level: null, thread: null, logger: null, message: line.text }, line.cut, line.bytes, source);
   }
 
   /** A held header that no frame followed is a plain record. */
@@ -164,11 +258,22 @@ export class RecordAssembler {
   }
 
   private addTrace(text: string): void {
+    // The held line becomes an entry now that it has a trace.
+    if (this.pendingText !== null) {
+      this.pending = this.entry(parseLine(this.pendingText), false, 0, this.pendingSource, this.pendingAt);
+      this.pendingText = null;
+    }
     if (this.trace.length < this.maxTraceLines) this.trace.push(text);
     else this.traceCut += 1;
   }
 
   private end(): void {
+    if (this.pendingText !== null) {
+      const text = this.pendingText;
+      this.pendingText = null;
+      this.sink.line(text, this.pendingAt, this.pendingSource);
+      return;
+    }
     const entry = this.pending;
     if (entry === null) return;
     this.pending = null;
@@ -179,6 +284,6 @@ export class RecordAssembler {
     }
     this.trace = [];
     this.traceCut = 0;
-    this.emit(entry);
+    this.sink.entry(entry);
   }
 }

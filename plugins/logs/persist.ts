@@ -6,7 +6,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { LogRecord } from './ring.js';
+import { lineJson, type LogRecord } from './ring.js';
+
+/** A record the ring keeps as its line: written as JSON only when its batch is. */
+interface QueuedLine {
+  text: string;
+  at: number;
+  source: string;
+  seq: number;
+}
 
 export interface PersistStatus {
   file: string;
@@ -26,7 +34,7 @@ export function logFileOf(stateDir: string, target: string): string {
 
 export class RecordFile {
   readonly status: PersistStatus;
-  private queue: string[] = [];
+  private queue: Array<string | QueuedLine> = [];
   private queued = 0;
   private size = 0;
   private flushing: Promise<void> | null = null;
@@ -79,6 +87,13 @@ export class RecordFile {
     this.enqueue(line);
   }
 
+  /** A record the ring keeps as its line (LogRing.pushLine), `bytes` its JSON line's with the line break. */
+  appendLine(text: string, at: number, source: string, seq: number, bytes: number): void {
+    this.queue.push({ text, at, source, seq });
+    this.queued += bytes;
+    this.schedule();
+  }
+
   /** Where the follower is: written after the records it read, so a restart resumes past them. */
   mark(follow: { inode: number; offset: number }): void {
     this.enqueue(JSON.stringify({ follow }));
@@ -87,6 +102,10 @@ export class RecordFile {
   private enqueue(line: string): void {
     this.queue.push(line);
     this.queued += line.length + 1;
+    this.schedule();
+  }
+
+  private schedule(): void {
     if (this.queued > 256 * 1024) void this.flush();
     else if (this.timer === null) {
       this.timer = setTimeout(() => void this.flush(), 200);
@@ -100,7 +119,7 @@ export class RecordFile {
     this.timer = null;
     const run = async (): Promise<void> => {
       while (this.queue.length > 0) {
-        const lines = this.queue;
+        const lines = this.queue.map((q) => (typeof q === 'string' ? q : lineJson(q.text, q.at, q.source, q.seq)));
         this.queue = [];
         this.queued = 0;
         const text = `${lines.join('\n')}\n`;

@@ -5,7 +5,7 @@
  * `truncated` and its `next` is the last record it holds. Nothing is skipped silently.
  */
 import { McbridgeError, type EventStats } from 'mcbridge';
-import type { LogEntry } from './log4j.js';
+import { type Level, type LogEntry, parseLine, SCAN, scanLayout } from './log4j.js';
 
 export interface LogRecord extends LogEntry {
   [field: string]: unknown;
@@ -45,13 +45,71 @@ const NON_ASCII = /[^\u0000-\u007f]/;
 /** UTF-8 bytes of a string; an ASCII one (most log lines) without the native call, which cost more than the test. */
 const utf8Bytes = (text: string): number => (NON_ASCII.test(text) ? Buffer.byteLength(text) : text.length);
 
+/** A character JSON.stringify writes otherwise than itself, or one of more than a byte: such a line is stringified. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what JSON escapes
+const NOT_VERBATIM = /["\\\u0000-\u001f\u0080-\uffff]/;
+
+/** `{"time":…,"level":…,"thread":…,"logger":…,"message":…,"at":…,"source":…,"seq":…}` without its values. */
+const SKELETON = '{"time":,"level":,"thread":,"logger":,"message":,"at":,"source":,"seq":}'.length;
+
+let lastSource = '';
+let lastQuoted = '""';
+let lastQuotedBytes = 2;
+/** A source's name as JSON (there are a few: `stdout`, `stderr`, `file`, `mcbridge`; mostly the last one). */
+function quoted(source: string): string {
+  if (source !== lastSource) {
+    lastSource = source;
+    lastQuoted = JSON.stringify(source);
+    lastQuotedBytes = Buffer.byteLength(lastQuoted);
+  }
+  return lastQuoted;
+}
+
 /**
- * Records are kept as their JSON lines and parsed when read: a pipe's burst fills the ring
- * faster than anything reads it, and 10,000 live objects (each with its strings) cost the garbage
+ * The JSON line of a record kept as its line (LogRing.pushLine: nothing in it to escape), exactly
+ * as JSON.stringify writes `{...parseLine(text), at, source, seq}` (logs-scan.test.ts compares).
+ */
+export function lineJson(text: string, at: number, source: string, seq: number): string {
+  const src = quoted(source);
+  if (!scanLayout(text)) return `{"time":null,"level":null,"thread":null,"logger":null,"message":"${text}","at":${at},"source":${src},"seq":${seq}}`;
+  const s = SCAN;
+  const logger = s.loggerStart === -1 ? 'null' : `"${text.slice(s.loggerStart, s.loggerEnd)}"`;
+  return `{"time":"${text.slice(1, s.timeEnd)}","level":"${s.level}","thread":"${text.slice(s.timeEnd + 3, s.threadEnd)}","logger":${logger},"message":"${text.slice(s.messageStart)}","at":${at},"source":${src},"seq":${seq}}`;
+}
+
+/** The record of a line kept as its line, as JSON.parse would give it back. */
+function lineRecord(text: string, at: number, source: string, seq: number): LogRecord {
+  const p = parseLine(text);
+  return { time: p.time, level: p.level, thread: p.thread, logger: p.logger, message: p.message, at, source, seq };
+}
+
+let lastAt = Number.NaN;
+let lastAtDigits = 0;
+const digits = (n: number): number => {
+  if (n === lastAt) return lastAtDigits;
+  lastAt = n;
+  lastAtDigits = String(n).length;
+  return lastAtDigits;
+};
+
+// One answer object per level, not one per line.
+const PLAIN_ENTRY = { level: null, asLine: false } as const;
+const PLAIN_LINE = { level: null, asLine: true } as const;
+const LINE_OF = Object.fromEntries((['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL'] as const).map((l) => [l, { level: l, asLine: true }])) as Record<Level, { level: Level; asLine: true }>;
+
+/**
+ * Records are kept as flat strings and parsed when read: a pipe's burst fills the ring faster
+ * than anything reads it, and 10,000 live objects (each with its strings) cost the garbage
  * collector far more than 10,000 flat strings (docs/decisions.md, "The log ring keeps JSON lines").
+ * A record that is its line and nothing more (most) is kept as that line, with its `at` and
+ * `source` beside it, and counted at the bytes of the JSON line it reads back as, without writing
+ * it; any other is kept as its JSON line (docs/decisions.md, "Log capture at readline's rate").
  */
 export class LogRing {
+  /** A record's JSON line, or its log line when `sources` names a source for it. */
   private readonly records: string[] = [];
+  private readonly sources: Array<string | null> = [];
+  private readonly ats: number[] = [];
   private readonly sizes: number[] = [];
   private head = 0; // index of the oldest record in `records` (compacted now and then)
   private bytes = 0;
@@ -59,6 +117,8 @@ export class LogRing {
   private evictedTotal = 0;
   /** The JSON line of the record pushed last, for the records file (one stringify per record). */
   newestJson = '';
+  /** The bytes (with its line break) the record pushed last counts for. */
+  newestSize = 0;
 
   constructor(
     readonly capacity: number,
@@ -68,6 +128,17 @@ export class LogRing {
     if (!Number.isInteger(capacity) || capacity < 1) throw new McbridgeError('invalid_params', `the log ring must hold at least 1 record, got ${capacity}`);
     if (!Number.isInteger(maxBytes) || maxBytes < 1) throw new McbridgeError('invalid_params', `the log ring must hold at least 1 byte, got ${maxBytes}`);
     this.seq = firstSeq;
+  }
+
+  private seqWidth = 0;
+  private seqWidthUntil = 0;
+  /** Digits of `seq` as JSON writes it, kept instead of a String per line. */
+  private seqDigits(): number {
+    if (this.seq >= this.seqWidthUntil) {
+      this.seqWidth = String(this.seq).length;
+      this.seqWidthUntil = 10 ** this.seqWidth;
+    }
+    return this.seqWidth;
   }
 
   get lastSeq(): number {
@@ -96,17 +167,55 @@ export class LogRing {
     const record = entry as LogRecord;
     record.seq = this.seq;
     const json = JSON.stringify(record);
-    const size = utf8Bytes(json) + 1;
-    while (this.size === this.capacity || (this.size > 0 && this.bytes + size > this.maxBytes)) this.evictOldest();
-    this.records.push(json);
     this.newestJson = json;
+    this.store(json, null, 0, utf8Bytes(json) + 1);
+    return record;
+  }
+
+  /**
+   * A record that is `parseLine(text)` with `at` and `source` (the assembler's RecordSink.line),
+   * kept as its line when its JSON would be the line's characters as they are (printable ASCII,
+   * no `"` or `\\`), pushed as an entry otherwise. Answers the record's level (for the folds) and
+   * whether it was kept as its line (`newestJson` is then not written).
+   */
+  pushLine(text: string, at: number, source: string): { level: Level | null; asLine: boolean } {
+    if (NOT_VERBATIM.test(text) || !Number.isSafeInteger(at) || at < 0) return this.pushParsed(text, at, source);
+    this.seq += 1;
+    // The JSON line's bytes: its skeleton, each value (strings quoted), the line break.
+    quoted(source);
+    let size = SKELETON + digits(at) + lastQuotedBytes + this.seqDigits() + 1;
+    let level: Level | null = null;
+    if (scanLayout(text)) {
+      const s = SCAN;
+      level = s.level;
+      // time, level, thread quoted; the logger or null; the message quoted.
+      size += s.timeEnd - 1 + 2 + level.length + 2 + (s.threadEnd - s.timeEnd - 3) + 2 + (s.loggerStart === -1 ? 4 : s.loggerEnd - s.loggerStart + 2) + (text.length - s.messageStart) + 2;
+    } else size += 4 * 4 + text.length + 2;
+    this.store(text, source, at, size);
+    return level === null ? PLAIN_LINE : LINE_OF[level];
+  }
+
+  /** pushLine's other way, apart so that its optimised code holds only the common one. */
+  private pushParsed(text: string, at: number, source: string): { level: Level | null; asLine: boolean } {
+    const p = parseLine(text);
+    this.push({ time: p.time, level: p.level, thread: p.thread, logger: p.logger, message: p.message, at, source });
+    return p.level === null ? PLAIN_ENTRY : { level: p.level, asLine: false };
+  }
+
+  private store(text: string, source: string | null, at: number, size: number): void {
+    while (this.size === this.capacity || (this.size > 0 && this.bytes + size > this.maxBytes)) this.evictOldest();
+    this.records.push(text);
+    this.sources.push(source);
+    this.ats.push(at);
     this.sizes.push(size);
     this.bytes += size;
-    return record;
+    this.newestSize = size;
   }
 
   private clear(): void {
     this.records.length = 0;
+    this.sources.length = 0;
+    this.ats.length = 0;
     this.sizes.length = 0;
     this.head = 0;
     this.bytes = 0;
@@ -118,6 +227,8 @@ export class LogRing {
     this.evictedTotal += 1;
     if (this.head > 1024 && this.head * 2 > this.records.length) {
       this.records.splice(0, this.head);
+      this.sources.splice(0, this.head);
+      this.ats.splice(0, this.head);
       this.sizes.splice(0, this.head);
       this.head = 0;
     }
@@ -125,12 +236,17 @@ export class LogRing {
 
   at(seq: number): LogRecord | undefined {
     const offset = seq - this.oldestSeq;
-    return offset < 0 || offset >= this.size ? undefined : (JSON.parse(this.records[this.head + offset]!) as LogRecord);
+    return offset < 0 || offset >= this.size ? undefined : this.read(this.head + offset, seq);
+  }
+
+  private read(i: number, seq: number): LogRecord {
+    const source = this.sources[i]!;
+    return source === null ? (JSON.parse(this.records[i]!) as LogRecord) : lineRecord(this.records[i]!, this.ats[i]!, source, seq);
   }
 
   /** Every buffered record, oldest first. */
   *all(): IterableIterator<LogRecord> {
-    for (let i = this.head; i < this.records.length; i += 1) yield JSON.parse(this.records[i]!) as LogRecord;
+    for (let i = this.head, seq = this.oldestSeq; i < this.records.length; i += 1, seq += 1) yield this.read(i, seq);
   }
 
   stats(): RingStats {
