@@ -28,6 +28,8 @@ export class LogCapture {
   readonly folds = new TraceFolds();
   private readonly sources = new Map<string, Source>();
   private idle: NodeJS.Timeout | null = null;
+  /** When the chunk being cut was read: every record of it has this `at` (Date.now per line cost 3% of the capture). */
+  private readAt = 0;
   /** The assemblers' way out: records to the ring, the folds and the file. */
   private readonly records: RecordSink = {
     entry: (entry) => {
@@ -57,7 +59,7 @@ export class LogCapture {
   private source(name: string): Source {
     let source = this.sources.get(name);
     if (!source) {
-      const assembler = new RecordAssembler(this.records);
+      const assembler = new RecordAssembler(this.records, { now: () => this.readAt });
       // One sink per source, made once: no closure or object per line.
       const lines: LineSink = {
         line: (text, bytes, cut) => assembler.text(text, bytes, cut, name),
@@ -72,6 +74,7 @@ export class LogCapture {
 
   /** Raw bytes from `source` (`file`, `stdout`, `stderr`). */
   write(source: string, chunk: Buffer): void {
+    this.readAt = Date.now();
     this.source(source).splitter.push(chunk);
     this.armIdle();
   }
@@ -93,6 +96,7 @@ export class LogCapture {
   end(source: string): void {
     const s = this.sources.get(source);
     if (!s) return;
+    this.readAt = Date.now();
     s.splitter.flush();
     s.assembler.flush();
   }
