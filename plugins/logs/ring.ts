@@ -103,7 +103,7 @@ const LINE_OF = Object.fromEntries((['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 
  * collector far more than 10,000 flat strings (docs/decisions.md, "The log ring keeps JSON lines").
  * A record that is its line and nothing more (most) is kept as that line, with its `at` and
  * `source` beside it, and counted at the bytes of the JSON line it reads back as, without writing
- * it; any other is kept as its JSON line (docs/decisions.md, "Log capture at readline's rate").
+ * it; any other is kept as its JSON line (docs/decisions.md, "Log capture: a record kept as its line").
  */
 export class LogRing {
   /** A record's JSON line, or its log line when `sources` names a source for it. */
