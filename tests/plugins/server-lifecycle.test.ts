@@ -79,8 +79,9 @@ describe('launched servers of one daemon', { timeout: 120_000 }, () => {
 
   it('restart: a new process once the old one and its grandchildren are gone, and events say so', async () => {
     const before = await call('server_status', 'lab');
+    // The newest record is held a moment for a trace that may follow it: wait for both lines.
+    await waitUntil(async () => (await call('logs', 'lab', { grep: 'grandchild' })).records.length === 2, 10_000, 'both grandchild lines in the log');
     const grandchildren = (await call('logs', 'lab', { grep: 'grandchild' })).records.map((r: Json) => Number(/grandchild (\d+)/.exec(r.message)![1]));
-    expect(grandchildren).toHaveLength(2);
     expect(grandchildren.every(alive)).toBe(true);
     const after = await call('server_restart', 'lab');
     expect(after).toMatchObject({ state: 'running', started: true });
@@ -201,6 +202,7 @@ describe('read-only mode', { timeout: 60_000 }, () => {
     const daemon = await startDaemonProcess(processes, ['--read-only'], { MCBRIDGE_STATE_DIR: path.join(root, 'state') }, path.join(root, 'mcbridge.config.json'));
     const api = await ApiClient.connect({ port: daemon.port });
     try {
+      await waitUntil(async () => ((await api.call('server_status', {})) as Json).state === 'running', 20_000, 'the server to run');
       for (const tool of ['server_stop', 'server_restart', 'server_reset', 'server_start']) {
         expect((await failure(api.call(tool, {}))).code).toBe('tool_disabled');
       }

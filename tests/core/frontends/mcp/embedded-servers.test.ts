@@ -32,7 +32,10 @@ describe('an embedded daemon that runs a server', { timeout: 60_000 }, () => {
     const status = async () => JSON.parse(((await client.callTool({ name: 'mc_server_status', arguments: {} })).content as Array<{ text: string }>)[0]!.text);
     await waitUntil(async () => (await status()).state === 'running', 30_000, 'the server to run');
     const { pid } = await status();
-    const logs = JSON.parse(((await client.callTool({ name: 'mc_logs', arguments: { grep: 'grandchild' } })).content as Array<{ text: string }>)[0]!.text);
+    const grandchildren = async () => JSON.parse(((await client.callTool({ name: 'mc_logs', arguments: { grep: 'grandchild' } })).content as Array<{ text: string }>)[0]!.text);
+    // The newest record is held a moment for a trace that may follow it: wait for both lines.
+    await waitUntil(async () => (await grandchildren()).records.length === 2, 10_000, 'both grandchild lines');
+    const logs = await grandchildren();
     const tree = [pid, ...logs.records.map((r: { message: string }) => Number(/\d+/.exec(r.message)![0]))];
     expect(tree).toHaveLength(3);
     expect(tree.every(alive)).toBe(true);
