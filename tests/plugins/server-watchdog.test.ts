@@ -31,7 +31,7 @@ describe('the watchdog', { timeout: 120_000 }, () => {
     const config = {
       plugins: [['server', { killGraceMs: 300, maxCrashes: 3, minBackoffMs: 50, maxBackoffMs: 200 }]],
       targets: {
-        frozen: { default: true, launch: { command: [node, FAKE, '--mod'], cwd: 'servers/frozen', hungAfter: '600ms' } },
+        frozen: { default: true, launch: { command: [node, FAKE, '--mod'], cwd: 'servers/frozen', hungAfter: '1500ms' } },
         loop: { launch: { command: [node, FAKE, '--mod', '--crash-after', '1500'], cwd: 'servers/loop', restart: 'on-crash' } },
         idle: { launch: { command: [node, FAKE, '--mod'], cwd: 'servers/idle', idleStop: '1s', stopTimeout: '5s' } },
         lazy: { launch: { command: [node, FAKE, '--mod'], cwd: 'servers/lazy', autoStart: false } },
@@ -102,6 +102,6 @@ describe('the watchdog', { timeout: 120_000 }, () => {
     expect(types).toEqual(['server_started', 'server_hung', 'server_responding']);
     const hung = (await serverEvents('frozen')).find((e: Json) => e.type === 'server_hung');
     expect(hung).toMatchObject({ pid, origin: 'mcbridge' });
-    expect(hung.silentMs).toBeGreaterThanOrEqual(600);
+    expect(hung.silentMs).toBeGreaterThanOrEqual(1500);
   });
 });
