@@ -6,6 +6,9 @@
  */
 import fs from 'node:fs/promises';
 
+/** The last bytes read, kept to recognise the file on the next read (a truncated one rewritten does not match them). */
+const TAIL_BYTES = 64;
+
 export interface FollowStatus {
   file: string;
   state: 'waiting' | 'following' | 'stopped';
@@ -128,16 +131,29 @@ export class FileFollower {
     return bytesRead === seen.length && seen.equals(this.tail);
   }
 
-  /** Read to the current end in slices; stop() waits for the slice in hand. */
+  /**
+   * Read to the current end in slices; stop() waits for the slice in hand. Each read starts at the
+   * last bytes already read and must find them again: a file truncated and written anew between
+   * the poll's check and this read (its new text past the old offset) is read from its start,
+   * not from the middle of its new text.
+   */
   private async drain(): Promise<void> {
-    const buffer = Buffer.allocUnsafe(this.readBytes);
+    const buffer = Buffer.allocUnsafe(this.readBytes + TAIL_BYTES);
     for (;;) {
-      const { bytesRead } = await this.handle!.read(buffer, 0, buffer.length, this.status.offset);
-      if (bytesRead === 0) return;
-      this.status.offset += bytesRead;
-      this.status.bytesRead += bytesRead;
-      const chunk = Buffer.from(buffer.subarray(0, bytesRead));
-      this.tail = Buffer.from(Buffer.concat([this.tail, chunk]).subarray(-64));
+      const overlap = this.tail.length;
+      const { bytesRead } = await this.handle!.read(buffer, 0, buffer.length, this.status.offset - overlap);
+      if (overlap > 0 && (bytesRead < overlap || !buffer.subarray(0, overlap).equals(this.tail))) {
+        this.status.truncations += 1;
+        this.status.offset = 0;
+        this.tail = Buffer.alloc(0);
+        continue;
+      }
+      if (bytesRead === overlap) return;
+      const fresh = bytesRead - overlap;
+      this.status.offset += fresh;
+      this.status.bytesRead += fresh;
+      const chunk = Buffer.from(buffer.subarray(overlap, bytesRead));
+      this.tail = Buffer.from(Buffer.concat([this.tail, chunk]).subarray(-TAIL_BYTES));
       this.onData(chunk);
       if (this.stopped) return;
     }
