@@ -17,7 +17,7 @@ export class AdoptedProcess {
 
   constructor(
     private readonly entry: JournalEntry,
-    private readonly opts: { stopTimeoutMs: number; killGraceMs: number; journal: ProcessJournal; log: Log },
+    private readonly opts: { stopTimeoutMs: number; journal: ProcessJournal; log: Log },
   ) {}
 
   get pid(): number | null {

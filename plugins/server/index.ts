@@ -12,7 +12,7 @@ import { durationMs, type LaunchConfig, mcbridgeCommand, serverConsole } from 'm
 import { findFork } from '../fork/kit.js';
 import { CRASH_POLICY_DEFAULTS } from './crash-policy.js';
 import { type JournalEntry, ProcessJournal } from './journal.js';
-import { reapLeftovers, terminate } from './process.js';
+import { type Log, reapLeftovers } from './process.js';
 import { Supervisor } from './supervisor.js';
 import type { WorldSource } from './world.js';
 
@@ -41,39 +41,39 @@ function steps(ctx: { progress(done: number, total?: number, message?: string): 
   return (message) => ctx.progress(++n, undefined, message);
 }
 
-/** One journal per state folder, shared by the targets of this daemon (writes queue in it). */
-const journals = new Map<string, ProcessJournal>();
+/**
+ * One journal per state folder, shared by the targets of this daemon (writes queue in it), kept as
+ * the promise of its first reap: a target whose service starts meanwhile waits for that reap too.
+ */
+const journals = new Map<string, Promise<ProcessJournal>>();
 
-async function journalFor(stateDir: string | null, log: Parameters<typeof reapLeftovers>[1]): Promise<ProcessJournal | null> {
-  if (stateDir === null) return null;
+function journalFor(stateDir: string | null, log: Log): Promise<ProcessJournal | null> {
+  if (stateDir === null) return Promise.resolve(null);
   const file = path.join(stateDir, 'servers', 'processes.json');
-  let journal = journals.get(file);
-  if (!journal) {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    journal = new ProcessJournal(file, log);
-    journals.set(file, journal);
-    // A daemon that was SIGKILLed left its servers running: they are stopped before any start,
-    // but those recorded as adoptable, which wait for their target (a minute at most).
-    await reapLeftovers(journal, log, undefined, (entry) => entry.adopt === true);
-    const j = journal;
-    setTimeout(() => void reapLeftovers(j, log).catch(() => undefined), ADOPT_WAIT_MS).unref();
+  let opened = journals.get(file);
+  if (!opened) {
+    opened = (async () => {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      const journal = new ProcessJournal(file, log);
+      // A daemon that was SIGKILLed left its servers running: they are stopped before any start,
+      // but those recorded as adoptable, which wait for their target (a minute at most).
+      await reapLeftovers(journal, log, undefined, (entry) => entry.adopt === true);
+      setTimeout(() => void reapLeftovers(journal, log).catch(() => undefined), ADOPT_WAIT_MS).unref();
+      return journal;
+    })();
+    journals.set(file, opened);
   }
-  return journal;
+  return opened;
 }
 
 /** How long a server left adoptable waits for its target to take it over before it is stopped. */
 const ADOPT_WAIT_MS = 60_000;
 
 /** This target's adoptable leftover, if it adopts one; the others of this target are stopped. */
-async function leftoverFor(journal: ProcessJournal, target: string, adopt: boolean, log: Parameters<typeof reapLeftovers>[1]): Promise<JournalEntry | null> {
-  const mine = journal.leftovers().filter((l) => l.entry.target === target && l.entry.adopt === true);
-  const kept = adopt ? (mine.shift() ?? null) : null;
-  for (const { entry } of mine) {
-    await terminate(entry.pgid, entry.marker, false, 2_000);
-    await journal.remove(entry.id);
-    log.warn({ target, pid: entry.pid, command: entry.command }, 'stopped a server left running by an earlier daemon');
-  }
-  return kept?.entry ?? null;
+async function leftoverFor(journal: ProcessJournal, target: string, adopt: boolean, log: Log): Promise<JournalEntry | null> {
+  const kept = adopt ? (journal.leftovers().find((l) => l.entry.target === target && l.entry.adopt === true)?.entry ?? null) : null;
+  await reapLeftovers(journal, log, undefined, (entry) => entry.target !== target || entry.adopt !== true || entry.id === kept?.id);
+  return kept;
 }
 
 function commandOf(launch: LaunchConfig, cwd: string): string[] {
@@ -81,21 +81,19 @@ function commandOf(launch: LaunchConfig, cwd: string): string[] {
   return [...mcbridgeCommand(), '--log-level', 'warn', 'sim', '--console', '--dir', cwd, '--port', '0', ...(launch.seed !== undefined ? ['--seed', String(launch.seed)] : [])];
 }
 
-function sourceOf(world: LaunchConfig['world']): WorldSource | null {
-  if (!world) return null;
-  return 'template' in world ? { kind: 'template', name: world.template, dir: world.template } : { kind: 'fork', name: world.fork, dir: '' };
-}
-
-/** A tool's `from`, resolved: a template must lie inside the config folder, a fork must be known. */
-function resolveFrom(from: z.infer<typeof fromInput> | WorldSource | null, host: HostView, configDir: string): WorldSource | null {
+/**
+ * Where a world comes from, resolved: a fork must be known; a tool's template must lie inside the
+ * config folder, while the config's own (`launch.world`, its path already absolute) is trusted.
+ */
+function resolveFrom(from: LaunchConfig['world'] | null, host: HostView, configDir: string, trusted = false): WorldSource | null {
   if (!from) return null;
-  if ('kind' in from) return from.kind === 'fork' ? resolveFrom({ fork: from.name }, host, configDir) : from;
   if ('fork' in from) {
     const found = findFork(host.stateDir, from.fork);
     if ('problem' in found) throw new McbridgeError('not_found', `cannot reset from fork ${JSON.stringify(from.fork)}: ${found.problem}`);
     return { kind: 'fork', name: from.fork, dir: found.forkDir };
   }
   const dir = path.resolve(configDir, from.template);
+  if (trusted) return { kind: 'template', name: from.template, dir };
   const real = fs.existsSync(dir) ? fs.realpathSync(dir) : dir;
   const root = fs.realpathSync(configDir);
   if (real !== root && !real.startsWith(root + path.sep)) {
@@ -108,7 +106,7 @@ export function createServerPlugin() {
   let supervisor: Supervisor | null = null;
   let host: HostView | null = null;
   let configDir = process.cwd();
-  let configured: WorldSource | null = null;
+  let configured: LaunchConfig['world'] | null = null;
 
   const running = (): Supervisor => {
     if (supervisor) return supervisor;
@@ -137,7 +135,8 @@ export function createServerPlugin() {
           if (!launch) return;
           const cwd = launch.cwd!;
           if (launch.sim === true) fs.mkdirSync(cwd, { recursive: true });
-          configured = sourceOf(launch.world);
+          configured = launch.world ?? null;
+          const worldDir = path.join(cwd, launch.sim === true ? 'world' : (launch.worldDir ?? 'world'));
           const options: ServerOptions = ctx.config;
           const journal = await journalFor(ctx.host.stateDir, ctx.log);
           const s = new Supervisor(
@@ -146,8 +145,8 @@ export function createServerPlugin() {
               command: commandOf(launch, cwd),
               cwd,
               env: launch.sim === true ? undefined : launch.env,
-              worldDir: path.join(cwd, launch.sim === true ? 'world' : (launch.worldDir ?? 'world')),
-              world: configured?.kind === 'template' ? configured : null,
+              worldDir,
+              world: configured && 'template' in configured ? resolveFrom(configured, ctx.host, configDir, true) : null,
               readyTimeoutMs: launch.readyTimeout !== undefined ? durationMs(launch.readyTimeout) : launch.sim === true ? 30_000 : 120_000,
               stopTimeoutMs: launch.stopTimeout !== undefined ? durationMs(launch.stopTimeout) : 60_000,
               killGraceMs: options.killGraceMs,
@@ -178,8 +177,8 @@ export function createServerPlugin() {
           if (left && journal) {
             s.adopt(left, journal).catch((err: unknown) => ctx.log.error({ err: String(err) }, 'the adopted server did not answer'));
           } else if (launch.autoStart !== false) {
-            const fork = configured?.kind === 'fork' ? resolveFrom(configured, ctx.host, configDir) : null;
-            const first = fork && !fs.existsSync(path.join(cwd, 'world')) ? s.reset(fork) : s.start(undefined, 'daemon');
+            const fork = configured && 'fork' in configured ? resolveFrom(configured, ctx.host, configDir) : null;
+            const first = fork && !fs.existsSync(worldDir) ? s.reset(fork) : s.start(undefined, 'daemon');
             first.catch((err: unknown) => ctx.log.error({ err: String(err) }, 'the server did not start'));
           }
           return async () => {
@@ -228,7 +227,7 @@ export function createServerPlugin() {
         annotations: { readOnly: false, destructive: true, idempotent: false },
         run: async (args, ctx) => {
           const s = running();
-          const source = resolveFrom(args.from ?? configured, ctx.host, configDir);
+          const source = args.from ? resolveFrom(args.from, ctx.host, configDir) : resolveFrom(configured, ctx.host, configDir, true);
           return s.reset(source, steps(ctx));
         },
       }),

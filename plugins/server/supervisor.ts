@@ -134,10 +134,10 @@ export class Supervisor {
       return { ...this.status(), started: true };
     });
     this.starting = run;
-    void run.then(
-      () => this.starting === run && (this.starting = null),
-      () => this.starting === run && (this.starting = null),
-    );
+    const settled = () => {
+      if (this.starting === run) this.starting = null;
+    };
+    void run.then(settled, settled);
     return run;
   }
 
@@ -275,7 +275,7 @@ export class Supervisor {
   /** Takes over a server a killed daemon left running (launch.adopt), then waits for its mod as a start does. */
   adopt(entry: JournalEntry, journal: NonNullable<SupervisorOptions['journal']>): Promise<Record<string, unknown>> {
     return this.serial(async () => {
-      const proc = new AdoptedProcess(entry, { stopTimeoutMs: this.opts.stopTimeoutMs, killGraceMs: this.opts.killGraceMs ?? 5_000, journal, log: this.opts.log });
+      const proc = new AdoptedProcess(entry, { stopTimeoutMs: this.opts.stopTimeoutMs, journal, log: this.opts.log });
       await proc.adopt();
       const abort = new AbortController();
       this.startAbort = abort;
