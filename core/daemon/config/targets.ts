@@ -95,6 +95,15 @@ export interface TargetSpec {
 
 const MiB = 1024 * 1024;
 
+/**
+ * A loaded config's targets as the daemon builds them (null: the config lists none), with what a
+ * target leaves out taken from `defaults`: `run` and `mcp --embedded` give this as `targetsFrom`, so
+ * a reload reads the same way.
+ */
+export function configTargets(config: { config: { targets?: Record<string, TargetConfig> }; dir: string }, defaults: Partial<TargetConfig> = {}): TargetSpec[] | null {
+  return config.config.targets ? targetSpecs(config.config.targets, config.dir, defaults) : null;
+}
+
 /** A config's targets as specs, paths resolved from the config's folder; `defaults` fill what a target leaves out. */
 export function targetSpecs(targets: Record<string, TargetConfig>, dir: string, defaults: Partial<TargetConfig> = {}): TargetSpec[] {
   return Object.entries(targets).map(([name, own]) => {

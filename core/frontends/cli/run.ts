@@ -7,7 +7,7 @@ import { startDaemon } from '../../daemon/daemon.js';
 import { createLogger } from '../../util/log.js';
 import type { ToolPolicy } from '../../host/registry/policy.js';
 import { fromCommandLine, resolveOption } from './options.js';
-import { LINK_KEYS, linkProblems, linkSettings, targetSpecs, type TargetConfig } from '../../daemon/config/targets.js';
+import { configTargets, LINK_KEYS, linkProblems, linkSettings } from '../../daemon/config/targets.js';
 import { UsageError } from './exit.js';
 
 /** 1 MiB: `pushBuffer` is given in MiB, the API counts bytes. */
@@ -39,7 +39,7 @@ export async function runCommand(cmd: Command, started: () => void = () => {}): 
     buffer: option('buffer'),
     bufferBytes: option('bufferBytes'),
   };
-  const targetsOf = (config: { config: { targets?: Record<string, TargetConfig> }; dir: string }) => (config.config.targets ? targetSpecs(config.config.targets, config.dir, targetDefaults) : null);
+  const targetsOf = (config: Parameters<typeof configTargets>[0]) => configTargets(config, targetDefaults);
   if (targets) {
     const given = LINK_KEYS.filter((key) => fromCommandLine(cmd, key) !== undefined);
     if (given.length > 0) {

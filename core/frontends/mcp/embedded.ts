@@ -4,7 +4,7 @@
  * so one-line harness setups work and other tools (`mcbridge call`) can still reach it.
  */
 import type { LoadedConfig } from '../../daemon/config/load.js';
-import { targetSpecs } from '../../daemon/config/targets.js';
+import { configTargets } from '../../daemon/config/targets.js';
 import { startDaemon, type Daemon, type DaemonOptions } from '../../daemon/daemon.js';
 import { isPortTaken } from '../../daemon/port-taken.js';
 import type { DaemonAddress } from '../../daemon/unreachable.js';
@@ -37,8 +37,7 @@ export class EmbeddedDaemon {
     options.log.info({ api: options.api }, 'no mcbridge daemon answers; starting one in this process (--embedded)');
     const loaded = await loadConfig?.();
     // The config's targets, as `mcbridge run` serves them (each server it launches included); its link flags then stay unused.
-    const targetsOf = (config: LoadedConfig) =>
-      config.config.targets ? targetSpecs(config.config.targets, config.dir, { vantage: options.vantage, buffer: options.buffer, bufferBytes: options.bufferBytes }) : null;
+    const targetsOf = (config: LoadedConfig) => configTargets(config, { vantage: options.vantage, buffer: options.buffer, bufferBytes: options.bufferBytes });
     const targets = loaded ? targetsOf(loaded) : null;
     const daemonOptions: DaemonOptions = { ...options, ...(loaded ? { config: { loaded } } : {}), ...(targets ? { targets, targetsFrom: targetsOf } : {}) };
     try {
