@@ -11,9 +11,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../core/api/client.js';
 import { CliProcesses } from '../support/cli-process.js';
-import { type DaemonProcess, startDaemonProcess } from '../support/daemon-process.js';
+import type { DaemonProcess } from '../support/daemon-process.js';
 import { waitUntil } from '../support/helpers.js';
-import { FAKE_SERVER, serverFolder } from '../support/servers.js';
+import { configuredDaemon, FAKE_SERVER, serverFolder } from '../support/servers.js';
 
 type Json = Record<string, any>;
 const processes = new CliProcesses();
@@ -29,8 +29,7 @@ beforeAll(async () => {
   fs.mkdirSync(logsDir, { recursive: true });
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', logsDir]);
   const config = { targets: { lab: { launch: { command: [process.execPath, FAKE_SERVER, '--mod', '--run-after', '500', '--run', 'flood 8000; trace'], cwd: 'servers/lab' } } } };
-  fs.writeFileSync(path.join(root, 'mcbridge.config.json'), JSON.stringify(config));
-  daemon = await startDaemonProcess(processes, [], { MCBRIDGE_STATE_DIR: path.join(root, 'state') }, path.join(root, 'mcbridge.config.json'));
+  daemon = await configuredDaemon(processes, root, config);
   api = await ApiClient.connect({ port: daemon.port });
 }, 60_000);
 

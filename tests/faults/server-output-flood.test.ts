@@ -9,8 +9,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../core/api/client.js';
 import { CliProcesses } from '../support/cli-process.js';
-import { type DaemonProcess, startDaemonProcess } from '../support/daemon-process.js';
-import { FAKE_SERVER, serverFolder } from '../support/servers.js';
+import type { DaemonProcess } from '../support/daemon-process.js';
+import { configuredDaemon, FAKE_SERVER, serverFolder } from '../support/servers.js';
 
 type Json = Record<string, any>;
 const MiB = 2 ** 20;
@@ -24,8 +24,7 @@ beforeAll(async () => {
   serverFolder(root, 'lab');
   const run = `bigline ${10 * 1000 * 1000}; binary ${48 * MiB}; flood 5000`;
   const config = { targets: { lab: { launch: { command: [process.execPath, FAKE_SERVER, '--mod', '--run-after', '1500', '--run', run], cwd: 'servers/lab' } } } };
-  fs.writeFileSync(path.join(root, 'mcbridge.config.json'), JSON.stringify(config));
-  daemon = await startDaemonProcess(processes, [], { MCBRIDGE_STATE_DIR: path.join(root, 'state') }, path.join(root, 'mcbridge.config.json'));
+  daemon = await configuredDaemon(processes, root, config);
   api = await ApiClient.connect({ port: daemon.port });
 }, 60_000);
 

@@ -10,8 +10,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../core/api/client.js';
 import type { McbridgeError } from '../../core/host/errors.js';
+import { configuredDaemon } from '../support/servers.js';
 import { CliProcesses } from '../support/cli-process.js';
-import { type DaemonProcess, startDaemonProcess } from '../support/daemon-process.js';
+import type { DaemonProcess } from '../support/daemon-process.js';
 
 type Json = Record<string, any>;
 const processes = new CliProcesses();
@@ -39,8 +40,7 @@ beforeAll(async () => {
     targets: { lab: { launch: { sim: true, cwd: 'servers/lab', world: { template: 'templates/clean' } } } },
     scenarios: [scenario('zombie_trial', 'Summoned new'), scenario('wrong_trial', 'Summoned new Creeper')],
   };
-  fs.writeFileSync(path.join(root, 'mcbridge.config.json'), JSON.stringify(config));
-  daemon = await startDaemonProcess(processes, [], { MCBRIDGE_STATE_DIR: path.join(root, 'state') }, path.join(root, 'mcbridge.config.json'));
+  daemon = await configuredDaemon(processes, root, config);
   api = await ApiClient.connect({ port: daemon.port });
 }, 60_000);
 

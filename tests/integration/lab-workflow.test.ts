@@ -13,10 +13,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../core/api/client.js';
 import { BIN, CliProcesses } from '../support/cli-process.js';
-import { allTargetsConnected, type DaemonProcess, startDaemonProcess } from '../support/daemon-process.js';
+import { allTargetsConnected, type DaemonProcess } from '../support/daemon-process.js';
 import { waitUntil } from '../support/helpers.js';
 import { runNode } from '../support/mcp.js';
-import { alive } from '../support/servers.js';
+import { alive, configuredDaemon } from '../support/servers.js';
 
 type Json = Record<string, any>;
 const require = createRequire(import.meta.url);
@@ -49,8 +49,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(root, 'templates', 'clean', 'level.dat'), 'clean');
   fs.writeFileSync(path.join(root, 'templates', 'clean', 'template.txt'), 'from the template');
   const config = { targets: { live: { launch: { sim: true } }, lab: { default: true, launch: { sim: true, world: { template: 'templates/clean' } } } } };
-  fs.writeFileSync(path.join(root, 'mcbridge.config.json'), JSON.stringify(config));
-  daemon = await startDaemonProcess(processes, [], { MCBRIDGE_STATE_DIR: path.join(root, 'state') }, path.join(root, 'mcbridge.config.json'));
+  daemon = await configuredDaemon(processes, root, config);
   const api = await ApiClient.connect({ port: daemon.port });
   await allTargetsConnected(api);
   for (const target of ['live', 'lab']) {

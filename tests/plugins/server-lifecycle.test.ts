@@ -14,7 +14,7 @@ import type { McbridgeError } from '../../core/host/errors.js';
 import { CliProcesses } from '../support/cli-process.js';
 import { type DaemonProcess, startDaemonProcess } from '../support/daemon-process.js';
 import { waitUntil } from '../support/helpers.js';
-import { alive, FAKE_SERVER as FAKE, serverFolder } from '../support/servers.js';
+import { alive, configuredDaemon, FAKE_SERVER as FAKE, serverFolder } from '../support/servers.js';
 
 type Json = Record<string, any>;
 const node = process.execPath;
@@ -55,8 +55,7 @@ describe('launched servers of one daemon', { timeout: 120_000 }, () => {
         slow: { launch: { command: [node, FAKE, '--slow', '3000', '--mod'], cwd: 'servers/slow', autoStart: false } },
       },
     };
-    fs.writeFileSync(path.join(root, 'mcbridge.config.json'), JSON.stringify(config));
-    daemon = await startDaemonProcess(processes, [], { MCBRIDGE_STATE_DIR: path.join(root, 'state') }, path.join(root, 'mcbridge.config.json'));
+    daemon = await configuredDaemon(processes, root, config);
     api = await ApiClient.connect({ port: daemon.port });
     for (const name of ['lab', 'stubborn']) await waitUntil(async () => (await call('server_status', name)).state === 'running', 30_000, `the ${name} server to be up`);
   }, 60_000);

@@ -10,9 +10,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../core/api/client.js';
 import { CliProcesses } from '../support/cli-process.js';
-import { type DaemonProcess, startDaemonProcess } from '../support/daemon-process.js';
+import type { DaemonProcess } from '../support/daemon-process.js';
 import { waitUntil } from '../support/helpers.js';
-import { FAKE_SERVER as FAKE, serverFolder } from '../support/servers.js';
+import { configuredDaemon, FAKE_SERVER as FAKE, serverFolder } from '../support/servers.js';
 
 type Json = Record<string, any>;
 const node = process.execPath;
@@ -37,8 +37,7 @@ describe('the watchdog', { timeout: 120_000 }, () => {
         lazy: { launch: { command: [node, FAKE, '--mod'], cwd: 'servers/lazy', autoStart: false } },
       },
     };
-    fs.writeFileSync(path.join(root, 'mcbridge.config.json'), JSON.stringify(config));
-    daemon = await startDaemonProcess(processes, [], { MCBRIDGE_STATE_DIR: path.join(root, 'state') }, path.join(root, 'mcbridge.config.json'));
+    daemon = await configuredDaemon(processes, root, config);
     api = await ApiClient.connect({ port: daemon.port });
     await waitUntil(async () => (await call('server_status', 'frozen')).state === 'running', 30_000, 'the frozen server to be up');
   }, 60_000);

@@ -1,6 +1,8 @@
 /** What the server plugin's tests share: a server's folder, whether a pid still runs. */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { CliProcesses } from './cli-process.js';
+import { type DaemonProcess, startDaemonProcess } from './daemon-process.js';
 
 export const FAKE_SERVER = path.resolve(import.meta.dirname, 'fake-server.mjs');
 
@@ -19,4 +21,10 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** A daemon process on `config`, written as `<root>/mcbridge.config.json`, its state folder `<root>/state`. */
+export function configuredDaemon(processes: CliProcesses, root: string, config: unknown, args: string[] = []): Promise<DaemonProcess> {
+  fs.writeFileSync(path.join(root, 'mcbridge.config.json'), JSON.stringify(config));
+  return startDaemonProcess(processes, args, { MCBRIDGE_STATE_DIR: path.join(root, 'state') }, path.join(root, 'mcbridge.config.json'));
 }

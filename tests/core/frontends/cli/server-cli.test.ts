@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../../core/api/client.js';
 import { CliProcesses, runCli } from '../../../support/cli-process.js';
 import { waitUntil } from '../../../support/helpers.js';
-import { type DaemonProcess, startDaemonProcess } from '../../../support/daemon-process.js';
-import { FAKE_SERVER, serverFolder } from '../../../support/servers.js';
+import type { DaemonProcess } from '../../../support/daemon-process.js';
+import { configuredDaemon, FAKE_SERVER, serverFolder } from '../../../support/servers.js';
 
 const processes = new CliProcesses();
 let root: string;
@@ -30,8 +30,7 @@ beforeAll(async () => {
       broken: { launch: { command: [process.execPath, '-e', "console.error('Error: no server.jar'); process.exit(2)"], cwd: 'servers/broken', autoStart: false } },
     },
   };
-  fs.writeFileSync(path.join(root, 'mcbridge.config.json'), JSON.stringify(config));
-  daemon = await startDaemonProcess(processes, [], { MCBRIDGE_STATE_DIR: path.join(root, 'state') }, path.join(root, 'mcbridge.config.json'));
+  daemon = await configuredDaemon(processes, root, config);
   // The link's "connected" log line can come a poll before the server plugin sees it.
   const api = await ApiClient.connect({ port: daemon.port });
   await waitUntil(async () => ((await api.call('server_status', { target: 'lab' })) as { state: string }).state === 'running', 20_000, 'the lab server to run');
