@@ -35,7 +35,7 @@ export function findFork(stateDir: string | null, name: string): ForkRecord | { 
   if (stateDir === null) return { problem: 'this daemon keeps no state folder, so it remembers no forks: run it with a state folder (stateDir)' };
   const read = readOwnFile(recordFile(stateDir, name), 64 * 1024, 'a fork record');
   if (read === null) return { problem: `no fork named ${JSON.stringify(name)} was taken by this daemon: call \`fork\` with name ${JSON.stringify(name)} and regions on first` };
-  if ('problem' in read) return { problem: read.problem };
+  if ('problem' in read) return { problem: `the record of fork ${JSON.stringify(name)} cannot be used (${read.problem}): take the fork again` };
   let parsed: z.ZodSafeParseResult<ForkRecord>;
   try {
     parsed = recordSchema.safeParse(JSON.parse(read.text));
